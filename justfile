@@ -1,0 +1,34 @@
+# Everyday recipes. `pip install rust-just` provides `just`; each recipe is a plain command too.
+
+venv := ".venv"
+
+# Set up the virtual environment with the dev tools.
+setup:
+    python3 -m venv {{venv}}
+    {{venv}}/bin/pip install -q -e '.[dev]'
+
+# The whole story on the embedded simulator: record, replay, report.
+demo:
+    {{venv}}/bin/orav demo
+
+# The test suite (what CI runs).
+test *args:
+    {{venv}}/bin/pytest {{args}}
+
+# Lint and format check.
+lint:
+    {{venv}}/bin/ruff check .
+    {{venv}}/bin/ruff format --check .
+
+# Format the code.
+fmt:
+    {{venv}}/bin/ruff check --fix .
+    {{venv}}/bin/ruff format .
+
+# Benchmarks; figures go into docs/performance.md.
+bench:
+    {{venv}}/bin/python -m bench
+
+# Regenerate generated docs (state-machine diagrams).
+docs:
+    {{venv}}/bin/orav diagrams --out docs/machines.md

@@ -1,0 +1,3 @@
+from orav.cli import main
+
+main()

@@ -1,0 +1,34 @@
+"""The Agent protocol: given what the engine knows, decide the next action."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from attrs import frozen
+
+from orav.model import Decision, DeviceInfo, Observation, Scenario, Verification
+from orav.model.step import Step
+
+
+@frozen
+class AgentContext:
+    """Everything an agent may use to decide step ``step`` (1-based)."""
+
+    scenario: Scenario
+    observation: Observation
+    step: int
+    history: tuple[Step, ...] = ()
+    last_verification: Verification | None = None
+    device: DeviceInfo | None = None
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Decides one step at a time. ``name`` goes into the cassette header (e.g. ``openai:gpt-4o``).
+
+    Raise ``orav.errors.AgentError`` when no valid decision can be had within the budget.
+    """
+
+    name: str
+
+    async def decide(self, context: AgentContext) -> Decision: ...

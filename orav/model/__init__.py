@@ -1,0 +1,58 @@
+"""Pure value types shared by every layer: no I/O here."""
+
+from orav.model.action import (
+    ACTION_KINDS,
+    ACTION_TYPES,
+    NAMED_KEYS,
+    Action,
+    Assert,
+    Done,
+    Launch,
+    PressKey,
+    Swipe,
+    Tap,
+    Target,
+    Terminate,
+    TypeText,
+    Wait,
+)
+from orav.model.decision import Decision, ModelCall, Verification
+from orav.model.device_info import ActionResult, DeviceInfo
+from orav.model.element import Element
+from orav.model.fault import Fault, FaultType
+from orav.model.geometry import Frame, Point
+from orav.model.observation import Observation, Screenshot
+from orav.model.scenario import Credentials, Scenario
+from orav.model.step import Step
+
+__all__ = [
+    "ACTION_KINDS",
+    "ACTION_TYPES",
+    "NAMED_KEYS",
+    "Action",
+    "ActionResult",
+    "Assert",
+    "Credentials",
+    "Decision",
+    "DeviceInfo",
+    "Done",
+    "Element",
+    "Fault",
+    "FaultType",
+    "Frame",
+    "Launch",
+    "ModelCall",
+    "Observation",
+    "Point",
+    "PressKey",
+    "Scenario",
+    "Screenshot",
+    "Step",
+    "Swipe",
+    "Tap",
+    "Target",
+    "Terminate",
+    "TypeText",
+    "Verification",
+    "Wait",
+]

@@ -1,0 +1,115 @@
+"""The actions an agent can take, a union tagged by ``kind``."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from attrs import frozen
+
+from orav.model.geometry import Point
+
+NAMED_KEYS = ("return", "escape", "tab", "backspace", "delete", "space", "home")
+
+
+@frozen
+class Target:
+    """An element chosen by its label, its accessibility id, or both."""
+
+    label: str | None = None
+    id: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.label is None and self.id is None:
+            raise ValueError("a target needs a label or an id")
+
+    def __str__(self) -> str:
+        return f"#{self.id}" if self.id is not None else repr(self.label)
+
+
+@frozen
+class Tap:
+    """Tap a point, or the centre of a target element; ``vision`` marks estimated coordinates."""
+
+    kind: ClassVar[str] = "tap"
+    x: float | None = None
+    y: float | None = None
+    target: Target | None = None
+    duration: float = 0.0
+    vision: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        if self.target is None and (self.x is None or self.y is None):
+            raise ValueError("a tap needs a target or both x and y")
+
+
+@frozen
+class TypeText:
+    """Type text into the focused field; ``secure`` values are redacted on disk."""
+
+    kind: ClassVar[str] = "type_text"
+    text: str
+    secure: bool = False
+
+
+@frozen
+class Swipe:
+    kind: ClassVar[str] = "swipe"
+    start: Point
+    end: Point
+    duration: float = 0.3
+
+
+@frozen
+class PressKey:
+    """Press a named key (return, escape, tab, backspace, delete, space, home) or a HID keycode."""
+
+    kind: ClassVar[str] = "press_key"
+    key: str | int = "return"
+
+    def __attrs_post_init__(self) -> None:
+        if isinstance(self.key, str) and self.key not in NAMED_KEYS:
+            raise ValueError(f"unknown key {self.key!r}; expected one of {list(NAMED_KEYS)}")
+
+
+@frozen
+class Wait:
+    kind: ClassVar[str] = "wait"
+    seconds: float = 1.0
+
+
+@frozen
+class Launch:
+    """Launch the app under test (or another bundle)."""
+
+    kind: ClassVar[str] = "launch"
+    bundle_id: str | None = None
+
+
+@frozen
+class Terminate:
+    kind: ClassVar[str] = "terminate"
+    bundle_id: str | None = None
+
+
+@frozen
+class Assert:
+    """Check the screen: a target is visible, absent, or has a value."""
+
+    kind: ClassVar[str] = "assert"
+    target: Target
+    condition: Literal["visible", "absent", "value_equals"] = "visible"
+    value: str | None = None
+
+
+@frozen
+class Done:
+    """The agent believes the goal is reached (or cannot be)."""
+
+    kind: ClassVar[str] = "done"
+    success: bool = True
+    summary: str = ""
+
+
+Action = Tap | TypeText | Swipe | PressKey | Wait | Launch | Terminate | Assert | Done
+ACTION_TYPES: tuple[type, ...] = Action.__args__
+ACTION_KINDS: dict[str, type] = {cls.kind: cls for cls in ACTION_TYPES}

@@ -1,0 +1,49 @@
+"""What an agent decided, and what verification found afterwards."""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from orav.model.action import Action
+
+
+@frozen
+class ModelCall:
+    """What one model call cost: for the cassette, the report and the price table."""
+
+    model: str
+    prompt_digest: str = ""
+    raw_response: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_seconds: float = 0.0
+    attempts: int = 1
+
+
+@frozen
+class Decision:
+    """One step of reasoning, as in the ORAV methodology.
+
+    ``previous_outcome_met`` is the agent's own verdict on the previous step's expected outcome
+    (an LLM verifies and decides in one call); ``call`` is set when a model was asked.
+    """
+
+    action: Action
+    reasoning: str = ""
+    element_label: str | None = None
+    expected_outcome: str = ""
+    previous_outcome_met: bool | None = None
+    call: ModelCall | None = None
+
+
+@frozen
+class Verification:
+    """Did the action change the screen, and did the expected outcome appear?
+
+    ``expected_seen`` is None when the expected outcome names nothing checkable.
+    """
+
+    changed: bool
+    expected_seen: bool | None = None
+    input_dropped: bool = False
+    note: str = ""

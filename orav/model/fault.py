@@ -1,0 +1,35 @@
+"""Faults the simulator can inject on cue, as data shared by app models and scenarios."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attrs import frozen
+
+FaultType = Literal[
+    "alert",  # an unexpected alert with OK / Cancel
+    "permission",  # a system permission dialog with Allow / Don't Allow
+    "crash",  # the app stops running; the tree shows SpringBoard
+    "loading",  # the screen stays on a spinner
+    "network",  # a network-error banner with a Retry button
+    "login",  # a login wall in front of the current screen
+    "empty_dump",  # accessibility_info answers with an empty tree
+    "frozen",  # input is accepted but changes nothing (dropped taps)
+]
+
+
+@frozen
+class Fault:
+    """When to inject one fault: at the Nth input, on entering a screen, with a probability.
+
+    ``times`` bounds how often it fires; ``duration`` is how many observations a loading
+    spinner or an empty dump lasts (0: until remedied).
+    """
+
+    type: FaultType
+    at_step: int | None = None
+    on_screen: str | None = None
+    probability: float = 1.0
+    times: int = 1
+    duration: int = 0
+    message: str | None = None

@@ -1,0 +1,58 @@
+"""What one look at the app under test saw: pixels, elements, and whether the app runs."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cached_property
+
+from attrs import field, frozen
+
+from orav.model.element import Element
+
+
+@frozen
+class Screenshot:
+    """A screenshot named by its content hash; the bytes travel beside, never in JSON."""
+
+    sha256: str
+    width: int
+    height: int
+    format: str = "png"
+    scale: float = 1.0
+    data: bytes = field(default=b"", eq=False, repr=False)
+
+    @classmethod
+    def of(cls, data: bytes, width: int, height: int, format: str = "png", scale: float = 1.0):
+        return cls(hashlib.sha256(data).hexdigest(), width, height, format, scale, data)
+
+
+@frozen(slots=False)
+class Observation:
+    """One observation of the screen: the tree in pre-order, the screenshot, the app state."""
+
+    elements: tuple[Element, ...] = ()
+    screenshot: Screenshot | None = None
+    app: str | None = None
+    app_running: bool = True
+    taken_at: float = 0.0
+    text: str | None = None
+    error: str | None = None
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A short key of the screen's structure (roles, labels, ids; not values or frames).
+
+        Two observations of the same screen share it while typed text or a clock changes.
+        """
+        digest = hashlib.sha256()
+        for element in self.elements:
+            digest.update(f"{element.role}\x1f{element.label}\x1f{element.unique_id}\x1e".encode())
+        return digest.hexdigest()[:16]
+
+    def find(self, label: str | None = None, unique_id: str | None = None) -> Element | None:
+        """The first element (in pre-order) with that label and/or id, or None."""
+        return next((e for e in self.elements if e.matches(label, unique_id)), None)
+
+    @property
+    def focused(self) -> Element | None:
+        return next((e for e in self.elements if e.focused), None)

@@ -1,0 +1,36 @@
+"""A scenario: the goal an agent pursues in one app, with its limits and optional script."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attrs import field, frozen
+
+from orav.model.action import Action, Assert
+from orav.model.decision import Decision
+from orav.model.fault import Fault
+
+
+@frozen
+class Credentials:
+    """Test credentials for a login wall; the password is redacted wherever it is written."""
+
+    username: str
+    password: str = field(repr=False)
+
+
+@frozen
+class Scenario:
+    name: str
+    app: str
+    goal: str
+    description: str = ""
+    preconditions: tuple[Action, ...] = ()
+    success_criteria: tuple[Assert, ...] = ()
+    max_steps: int = 50
+    timeout_seconds: float = 120.0
+    settle_seconds: float = 0.4
+    script: tuple[Decision, ...] = ()
+    credentials: Credentials | None = None
+    permissions: Literal["allow", "deny"] = "allow"
+    faults: tuple[Fault, ...] = ()
