@@ -22,6 +22,7 @@ from orav.model.element import Element
 from orav.model.fault import Fault, FaultType
 from orav.model.geometry import Frame, Point
 from orav.model.observation import Observation, Screenshot
+from orav.model.report import RunError, RunReport, RunStatus, Transition, Usage
 from orav.model.scenario import Credentials, Scenario
 from orav.model.step import Step
 
@@ -45,6 +46,9 @@ __all__ = [
     "Observation",
     "Point",
     "PressKey",
+    "RunError",
+    "RunReport",
+    "RunStatus",
     "Scenario",
     "Screenshot",
     "Step",
@@ -52,7 +56,9 @@ __all__ = [
     "Tap",
     "Target",
     "Terminate",
+    "Transition",
     "TypeText",
+    "Usage",
     "Verification",
     "Wait",
 ]

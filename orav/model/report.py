@@ -1,0 +1,74 @@
+"""The summary of one run, with the fields of the ORAV recovery reference."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attrs import field, frozen
+
+RunStatus = Literal[
+    "passed",  # goal met, no errors on the way
+    "completed_with_errors",  # goal met after recoveries or failed actions
+    "failed",  # the agent gave up or the success criteria did not hold
+    "step_limit",  # max_steps reached before the goal
+    "timed_out",  # timeout_seconds passed before the goal
+    "aborted",  # an error ended the run (device gone, agent error, unrecovered fault)
+]
+
+
+@frozen
+class RunError:
+    """One thing that went wrong at a step, and whether the run got past it."""
+
+    step: int
+    error: str
+    action: str | None = None
+    target: str | None = None
+    resolved: bool = False
+
+
+@frozen
+class Transition:
+    """One transition a state machine took, for the cassette and the report."""
+
+    machine: str
+    source: str
+    event: str
+    target: str
+    step: int = 0
+
+
+@frozen
+class Usage:
+    """Model calls and tokens over a run; cost when a price table was given."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+
+
+@frozen
+class RunReport:
+    run_id: str
+    scenario: str
+    status: RunStatus
+    total_steps: int = 0
+    successful_actions: int = 0
+    failed_actions: int = 0
+    retries: int = 0
+    crashes_recovered: int = 0
+    duration_seconds: float = 0.0
+    errors: tuple[RunError, ...] = ()
+    goals_achieved: tuple[str, ...] = ()
+    goals_missed: tuple[str, ...] = ()
+    screens_visited: tuple[str, ...] = ()
+    elements_interacted: tuple[str, ...] = ()
+    transitions: tuple[Transition, ...] = field(factory=tuple)
+    usage: Usage | None = None
+    summary: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the goal was met: the CLI exits 0."""
+        return self.status in ("passed", "completed_with_errors")
