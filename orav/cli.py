@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -32,3 +33,22 @@ def cli() -> None:
 
 def main() -> None:
     cli()
+
+
+@cli.command()
+@click.argument("scenarios", nargs=-1, required=True, type=click.Path(path_type=Path))
+def validate(scenarios: tuple[Path, ...]) -> None:
+    """Check scenario files without running them (exit 2 on the first bad one)."""
+    from orav.scenario import load_scenario
+
+    bad = 0
+    for path in scenarios:
+        try:
+            scenario = load_scenario(path)
+        except OravError as exc:
+            click.echo(f"{exc}", err=True)
+            bad += 1
+            continue
+        click.echo(f"{path}: ok ({scenario.name}, {len(scenario.script)} scripted steps)")
+    if bad:
+        sys.exit(2)

@@ -1,0 +1,24 @@
+"""The scripted agent: the scenario's own ``script:`` decisions, in order. Free and deterministic."""
+
+from __future__ import annotations
+
+from orav.agents import AgentContext
+from orav.errors import AgentError
+from orav.model import Decision
+
+
+class ScriptedAgent:
+    """Returns the scenario's script one decision a step; fails clearly when it runs out."""
+
+    name = "scripted"
+
+    async def decide(self, context: AgentContext) -> Decision:
+        script = context.scenario.script
+        index = len(context.history)
+        if index >= len(script):
+            raise AgentError(
+                f"step {context.step}: the script of scenario {context.scenario.name!r} has "
+                f"{len(script)} decision{'s' if len(script) != 1 else ''} and no decision is "
+                "left; end it with a `done` action"
+            )
+        return script[index]
