@@ -1,0 +1,1 @@
+"""Platform drivers implementing ``orav.device.Device``; import the one you need (they are heavy)."""

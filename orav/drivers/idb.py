@@ -1,0 +1,428 @@
+"""The iOS driver: ``orav.device.Device`` over one fb-idb client connection to a companion.
+
+On a Mac the companion is the real ``idb_companion``; on Linux and in CI it is orav's simulator,
+which speaks the same gRPC protocol. Every call is bounded by ``timeout``; a companion that
+cannot be reached, hangs or goes away raises ``DeviceError`` naming its address, while one that
+answers with an error is reported in the Observation or ActionResult, where recovery sees it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import struct
+import time
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TypeVar
+
+from grpclib.const import Status
+from grpclib.exceptions import GRPCError, ProtocolError, StreamTerminatedError
+from idb.common.hid import KEY_MAP
+from idb.common.types import (
+    AccessibilityInfoOptions,
+    AppProcessState,
+    HIDButtonType,
+    IdbConnectionException,
+    IdbException,
+    TCPAddress,
+)
+from idb.grpc.client import Client
+
+from orav.drivers.accessibility import AccessibilityError, parse_elements
+from orav.errors import DeviceError, InputError
+from orav.model import (
+    Action,
+    ActionResult,
+    DeviceInfo,
+    Element,
+    Launch,
+    Observation,
+    Point,
+    PressKey,
+    Screenshot,
+    Swipe,
+    Tap,
+    Terminate,
+    TypeText,
+    Wait,
+)
+
+T = TypeVar("T")
+
+# USB HID usages (keyboard page) of the named keys; "delete" is forward delete.
+KEYCODES = {"return": 40, "escape": 41, "backspace": 42, "tab": 43, "space": 44, "delete": 76}
+
+# What a client call raises: idb's wrappers, grpclib's own, socket errors, and bad replies
+# (protobuf or JSON that does not decode).
+_CLIENT_ERRORS = (
+    IdbException,
+    IdbConnectionException,
+    GRPCError,
+    ProtocolError,
+    StreamTerminatedError,
+    OSError,
+    ValueError,
+)
+
+# gRPC statuses that mean the companion itself is gone, not that it refused the request.
+_GONE = {Status.UNAVAILABLE, Status.CANCELLED}
+
+_FLAT = AccessibilityInfoOptions(nested=False)
+_log = logging.getLogger(__name__)
+
+
+class _Refused(Exception):
+    """The companion answered a request with an error (internal: becomes a result's error)."""
+
+
+class _Invalid(Exception):
+    """An action the driver refuses to send (internal: becomes ``ok=False``)."""
+
+
+def parse_address(address: str) -> TCPAddress:
+    """``HOST:PORT`` (or ``[v6]:PORT``) as fb-idb's address; InputError on anything else."""
+    host, sep, port = address.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise InputError(f"companion address must be HOST:PORT, got {address!r}")
+    return TCPAddress(host=host, port=int(port))
+
+
+class IdbDevice:
+    """One app under test (``bundle_id``) on the target behind one idb companion.
+
+    Open it with ``async with IdbDevice.connect(address, bundle_id=...) as device`` or
+    ``await IdbDevice.open(...)`` and ``await device.close()``.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        stack: AsyncExitStack,
+        info: DeviceInfo,
+        *,
+        bundle_id: str,
+        timeout: float,
+        max_wait: float,
+    ) -> None:
+        self._client = client
+        self._stack = stack
+        self._info = info
+        self.bundle_id = bundle_id
+        self.address = info.address
+        self.timeout = timeout
+        self.max_wait = max_wait
+
+    @classmethod
+    async def open(
+        cls, address: str, *, bundle_id: str, timeout: float = 5.0, max_wait: float = 30.0
+    ) -> IdbDevice:
+        """Connect and describe the target; DeviceError when the companion cannot be reached.
+
+        ``timeout`` bounds each call to the companion, ``max_wait`` the longest Wait action.
+        """
+        tcp = parse_address(address)
+        stack = AsyncExitStack()
+        try:
+            async with asyncio.timeout(timeout):
+                client = await stack.enter_async_context(Client.build(address=tcp, logger=_log))
+        except TimeoutError:
+            await stack.aclose()
+            raise DeviceError(
+                f"cannot reach idb companion at {address}: no answer within {timeout:g} s"
+            ) from None
+        except _CLIENT_ERRORS as exc:
+            await stack.aclose()
+            raise DeviceError(f"cannot reach idb companion at {address}: {_reason(exc)}") from None
+        device = cls(
+            client,
+            stack,
+            DeviceInfo(platform="ios", name="", address=address),
+            bundle_id=bundle_id,
+            timeout=timeout,
+            max_wait=max_wait,
+        )
+        try:
+            await device.describe()
+        except BaseException:
+            await device.close()
+            raise
+        return device
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(
+        cls, address: str, *, bundle_id: str, timeout: float = 5.0, max_wait: float = 30.0
+    ) -> AsyncIterator[IdbDevice]:
+        """``open`` as a context manager that closes the connection on the way out."""
+        device = await cls.open(address, bundle_id=bundle_id, timeout=timeout, max_wait=max_wait)
+        try:
+            yield device
+        finally:
+            await device.close()
+
+    async def close(self) -> None:
+        await self._stack.aclose()
+
+    @property
+    def info(self) -> DeviceInfo:
+        """The target as last described (at connect time, or by the last ``describe()``)."""
+        return self._info
+
+    # --- the calls to the companion ----------------------------------------------------------
+
+    async def _rpc(self, name: str, call: Awaitable[T]) -> T:
+        """Await one client call within the timeout; translate its failures.
+
+        Raises DeviceError when the companion is unreachable, gone or silent, and _Refused
+        when it answered with an error.
+        """
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await call
+        except TimeoutError:
+            raise DeviceError(
+                f"idb companion at {self.address} did not answer {name} within {self.timeout:g} s"
+            ) from None
+        except _CLIENT_ERRORS as exc:
+            grpc = _find(exc, GRPCError)
+            if grpc is not None and grpc.status not in _GONE:
+                raise _Refused(f"{name}: {grpc.message or grpc.status.name}") from None
+            if grpc is not None or _is_connection_failure(exc):
+                raise DeviceError(
+                    f"lost idb companion at {self.address} during {name}: {_reason(exc)}"
+                ) from None
+            raise _Refused(f"{name}: {exc}") from None
+
+    async def _strict(self, name: str, call: Awaitable[T]) -> T:
+        """``_rpc`` for the Device methods that have no result to carry an error in."""
+        try:
+            return await self._rpc(name, call)
+        except _Refused as exc:
+            raise DeviceError(f"idb companion at {self.address} refused {exc}") from None
+
+    async def describe(self) -> DeviceInfo:
+        target = await self._strict("describe", self._client.describe())
+        dims = target.screen_dimensions
+        scale = (dims.density if dims else None) or 1.0
+        width = (dims.width_points or dims.width / scale) if dims else 0.0
+        height = (dims.height_points or dims.height / scale) if dims else 0.0
+        self._info = DeviceInfo(
+            platform="ios",
+            name=target.name,
+            udid=target.udid,
+            os_version=target.os_version or "",
+            width=float(width),
+            height=float(height),
+            scale=float(scale),
+            address=self.address,
+        )
+        return self._info
+
+    async def is_running(self, bundle_id: str) -> bool:
+        apps = await self._strict("list_apps", self._client.list_apps())
+        return _running(apps, bundle_id)
+
+    async def launch(self, bundle_id: str) -> None:
+        await self._strict(
+            f"launch of {bundle_id}",
+            self._client.launch(bundle_id, foreground_if_running=True),
+        )
+
+    async def terminate(self, bundle_id: str) -> None:
+        await self._strict(f"terminate of {bundle_id}", self._client.terminate(bundle_id))
+
+    async def elements(self) -> tuple[Element, ...]:
+        """A fresh accessibility tree (flat form); DeviceError if it cannot be had."""
+        try:
+            return await self._elements()
+        except (_Refused, AccessibilityError) as exc:
+            raise DeviceError(f"idb companion at {self.address}: {exc}") from None
+
+    async def _elements(self) -> tuple[Element, ...]:
+        info = await self._rpc("accessibility_info", self._client.accessibility_info(None, _FLAT))
+        return parse_elements(info.json)
+
+    # --- observe -----------------------------------------------------------------------------
+
+    async def observe(self) -> Observation:
+        """Screenshot, tree and app state, fetched concurrently over the one connection.
+
+        A companion error or a malformed dump is the observation's ``error`` (with whatever
+        else could be had); only an unreachable or silent companion raises DeviceError.
+        """
+        taken_at = time.time()
+        shot, elements, apps = await asyncio.gather(
+            self._rpc("screenshot", self._client.screenshot()),
+            self._elements(),
+            self._rpc("list_apps", self._client.list_apps()),
+            return_exceptions=True,
+        )
+        outcomes = (shot, elements, apps)
+        for outcome in outcomes:
+            if isinstance(outcome, DeviceError):
+                raise outcome
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException) and not isinstance(
+                outcome, (_Refused, AccessibilityError)
+            ):
+                raise outcome
+        errors = [str(o) for o in outcomes if isinstance(o, BaseException)]
+        return Observation(
+            elements=() if isinstance(elements, BaseException) else elements,
+            screenshot=None if isinstance(shot, BaseException) else self._screenshot(shot),
+            app=self.bundle_id,
+            app_running=(not isinstance(apps, BaseException) and _running(apps, self.bundle_id)),
+            taken_at=taken_at,
+            error="; ".join(errors) or None,
+        )
+
+    def _screenshot(self, shot) -> Screenshot:
+        width, height = shot.width, shot.height
+        if width is None or height is None:
+            width, height = _png_size(bytes(shot))
+        scale = shot.screen_scale or self._info.scale
+        return Screenshot.of(bytes(shot), width, height, shot.format.value, scale)
+
+    # --- perform -----------------------------------------------------------------------------
+
+    async def perform(self, action: Action) -> ActionResult:
+        """Do one action. Refusals (unknown target, off-screen point, untypable text, a
+        companion error) are ``ok=False`` with the reason; nothing is sent for them."""
+        start = time.monotonic()
+        try:
+            point = await self._do(action)
+        except (_Refused, _Invalid) as exc:
+            return ActionResult(ok=False, error=str(exc), seconds=time.monotonic() - start)
+        return ActionResult(ok=True, point=point, seconds=time.monotonic() - start)
+
+    async def _do(self, action: Action) -> Point | None:
+        client = self._client
+        match action:
+            case Tap():
+                point = await self._tap_point(action)
+                await self._rpc("tap", client.tap(point.x, point.y, action.duration or None))
+                return point
+            case TypeText(text=text, secure=secure):
+                _check_typable(text, secure)
+                await self._rpc("text", client.text(text))
+            case Swipe(start=start, end=end, duration=duration):
+                self._check_on_screen(start, "swipe start")
+                self._check_on_screen(end, "swipe end")
+                await self._rpc(
+                    "swipe", client.swipe((start.x, start.y), (end.x, end.y), duration or None)
+                )
+            case PressKey(key="home"):
+                await self._rpc("home button", client.button(HIDButtonType.HOME))
+            case PressKey(key=key):
+                code = KEYCODES[key] if isinstance(key, str) else key
+                if not 0 < code < 65536:
+                    raise _Invalid(f"keycode {code} is not a HID usage")
+                await self._rpc(f"key {key}", client.key(code))
+            case Wait(seconds=seconds):
+                if not 0 <= seconds <= self.max_wait:
+                    raise _Invalid(f"wait of {seconds:g} s is outside 0..{self.max_wait:g} s")
+                await asyncio.sleep(seconds)
+            case Launch(bundle_id=bundle_id):
+                bundle_id = bundle_id or self.bundle_id
+                await self._rpc(
+                    f"launch of {bundle_id}",
+                    client.launch(bundle_id, foreground_if_running=True),
+                )
+            case Terminate(bundle_id=bundle_id):
+                bundle_id = bundle_id or self.bundle_id
+                await self._rpc(f"terminate of {bundle_id}", client.terminate(bundle_id))
+            case _:
+                raise _Invalid(f"{action.kind} is not a device action")
+        return None
+
+    async def _tap_point(self, tap: Tap) -> Point:
+        if tap.target is None:
+            point = Point(tap.x, tap.y)
+            self._check_on_screen(point, "tap")
+            return point
+        try:
+            elements = await self._elements()
+        except AccessibilityError as exc:
+            raise _Invalid(f"cannot resolve target {tap.target}: {exc}") from None
+        matches = [e for e in elements if e.matches(tap.target.label, tap.target.id)]
+        if not matches:
+            raise _Invalid(f"no element {tap.target} on screen")
+        for element in matches:
+            if not element.frame.is_empty and self._on_screen(element.frame.center):
+                return element.frame.center
+        centre = matches[0].frame.center
+        raise _Invalid(f"element {tap.target} is off screen (centre {centre.x:g}, {centre.y:g})")
+
+    def _on_screen(self, point: Point) -> bool:
+        info = self._info
+        if info.width <= 0 or info.height <= 0:
+            return True
+        return 0 <= point.x < info.width and 0 <= point.y < info.height
+
+    def _check_on_screen(self, point: Point, what: str) -> None:
+        if not self._on_screen(point):
+            raise _Invalid(
+                f"{what} at ({point.x:g}, {point.y:g}) is outside the "
+                f"{self._info.width:g}x{self._info.height:g} pt screen"
+            )
+
+
+def _check_typable(text: str, secure: bool) -> None:
+    for index, char in enumerate(text):
+        if char not in KEY_MAP:
+            shown = f"character {index + 1}" if secure else repr(char)
+            raise _Invalid(f"cannot type {shown}: idb has no HID keycode for it")
+
+
+def _running(apps, bundle_id: str) -> bool:
+    return any(
+        app.bundle_id == bundle_id and app.process_state == AppProcessState.RUNNING for app in apps
+    )
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk (0, 0 for anything else)."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+        return struct.unpack(">II", data[16:24])
+    return 0, 0
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _find(exc: BaseException, kind: type[T]) -> T | None:
+    return next((e for e in _chain(exc) if isinstance(e, kind)), None)
+
+
+def _is_connection_failure(exc: BaseException) -> bool:
+    return any(
+        isinstance(e, (OSError, IdbConnectionException, StreamTerminatedError, ProtocolError))
+        for e in _chain(exc)
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    """A short human reason: 'connection refused' rather than a grpclib traceback."""
+    os_error = _find(exc, OSError)
+    if os_error is not None and isinstance(os_error.errno, int) and os_error.errno > 0:
+        return os.strerror(os_error.errno).lower()
+    if os_error is not None and os_error.strerror:  # e.g. a host name that does not resolve
+        return os_error.strerror.lower()
+    if _find(exc, StreamTerminatedError) is not None:
+        return "connection lost"
+    grpc = _find(exc, GRPCError)
+    if grpc is not None:
+        return grpc.message or grpc.status.name.lower()
+    return str(exc) or type(exc).__name__
+
+
+__all__ = ["KEYCODES", "IdbDevice", "parse_address"]
