@@ -1,0 +1,357 @@
+"""The LLM agent: any OpenAI-compatible (vision) model decides each step via Chat Completions.
+
+One call per step both verifies the previous action (``previous_outcome_met``) and decides the
+next, under a strict JSON schema; the answer is still validated (local servers may ignore the
+schema) and re-asked with the error, up to a budget. ``openai`` is imported on first use only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal, Self
+from urllib.parse import urlsplit, urlunsplit
+
+import attrs
+from attrs import field, frozen, validators
+
+from orav.agents import AgentContext
+from orav.agents.answer import InvalidAnswer, parse_answer
+from orav.agents.prompt import build_messages, screen_of, screenshot_data_url
+from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT
+from orav.codec import structure, unstructure
+from orav.errors import AgentError, InputError
+from orav.model import Decision, ModelCall
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
+
+log = logging.getLogger(__name__)
+
+OPENAI_URL = "https://api.openai.com/v1"
+
+
+@frozen
+class Price:
+    """US dollars per million input (prompt) and output (completion) tokens."""
+
+    input: float
+    output: float
+
+
+# List prices as published when this was written; override with ``prices=`` (they change).
+DEFAULT_PRICES: dict[str, Price] = {
+    "gpt-4o-mini": Price(0.15, 0.60),
+    "gpt-4o": Price(2.50, 10.00),
+    "gpt-4.1-nano": Price(0.10, 0.40),
+    "gpt-4.1-mini": Price(0.40, 1.60),
+    "gpt-4.1": Price(2.00, 8.00),
+}
+
+
+def price_of(model: str, prices: dict[str, Price]) -> Price | None:
+    """The price of ``model``: an exact entry, else the longest prefix (dated snapshots)."""
+    if model in prices:
+        return prices[model]
+    matches = [name for name in prices if model.startswith(name)]
+    return prices[max(matches, key=len)] if matches else None
+
+
+@frozen
+class Usage:
+    """Tokens and cost over a run; ``unpriced`` names models missing from the price table."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    unpriced: tuple[str, ...] = ()
+
+
+def usage_of(calls: Iterable[ModelCall | None], prices: dict[str, Price] | None = None) -> Usage:
+    """Sum tokens and cost over model calls (``step.decision.call`` of a run; None skipped)."""
+    table = DEFAULT_PRICES if prices is None else prices
+    count = prompt = completion = 0
+    cost = 0.0
+    unpriced: list[str] = []
+    for call in calls:
+        if call is None:
+            continue
+        count += 1
+        prompt += call.prompt_tokens
+        completion += call.completion_tokens
+        price = price_of(call.model, table)
+        if price is None:
+            if call.model not in unpriced:
+                unpriced.append(call.model)
+            continue
+        cost += (call.prompt_tokens * price.input + call.completion_tokens * price.output) / 1e6
+    return Usage(count, prompt, completion, cost, tuple(unpriced))
+
+
+@frozen
+class OpenAIConfig:
+    """How the agent talks to the model. ``api_key`` defaults to ``OPENAI_API_KEY`` and
+    ``base_url`` to ``OPENAI_BASE_URL`` (else OpenAI); local servers get a dummy key.
+
+    ``timeout`` bounds one HTTP attempt; the SDK retries 408/409/429/5xx ``max_retries``
+    times; ``reasks`` bounds the re-asks after invalid answers. ``response_format`` falls
+    back to ``json_object`` or ``text`` for servers without JSON-schema support.
+    """
+
+    model: str = field(validator=validators.min_len(1))
+    api_key: str | None = field(default=None, repr=False)
+    base_url: str | None = None
+    temperature: float = field(default=0.0, validator=[validators.ge(0), validators.le(2)])
+    seed: int | None = None
+    timeout: float = field(default=60.0, validator=validators.gt(0))
+    max_retries: int = field(default=2, validator=validators.ge(0))
+    max_output_tokens: int = field(default=1024, validator=validators.gt(0))
+    image_detail: Literal["auto", "low", "high"] = "auto"
+    send_screenshot: bool = True
+    screenshot_max_size: int = field(default=1024, validator=validators.ge(64))
+    reasks: int = field(default=2, validator=validators.ge(0))
+    history: int = field(default=8, validator=validators.ge(0))
+    response_format: Literal["json_schema", "json_object", "text"] = "json_schema"
+    prices: dict[str, Price] = field(factory=lambda: dict(DEFAULT_PRICES), hash=False)
+
+    @classmethod
+    def from_spec(cls, spec: str, **options: Any) -> OpenAIConfig:
+        """From an agent spec ``openai:MODEL`` (as in ``--agent openai:gpt-4o``) and options.
+
+        The model may contain colons (``openai:llama3.2-vision:11b``); options that are None
+        are left at their defaults, so CLI flags can be passed through as they are.
+        """
+        provider, _, model = spec.partition(":")
+        if provider != "openai" or not model:
+            raise InputError(f"expected openai:MODEL, e.g. openai:gpt-4o; got {spec!r}", "--agent")
+        data = unstructure({key: value for key, value in options.items() if value is not None})
+        return structure({"model": model, **data}, cls, source="--agent " + spec)
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` without the given secrets, bearer tokens or ``sk-`` keys."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    text = re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)
+    return re.sub(r"\bsk-[A-Za-z0-9_\-]{6,}", "sk-***", text)
+
+
+def _public_url(url: str) -> str:
+    """A base URL fit for messages: no user:password@."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _digest(messages: list[dict[str, Any]]) -> str:
+    canonical = json.dumps(messages, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _answer_text(completion: ChatCompletion, max_tokens: int) -> str:
+    """The answer's text; InvalidAnswer for no choice, a refusal, a cut-off or an empty one."""
+    if not completion.choices:
+        raise InvalidAnswer("the answer had no choices; reply with the JSON object")
+    choice = completion.choices[0]
+    message = choice.message
+    refusal = getattr(message, "refusal", None)
+    if refusal:
+        raise InvalidAnswer(f"the model refused ({refusal}); this is a UI test, decide an action")
+    if choice.finish_reason == "length":
+        raise InvalidAnswer(
+            f"the answer was cut off at {max_tokens} output tokens; keep the reasoning to one "
+            "sentence and reply with the JSON object only"
+        )
+    if choice.finish_reason == "content_filter":
+        raise InvalidAnswer("the answer was withheld by a content filter; decide an action")
+    content = message.content or ""
+    if not content.strip():
+        raise InvalidAnswer("the answer was empty; reply with the JSON object")
+    return content
+
+
+class OpenAIAgent:
+    """The Agent protocol over an OpenAI-compatible Chat Completions endpoint."""
+
+    def __init__(self, config: OpenAIConfig) -> None:
+        self.config = config
+        self.name = f"openai:{config.model}"
+        self._client: AsyncOpenAI | None = None
+        self._base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+        self._api_key = config.api_key or os.environ.get("OPENAI_API_KEY")
+
+    @classmethod
+    def from_spec(cls, spec: str, **options: Any) -> OpenAIAgent:
+        """``OpenAIAgent.from_spec("openai:gpt-4o", base_url=..., temperature=0)``."""
+        return cls(OpenAIConfig.from_spec(spec, **options))
+
+    @property
+    def base_url(self) -> str:
+        return _public_url(self._base_url)
+
+    def _connect(self) -> AsyncOpenAI:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            key = self._api_key
+            if not key:
+                if self._base_url.rstrip("/") == OPENAI_URL:
+                    raise AgentError(
+                        f"no API key for {self.name}: set OPENAI_API_KEY (or use --base-url "
+                        "for a local server)"
+                    )
+                key = "unused"  # local servers ignore it, the SDK insists on one
+            self._client = AsyncOpenAI(
+                api_key=key,
+                base_url=self._base_url,
+                timeout=self.config.timeout,
+                max_retries=self.config.max_retries,
+            )
+        return self._client
+
+    def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        config = self.config
+        request: dict[str, Any] = {
+            "model": config.model,
+            "messages": messages,
+            "temperature": config.temperature,
+        }
+        if config.seed is not None:
+            request["seed"] = config.seed
+        # OpenAI's reasoning models take only max_completion_tokens; local servers max_tokens.
+        if self._base_url.rstrip("/") == OPENAI_URL:
+            request["max_completion_tokens"] = config.max_output_tokens
+        else:
+            request["max_tokens"] = config.max_output_tokens
+        if config.response_format == "json_schema":
+            request["response_format"] = RESPONSE_FORMAT
+        elif config.response_format == "json_object":
+            request["response_format"] = {"type": "json_object"}
+        return request
+
+    def _error(self, context: AgentContext, what: str) -> AgentError:
+        return AgentError(f"step {context.step}: {self.name}: {redact(what, [self._api_key])}")
+
+    async def _complete(
+        self, context: AgentContext, messages: list[dict[str, Any]]
+    ) -> ChatCompletion:
+        """One model call with the SDK's retries, bounded as a whole; errors as AgentError."""
+        import openai
+
+        config = self.config
+        client = self._connect()
+        # Per attempt the SDK's timeout, plus its backoff (at most 8 s) between attempts.
+        budget = config.timeout * (config.max_retries + 1) + 8.0 * config.max_retries
+        tries = config.max_retries + 1
+        where = f"at {self.base_url}"
+        try:
+            async with asyncio.timeout(budget):
+                return await client.chat.completions.create(**self._request(messages))
+        except (openai.APITimeoutError, TimeoutError):
+            what = f"model call {where} timed out ({tries} tries of {config.timeout:g} s)"
+        except openai.APIStatusError as exc:
+            detail = " ".join(str(exc.message).split())[:300]
+            what = f"model server {where} answered HTTP {exc.status_code} ({tries} tries): {detail}"
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            what = f"cannot reach the model server {where} ({tries} tries): {cause}"
+        except openai.OpenAIError as exc:
+            what = f"model call {where} failed: {exc}"
+        raise self._error(context, what) from None
+
+    async def decide(self, context: AgentContext) -> Decision:
+        """Ask the model; re-ask with the validation error until valid or the budget is spent."""
+        config = self.config
+        image = None
+        shot = context.observation.screenshot
+        if config.send_screenshot and shot is not None and shot.data:
+            image = await asyncio.to_thread(screenshot_data_url, shot, config.screenshot_max_size)
+        messages, refs = build_messages(
+            context, history=config.history, image=image, detail=config.image_detail
+        )
+        if config.response_format != "json_schema":
+            schema = json.dumps(ANSWER_SCHEMA, separators=(",", ":"))
+            messages[0] = {**messages[0], "content": f"{messages[0]['content']}\nSchema: {schema}"}
+        digest = _digest(messages)
+        credentials = context.scenario.credentials
+        conversation = list(messages)
+        prompt_tokens = completion_tokens = 0
+        latency = 0.0
+        problem = ""
+        for attempt in range(1, config.reasks + 2):
+            started = time.perf_counter()
+            completion = await self._complete(context, conversation)
+            latency += time.perf_counter() - started
+            if completion.usage is not None:
+                prompt_tokens += completion.usage.prompt_tokens or 0
+                completion_tokens += completion.usage.completion_tokens or 0
+            text = ""
+            try:
+                text = _answer_text(completion, config.max_output_tokens)
+                decision = parse_answer(
+                    text,
+                    refs,
+                    screen=screen_of(context),
+                    focused=context.observation.focused,
+                    password=credentials.password if credentials else None,
+                    first_step=not context.history,
+                )
+            except InvalidAnswer as exc:
+                problem = str(exc)
+                log.info("step %d: answer %d rejected: %s", context.step, attempt, problem)
+                conversation += [
+                    {"role": "assistant", "content": text or "(no answer)"},
+                    {
+                        "role": "user",
+                        "content": f"That answer was rejected: {problem}. "
+                        "Reply again with one JSON object that follows the schema.",
+                    },
+                ]
+                continue
+            call = ModelCall(
+                model=completion.model or config.model,
+                prompt_digest=digest,
+                raw_response=text,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                latency_seconds=latency,
+                attempts=attempt,
+            )
+            log.debug(
+                "step %d: %s in %d attempt(s), %d+%d tokens, %.3f s",
+                context.step,
+                decision.action.kind,
+                attempt,
+                prompt_tokens,
+                completion_tokens,
+                latency,
+            )
+            return attrs.evolve(decision, call=call)
+        raise self._error(
+            context,
+            f"no valid decision after {config.reasks + 1} answers; last problem: {problem}",
+        )
+
+    async def close(self) -> None:
+        """Close the HTTP connections; the agent reconnects if asked again."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

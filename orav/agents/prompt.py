@@ -1,0 +1,295 @@
+"""The prompt for an LLM agent: the goal, a compact tree with element references, history.
+
+The tree encoding keeps only what helps a decision (role, label, id, value, state, centre) and
+names each kept element ``e<N>``, N its index in the observation's pre-order list: the same
+screen gets the same references from step to step, and a reference maps straight back to
+its element. Chat Completions messages are plain dicts, the wire form every OpenAI-compatible
+server accepts.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from functools import lru_cache
+from typing import Any
+
+from attrs import frozen
+
+from orav.agents import AgentContext
+from orav.model import (
+    Action,
+    Assert,
+    Done,
+    Element,
+    Launch,
+    Observation,
+    PressKey,
+    Screenshot,
+    Swipe,
+    Tap,
+    Terminate,
+    TypeText,
+    Wait,
+)
+from orav.model.step import Step
+
+PASSWORD_PLACEHOLDER = "{{password}}"
+
+SYSTEM_PROMPT = f"""\
+You are a UI acceptance tester driving one app, one action per step (observe, reason, act, \
+verify). Each turn you get the goal, the screen as an accessibility tree, maybe a screenshot, \
+and the recent steps. Reply with one JSON object:
+{{"previous_outcome_met": true|false|null, "reasoning": "...", "element": "e12"|null, \
+"action": {{"kind": ...}}, "expected_outcome": "..."}}
+- previous_outcome_met: did the previous step's expected outcome happen, judged on THIS \
+screen? null on the first step.
+- To tap an element give its reference in "element" and {{"kind": "tap", "x": null, "y": null, \
+"duration": null}}: the tap lands on its centre. Give x, y (points) only for what the tree \
+lacks.
+- type_text types into the focused field: tap the field first. Type the test password as \
+{PASSWORD_PLACEHOLDER}; it is filled in for you and never shown.
+- Actions: tap, type_text, swipe (start/end points), press_key (return, escape, tab, \
+backspace, delete, space, home), wait (seconds), launch, terminate, assert (target label/id; \
+condition visible, absent or value_equals), done (success, summary). null in an optional \
+field means its default.
+Decide in this order of priority:
+1. Recovery first: an unexpected alert, permission dialog, error or network banner, login \
+wall, loading spinner, crashed app (not running), or a keyboard hiding what you need: clear it \
+before anything else (answer or dismiss the dialog, Retry, wait, relaunch, sign in).
+2. Goal progress: the action that most directly advances the goal and its success criteria.
+3. Coverage gaps: when the direct path is blocked or an action changed nothing, try a control \
+not tried yet instead of repeating yourself.
+4. Regression check: when the goal looks reached, assert the success criteria, then done with \
+success true. When it cannot be reached, done with success false and say why."""
+
+_DECORATIVE_ROLES = frozenset({"AXOther", "AXGroup", "AXImage", "AXScrollArea", "AXWindow"})
+_MAX_TEXT = 60
+
+
+@frozen
+class Screen:
+    """The size of the screen in points, when known: bounds for taps and swipes."""
+
+    width: float
+    height: float
+
+    def contains(self, x: float, y: float) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height
+
+
+def screen_of(context: AgentContext) -> Screen | None:
+    """The screen in points: the device's size, else the application element's, else None."""
+    device = context.device
+    if device is not None and device.width > 0 and device.height > 0:
+        return Screen(device.width, device.height)
+    elements = context.observation.elements
+    if elements and elements[0].role == "AXApplication" and not elements[0].frame.is_empty:
+        frame = elements[0].frame
+        return Screen(frame.x + frame.width, frame.y + frame.height)
+    shot = context.observation.screenshot
+    if shot is not None and shot.width > 0 and shot.height > 0:
+        return Screen(shot.width / shot.scale, shot.height / shot.scale)
+    return None
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) > _MAX_TEXT:
+        text = text[: _MAX_TEXT - 1] + "…"
+    return '"' + text.replace('"', "'") + '"'
+
+
+def _num(value: float) -> str:
+    return str(round(value))
+
+
+def _kept(element: Element) -> bool:
+    """Zero-size nodes and unlabelled containers or images help no decision."""
+    if element.frame.is_empty:
+        return False
+    if element.role in _DECORATIVE_ROLES:
+        return bool(element.label or element.unique_id or element.value)
+    return True
+
+
+def element_line(ref: str, element: Element, screen: Screen | None = None) -> str:
+    """One element: ``e4 TextField "Email" #email ="a@b.c" @195,242 focused``."""
+    parts = [ref, element.type]
+    if element.label:
+        parts.append(_quote(element.label))
+    if element.unique_id and element.unique_id != element.label:
+        parts.append("#" + element.unique_id)
+    if element.secure:
+        parts.append("secure")
+        if element.value:
+            parts.append("=•••")
+    elif element.value:
+        parts.append("=" + _quote(element.value))
+    elif element.placeholder:
+        parts.append("placeholder=" + _quote(element.placeholder))
+    center = element.frame.center
+    parts.append(f"@{_num(center.x)},{_num(center.y)}")
+    if not element.enabled:
+        parts.append("disabled")
+    if element.focused:
+        parts.append("focused")
+    if "selected" in element.traits:
+        parts.append("selected")
+    if screen is not None and not screen.contains(center.x, center.y):
+        parts.append("offscreen")
+    return " ".join(parts)
+
+
+def encode_tree(
+    observation: Observation, screen: Screen | None = None
+) -> tuple[str, dict[str, Element]]:
+    """The compact tree, one element a line, and the references it cites."""
+    refs: dict[str, Element] = {}
+    lines: list[str] = []
+    for index, element in enumerate(observation.elements):
+        if index == 0 and element.role == "AXApplication" or not _kept(element):
+            continue
+        ref = f"e{index}"
+        refs[ref] = element
+        lines.append(element_line(ref, element, screen))
+    return "\n".join(lines), refs
+
+
+def describe_action(action: Action) -> str:
+    """A short readable form for the history; secure text never appears."""
+    match action:
+        case Tap(target=target) if target is not None:
+            return f"tap {target}"
+        case Tap(x=x, y=y):
+            return f"tap at {_num(x)},{_num(y)}"
+        case TypeText(secure=True):
+            return "type_text (secret)"
+        case TypeText(text=text):
+            return f"type_text {_quote(text)}"
+        case Swipe(start=a, end=b):
+            return f"swipe {_num(a.x)},{_num(a.y)} to {_num(b.x)},{_num(b.y)}"
+        case PressKey(key=key):
+            return f"press_key {key}"
+        case Wait(seconds=seconds):
+            return f"wait {seconds:g}s"
+        case Launch(bundle_id=bundle) | Terminate(bundle_id=bundle):
+            return f"{action.kind} {bundle or 'the app'}"
+        case Assert(target=target, condition=condition, value=value):
+            return f"assert {target} {condition}" + (f" {_quote(value)}" if value else "")
+        case Done(success=success):
+            return f"done success={str(success).lower()}"
+    return action.kind
+
+
+def _criterion(check: Assert) -> str:
+    return f"{check.target} {check.condition}" + (f" {_quote(check.value)}" if check.value else "")
+
+
+def _step_line(step: Step) -> str:
+    decision = step.decision
+    line = f"{step.index}. [{step.screen}] {describe_action(decision.action)}"
+    if decision.expected_outcome:
+        line += f"; expected: {decision.expected_outcome}"
+    line += "; result: " + ("ok" if step.result.ok else f"failed ({step.result.error})")
+    verification = step.verification
+    if verification is not None:
+        line += "; screen " + ("changed" if verification.changed else "UNCHANGED")
+        if verification.expected_seen is not None:
+            line += ", expected " + ("seen" if verification.expected_seen else "NOT seen")
+        if verification.input_dropped:
+            line += ", input dropped"
+    return line
+
+
+def user_text(context: AgentContext, history: int, screen: Screen | None) -> tuple[str, dict]:
+    """The turn's text: goal, criteria, recent steps, the screen; with the references it cites."""
+    scenario = context.scenario
+    out = [f"Goal: {scenario.goal}"]
+    if scenario.success_criteria:
+        out.append("Success criteria: " + "; ".join(map(_criterion, scenario.success_criteria)))
+    if scenario.credentials is not None:
+        out.append(
+            f"Test account: username {_quote(scenario.credentials.username)}, "
+            f"password {PASSWORD_PLACEHOLDER}"
+        )
+    out.append(f"Permission dialogs: {scenario.permissions}.")
+    out.append(f"Step {context.step} of at most {scenario.max_steps}.")
+    recent = context.history[-history:] if history > 0 else ()
+    if recent:
+        out.append("Recent steps:")
+        out.extend(_step_line(step) for step in recent)
+    if context.history:
+        out.append(
+            f"Verify step {context.history[-1].index}: judge previous_outcome_met on this screen."
+        )
+    observation = context.observation
+    app = observation.app or scenario.app
+    state = "running" if observation.app_running else "NOT running"
+    size = f", {_num(screen.width)}x{_num(screen.height)} points" if screen else ""
+    out.append(f"Screen: app {app} {state}{size}. Elements (ref role label #id =value @centre):")
+    if observation.error:
+        out.append(f"(observation error: {observation.error})")
+    tree, refs = encode_tree(observation, screen)
+    out.append(tree or "(no elements)")
+    return "\n".join(out), refs
+
+
+@lru_cache(maxsize=8)
+def screenshot_data_url(shot: Screenshot, max_side: int) -> tuple[str, float]:
+    """The screenshot as a PNG data URL at point resolution and at most ``max_side`` pixels,
+    with the points one pixel of it spans.
+
+    Point resolution makes pixel and point coordinates the same for the model. Cached by
+    content hash: a screen that did not change is not encoded twice.
+    """
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(shot.data))
+    scale = max(shot.scale, 1.0, max(image.size) / max_side if max_side > 0 else 1.0)
+    if scale > 1.0:
+        size = (max(1, round(image.width / scale)), max(1, round(image.height / scale)))
+        image = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
+        buffer = io.BytesIO()
+        image.save(buffer, "PNG", compress_level=1)
+        data = buffer.getvalue()
+    elif shot.format == "png":
+        data = shot.data
+    else:
+        buffer = io.BytesIO()
+        image.save(buffer, "PNG", compress_level=1)
+        data = buffer.getvalue()
+    url = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    return url, max(scale, 1.0) / max(shot.scale, 1.0)
+
+
+def build_messages(
+    context: AgentContext,
+    *,
+    history: int = 8,
+    image: tuple[str, float] | None = None,
+    detail: str = "auto",
+) -> tuple[list[dict[str, Any]], dict[str, Element]]:
+    """The Chat Completions messages for one step, and the element references they cite.
+
+    ``image`` is a data URL and the points per pixel; without one the user turn is plain text (tree-only mode, for
+    text models), with the screen's text rendering added when the observation has one.
+    """
+    screen = screen_of(context)
+    text, refs = user_text(context, history, screen)
+    if image is None and context.observation.text:
+        text += "\nScreen text:\n" + context.observation.text
+    content: str | list[dict[str, Any]] = text
+    if image is not None:
+        url, points_per_pixel = image
+        if points_per_pixel != 1.0:
+            text += f"\nScreenshot: 1 pixel = {points_per_pixel:.3g} points."
+        content = [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": url, "detail": detail}},
+        ]
+    messages = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": content},
+    ]
+    return messages, refs
