@@ -1,0 +1,119 @@
+"""The screen-change measure: clock, caret and spinner are not change; a changed label is."""
+
+from __future__ import annotations
+
+import attrs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from perceive_screens import render
+
+from orav.model import Observation
+from orav.perceive import changed, measure, raster, screen_key
+from orav.perceive.change import MIN_CHANGED_CELLS
+
+WORDS = (
+    "Settings",
+    "Profile",
+    "Orders",
+    "Inbox",
+    "Search",
+    "Cart",
+    "Help",
+    "About",
+    "Wallet",
+    "Photos",
+    "Music",
+    "Maps",
+    "Notes",
+    "Alarm",
+    "Timer",
+    "Friends",
+    "Drafts",
+    "Archive",
+)
+screens = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8, unique=True).map(tuple)
+clocks = st.builds(lambda h, m: f"{h}:{m:02d}", st.integers(1, 12), st.integers(0, 59))
+SETTINGS = settings(deadline=None, max_examples=25)
+
+
+@SETTINGS
+@given(labels=screens, before=clocks, after=clocks)
+def test_a_ticking_clock_is_not_a_change(labels, before, after):
+    change = measure(render(labels, clock=before), render(labels, clock=after))
+    assert not change.changed
+    assert change.cells == 0
+
+
+@SETTINGS
+@given(labels=screens, text=st.text("abcdefghij XYZ", max_size=12))
+def test_a_blinking_caret_is_not_a_change(labels, text):
+    on = render(labels, field_text=text, caret=True)
+    off = render(labels, field_text=text, caret=False)
+    assert not changed(on, off)
+
+
+@SETTINGS
+@given(labels=screens, a=st.integers(0, 359), b=st.integers(0, 359))
+def test_a_spinning_indicator_is_not_a_change(labels, a, b):
+    assert not changed(render(labels, spinner_angle=a), render(labels, spinner_angle=b))
+
+
+@SETTINGS
+@given(labels=screens, data=st.data())
+def test_one_changed_label_is_always_a_change_in_pixels_alone(labels, data):
+    row = data.draw(st.integers(0, len(labels) - 1))
+    word = data.draw(st.sampled_from([w for w in WORDS if w != labels[row]]))
+    before = render(labels)
+    after = render((*labels[:row], word, *labels[row + 1 :]))
+    assert measure(before, after).changed
+    # The same pixels under an unchanged tree: the pixels alone must see the change.
+    pixels_only = attrs.evolve(after, elements=before.elements)
+    change = measure(before, pixels_only)
+    assert not change.tree
+    assert change.cells >= MIN_CHANGED_CELLS
+
+
+def test_typed_text_in_the_masked_field_counts_through_the_tree():
+    before = render(("Inbox",), field_text="ab")
+    after = render(("Inbox",), field_text="abc")
+    change = measure(before, after)
+    assert change.changed and change.tree
+
+
+def test_each_screenshot_is_decoded_once():
+    shot = render(("Inbox",)).screenshot
+    assert raster(shot) is raster(shot)
+    same_bytes = attrs.evolve(shot)  # equal by content hash
+    assert raster(same_bytes) is raster(shot)
+
+
+def test_jpeg_screens_at_scale_three_are_compared_too():
+    before = render(("Inbox", "Cart"), scale=3, fmt="jpeg", clock="9:41")
+    clock_only = render(("Inbox", "Cart"), scale=3, fmt="jpeg", clock="10:02")
+    label = render(("Inbox", "Help"), scale=3, fmt="jpeg")
+    assert not changed(before, clock_only)
+    assert measure(before, attrs.evolve(label, elements=before.elements)).changed
+
+
+def test_without_screenshots_the_tree_decides():
+    a, b = render(("Inbox",)), render(("Cart",))
+    bare_a = attrs.evolve(a, screenshot=None)
+    assert not changed(bare_a, attrs.evolve(a, screenshot=None))
+    assert changed(bare_a, attrs.evolve(b, screenshot=None))
+    assert measure(bare_a, bare_a).cells == -1
+
+
+def test_undecodable_bytes_fall_back_on_the_tree():
+    shot = render(("Inbox",)).screenshot
+    broken = attrs.evolve(shot, sha256="0" * 64, data=b"not an image")
+    obs = Observation(render(("Inbox",)).elements, broken)
+    assert raster(broken) is None
+    assert not changed(obs, attrs.evolve(obs))
+
+
+def test_screen_key_tells_screens_apart_and_falls_back_on_the_fingerprint():
+    inbox, cart = render(("Inbox", "Orders")), render(("Cart", "Wallet", "Maps", "Notes"))
+    assert screen_key(inbox) == screen_key(render(("Inbox", "Orders")))
+    assert screen_key(inbox) != screen_key(cart)
+    bare = attrs.evolve(inbox, screenshot=None)
+    assert screen_key(bare) == bare.fingerprint
