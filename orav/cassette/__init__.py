@@ -1,0 +1,84 @@
+"""Cassettes: the complete, replayable record of one run (format: docs/cassette-format.md).
+
+Record at the Device, Agent and Clock boundaries with ``RecordingDevice``, ``RecordingAgent``
+and ``RecordingClock`` over a ``CassetteWriter``; read with ``read_cassette`` and replay with
+``ReplayDevice``, ``ReplayAgent`` and ``ReplayClock``. A replayed run that asks for anything
+other than what was recorded raises ``ReplayDivergence``.
+"""
+
+from orav.cassette.clock import Clock, RecordingClock, ReplayClock, SystemClock
+from orav.cassette.events import (
+    EVENT_TYPES,
+    FORMAT,
+    VERSION,
+    BlobEvent,
+    ClockEvent,
+    DecideEvent,
+    DescribeEvent,
+    ErrorEvent,
+    Event,
+    Header,
+    IsRunningEvent,
+    LaunchEvent,
+    ObserveEvent,
+    PerformEvent,
+    Raised,
+    RecordMode,
+    RecoveryEvent,
+    ReportEvent,
+    SleepEvent,
+    StepEvent,
+    StoredObservation,
+    TerminateEvent,
+    TransitionEvent,
+    VerificationEvent,
+)
+from orav.cassette.reader import Blobs, Cassette, read_cassette
+from orav.cassette.record import RecordingAgent, RecordingDevice
+from orav.cassette.redact import REDACTED, Scrubber, matches_redacted
+from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence, show_action
+from orav.cassette.writer import CassetteWriter
+
+__all__ = [
+    "EVENT_TYPES",
+    "FORMAT",
+    "REDACTED",
+    "VERSION",
+    "BlobEvent",
+    "Blobs",
+    "Cassette",
+    "CassetteWriter",
+    "Clock",
+    "ClockEvent",
+    "DecideEvent",
+    "DescribeEvent",
+    "ErrorEvent",
+    "Event",
+    "Header",
+    "IsRunningEvent",
+    "LaunchEvent",
+    "ObserveEvent",
+    "PerformEvent",
+    "Raised",
+    "RecordMode",
+    "RecordingAgent",
+    "RecordingClock",
+    "RecordingDevice",
+    "RecoveryEvent",
+    "ReplayAgent",
+    "ReplayClock",
+    "ReplayDevice",
+    "ReplayDivergence",
+    "ReportEvent",
+    "Scrubber",
+    "SleepEvent",
+    "StepEvent",
+    "StoredObservation",
+    "SystemClock",
+    "TerminateEvent",
+    "TransitionEvent",
+    "VerificationEvent",
+    "matches_redacted",
+    "read_cassette",
+    "show_action",
+]

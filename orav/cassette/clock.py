@@ -1,0 +1,81 @@
+"""The engine's clock, recordable and replayable like the device and the agent.
+
+API::
+
+    class Clock(Protocol):
+        def now(self) -> float: ...                  # seconds, monotonic
+        async def sleep(self, seconds: float) -> None: ...
+
+    SystemClock()                    # time.monotonic and asyncio.sleep
+    RecordingClock(clock, writer)    # records every reading (``clock``) and sleep (``sleep``)
+    ReplayClock(cassette)            # serves recorded readings in order; never sleeps
+
+A replayed run reads the same times as the recorded one, so its timeouts, settle waits and
+durations come out the same; a sleep of another length than recorded is a ReplayDivergence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Protocol, runtime_checkable
+
+from orav.cassette.events import ClockEvent, SleepEvent
+from orav.cassette.reader import Cassette
+from orav.cassette.replay import Track
+from orav.cassette.writer import CassetteWriter
+
+
+@runtime_checkable
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    """The real clock: monotonic seconds, real sleeps."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class RecordingClock:
+    """Wraps a clock and writes each reading and each sleep to the cassette."""
+
+    def __init__(self, clock: Clock, writer: CassetteWriter) -> None:
+        self._clock = clock
+        self._writer = writer
+
+    def now(self) -> float:
+        now = self._clock.now()
+        self._writer.write(ClockEvent(now))
+        return now
+
+    async def sleep(self, seconds: float) -> None:
+        self._writer.write(SleepEvent(seconds))
+        await self._clock.sleep(seconds)
+
+
+class ReplayClock:
+    """Serves the recorded clock readings in order; sleeps return at once."""
+
+    def __init__(self, cassette: Cassette) -> None:
+        self._track = Track(cassette, (ClockEvent, SleepEvent), "clock")
+
+    @property
+    def pending(self) -> int:
+        return self._track.pending
+
+    def now(self) -> float:
+        _, event = self._track.take(ClockEvent, "a clock reading")
+        return event.now
+
+    async def sleep(self, seconds: float) -> None:
+        actual = f"sleep {seconds:g}s"
+        index, event = self._track.take(SleepEvent, actual)
+        if event.seconds != seconds:
+            self._track.diverge(index, f"sleep {event.seconds:g}s", actual)

@@ -1,0 +1,268 @@
+"""Read a cassette back: header, events, blobs, and where it was cut off if it was.
+
+API::
+
+    cassette = read_cassette(path)   # InputError naming file:line for anything unreadable
+    cassette.header                  # Header
+    cassette.events                  # tuple of events (blob lines excluded)
+    cassette.lines, cassette.steps   # per event: its line number and the step it belongs to
+    cassette.blobs[sha256] -> bytes  # decoded and checked against the hash on first access
+    cassette.observation(i)          # the Observation of observe event i, elements resolved
+    cassette.truncated               # None, or "line N (byte B): what was wrong"
+
+A cassette cut off anywhere (a killed writer, a truncated last line, a garbage tail) reads up to
+its last whole event. A bad line followed by whole events is damage, not a cut: InputError.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from attrs import evolve
+
+from orav.cassette.events import (
+    FORMAT,
+    VERSION,
+    BlobEvent,
+    Event,
+    Header,
+    ObserveEvent,
+    StepEvent,
+    event_from_data,
+)
+from orav.codec import structure
+from orav.errors import InputError
+from orav.model import Element, Observation
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class Blobs(Mapping[str, bytes]):
+    """The cassette's blobs by sha256, base64-decoded and verified when first read."""
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._raw: dict[str, tuple[int, str, str]] = {}
+        self._decoded: dict[str, bytes] = {}
+
+    def _add(self, line: int, blob: BlobEvent) -> None:
+        self._raw.setdefault(blob.sha256, (line, blob.media_type, blob.data))
+
+    def _where(self, line: int) -> str:
+        return f"{self._source}:{line}"
+
+    def __getitem__(self, sha256: str) -> bytes:
+        data = self._decoded.get(sha256)
+        if data is not None:
+            return data
+        line, _, text = self._raw[sha256]
+        try:
+            data = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raise InputError("blob data: expected base64", self._where(line)) from None
+        if hashlib.sha256(data).hexdigest() != sha256:
+            raise InputError(f"blob {sha256[:12]}… does not match its sha256", self._where(line))
+        self._decoded[sha256] = data
+        return data
+
+    def media_type(self, sha256: str) -> str:
+        return self._raw[sha256][1]
+
+    def line(self, sha256: str) -> int:
+        return self._raw[sha256][0]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, sha256: object) -> bool:
+        return sha256 in self._raw
+
+
+class Cassette:
+    """A cassette read from ``path``; see the module docstring."""
+
+    def __init__(
+        self,
+        path: Path,
+        header: Header,
+        events: tuple[Event, ...],
+        lines: tuple[int, ...],
+        steps: tuple[int, ...],
+        blobs: Blobs,
+        truncated: str | None,
+    ) -> None:
+        self.path = path
+        self.header = header
+        self.events = events
+        self.lines = lines
+        self.steps = steps
+        self.blobs = blobs
+        self.truncated = truncated
+        self._elements: dict[str, tuple[Element, ...]] = {}
+
+    @property
+    def last_step(self) -> int:
+        """The number of the last step begun (0 when none was)."""
+        return self.steps[-1] if self.steps else 0
+
+    def where(self, index: int) -> str:
+        """``file:line`` of event ``index``."""
+        return f"{self.path}:{self.lines[index]}"
+
+    def observation(self, index: int) -> Observation:
+        """The Observation recorded by observe event ``index``, with blobs resolved."""
+        event = self.events[index]
+        if not isinstance(event, ObserveEvent) or event.observation is None:
+            raise ValueError(f"event {index} is not an observation")
+        stored = event.observation
+        elements: tuple[Element, ...] = ()
+        if stored.elements is not None:
+            elements = self._elements_of(stored.elements, index)
+        screenshot = stored.screenshot
+        if screenshot is not None and screenshot.sha256 in self.blobs:
+            screenshot = evolve(screenshot, data=self.blobs[screenshot.sha256])
+        return Observation(
+            elements=elements,
+            screenshot=screenshot,
+            app=stored.app,
+            app_running=stored.app_running,
+            taken_at=stored.taken_at,
+            text=stored.text,
+            error=stored.error,
+        )
+
+    def _elements_of(self, sha256: str, index: int) -> tuple[Element, ...]:
+        cached = self._elements.get(sha256)
+        if cached is not None:
+            return cached
+        if sha256 not in self.blobs:
+            raise InputError(
+                f"observation refers to blob {sha256[:12]}… not in the cassette", self.where(index)
+            )
+        where = f"{self.path}:{self.blobs.line(sha256)}"
+        try:
+            data = json.loads(self.blobs[sha256])
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise InputError("element blob: expected a JSON list of elements", where) from None
+        elements = structure(data, tuple[Element, ...], source=where)
+        self._elements[sha256] = elements
+        return elements
+
+
+def read_cassette(path: str | Path) -> Cassette:
+    """Read the cassette at ``path``; see the module docstring for what is checked."""
+    path = Path(path)
+    source = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read cassette: {exc.strerror}", source) from None
+    header_end = raw.find(b"\n")
+    header = _read_header(raw if header_end < 0 else raw[:header_end], header_end < 0, source)
+
+    blobs = Blobs(source)
+    events: list[Event] = []
+    lines: list[int] = []
+    steps: list[int] = []
+    step = 0
+    truncated = None
+    offset = header_end + 1
+    number = 1
+    while offset < len(raw):
+        number += 1
+        end = raw.find(b"\n", offset)
+        chunk = raw[offset:] if end < 0 else raw[offset:end]
+        try:
+            event = _parse_line(chunk, f"{source}:{number}")
+        except InputError as exc:
+            cut = "is cut off (no newline at the end)" if end < 0 else exc.what
+            following = None if end < 0 else _next_whole_event(raw, end + 1, number + 1)
+            if following is not None:
+                raise InputError(
+                    f"{exc.what}; the cassette is damaged here (a whole event follows on line "
+                    f"{following}), expected one event per line",
+                    f"{source}:{number}",
+                ) from None
+            truncated = f"line {number} (byte {offset}): {cut}"
+            break
+        if isinstance(event, BlobEvent):
+            blobs._add(number, event)
+        else:
+            if isinstance(event, StepEvent):
+                step = event.step
+            events.append(event)
+            lines.append(number)
+            steps.append(step)
+        if end < 0:
+            break
+        offset = end + 1
+    return Cassette(path, header, tuple(events), tuple(lines), tuple(steps), blobs, truncated)
+
+
+def _read_header(line: bytes, cut: bool, source: str) -> Header:
+    where = f"{source}:1"
+    expected = f"expected an {FORMAT} header (is this a cassette?)"
+    if not line.strip():
+        raise InputError(f"empty first line; {expected}", where)
+    try:
+        data = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        what = "the header line is cut off" if cut else "line 1 is not JSON"
+        raise InputError(f"{what}; {expected}", where) from None
+    if not isinstance(data, dict) or data.get("type") != "header":
+        raise InputError(f"line 1 is not a header; {expected}", where)
+    if data.get("format") != FORMAT:
+        raise InputError(f"unknown format {data.get('format')!r}; {expected}", where)
+    version = data.get("version")
+    if version != VERSION:
+        raise InputError(
+            f"cassette format version {version!r} is not supported; this orav reads version "
+            f"{VERSION} (written by orav {data.get('orav_version', '?')})",
+            where,
+        )
+    return structure({k: v for k, v in data.items() if k != "type"}, Header, source=where)
+
+
+def _parse_line(chunk: bytes, where: str) -> Event | BlobEvent:
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text; expected a JSON event", where) from None
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg}); expected a JSON event", where) from None
+    except (ValueError, RecursionError):
+        raise InputError("not a JSON value orav can read; expected a JSON event", where) from None
+    event = event_from_data(data, where)
+    if isinstance(event, BlobEvent) and not _SHA256.match(event.sha256):
+        raise InputError("blob sha256: expected 64 lowercase hex digits", where)
+    return event
+
+
+def _next_whole_event(raw: bytes, offset: int, number: int) -> int | None:
+    """The number of the first later line that parses as an event, if any."""
+    while offset < len(raw):
+        end = raw.find(b"\n", offset)
+        if end < 0:
+            return None
+        chunk = raw[offset:end]
+        if b'"type"' in chunk:
+            try:
+                _parse_line(chunk, "")
+                return number
+            except InputError:
+                pass
+        offset = end + 1
+        number += 1
+    return None

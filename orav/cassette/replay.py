@@ -1,0 +1,249 @@
+"""Replay at the boundaries: a Device and an Agent that serve a cassette's recorded calls.
+
+API::
+
+    device = ReplayDevice(cassette, scrubber=None)   # an orav.device.Device
+    agent = ReplayAgent(cassette)                    # an orav.agents.Agent; name from the header
+    device.pending, agent.pending                    # recorded calls not served yet
+
+Each boundary has its own track through the cassette, in recorded order, so a new agent can be
+replayed against the recorded device (decision regression). Every call must be the next one
+recorded on its track: same kind of call, same arguments (``perform`` compares the action in its
+redacted form, see ``matches_redacted``). Anything else raises ``ReplayDivergence``, naming the
+step and the expected and actual call, the way vcrpy names a request that matched nothing.
+A call recorded as raising an OravError raises it again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orav.agents import AgentContext
+from orav.cassette.events import (
+    DEVICE_EVENTS,
+    ClockEvent,
+    DecideEvent,
+    DescribeEvent,
+    Event,
+    IsRunningEvent,
+    LaunchEvent,
+    ObserveEvent,
+    PerformEvent,
+    Raised,
+    SleepEvent,
+    TerminateEvent,
+)
+from orav.cassette.reader import Cassette
+from orav.cassette.redact import Scrubber, matches_redacted
+from orav.codec import unstructure
+from orav.errors import OravError
+from orav.model import (
+    Action,
+    ActionResult,
+    Assert,
+    Decision,
+    DeviceInfo,
+    Done,
+    Launch,
+    Observation,
+    PressKey,
+    Swipe,
+    Tap,
+    Terminate,
+    TypeText,
+    Wait,
+)
+
+
+class ReplayDivergence(OravError):
+    """The run asked for something other than what the cassette recorded next."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, step: int, expected: str, actual: str) -> None:
+        self.step = step
+        self.expected = expected
+        self.actual = actual
+        super().__init__(message)
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def show_action(action: Action) -> str:
+    """A short human form of an action, as divergence messages and reports show it."""
+    match action:
+        case Tap(x=x, y=y, target=target):
+            parts = ["tap"]
+            if target is not None:
+                parts.append(str(target))
+            if x is not None and y is not None:
+                parts.append(f"({_num(x)}, {_num(y)})")
+            return " ".join(parts)
+        case TypeText(text=text, secure=secure):
+            return f"type {text!r}" + (" (secure)" if secure else "")
+        case Swipe(start=start, end=end):
+            return f"swipe ({_num(start.x)}, {_num(start.y)}) → ({_num(end.x)}, {_num(end.y)})"
+        case PressKey(key=key):
+            return f"press {key}"
+        case Wait(seconds=seconds):
+            return f"wait {_num(seconds)}s"
+        case Launch(bundle_id=bundle_id) | Terminate(bundle_id=bundle_id):
+            return f"{action.kind} {bundle_id or 'the app'}"
+        case Assert(target=target, condition=condition, value=value):
+            return f"assert {target} {condition}" + (f" {value!r}" if value is not None else "")
+        case Done(success=success):
+            return "done (" + ("success" if success else "failure") + ")"
+    return repr(action)
+
+
+def _show_call(event: Event) -> str:
+    match event:
+        case PerformEvent(action=action):
+            return show_action(action)
+        case LaunchEvent(bundle_id=bundle_id) | TerminateEvent(bundle_id=bundle_id):
+            return f"{event.type} {bundle_id}"
+        case IsRunningEvent(bundle_id=bundle_id):
+            return f"is_running {bundle_id}"
+        case DecideEvent(step=step):
+            return f"decide (step {step})"
+        case SleepEvent(seconds=seconds):
+            return f"sleep {seconds:g}s"
+        case ClockEvent():
+            return "a clock reading"
+    return event.type
+
+
+def _differences(expected: Any, actual: Any) -> str:
+    """Which fields of two plain-data values differ, for actions that print alike."""
+    if not (isinstance(expected, dict) and isinstance(actual, dict)):
+        return f"{expected!r} vs {actual!r}"
+    keys = [
+        k for k in {**expected, **actual} if not matches_redacted(expected.get(k), actual.get(k))
+    ]
+    return ", ".join(f"{k}: {expected.get(k)!r} vs {actual.get(k)!r}" for k in keys)
+
+
+class Track:
+    """One boundary's recorded calls in order, served one at a time."""
+
+    def __init__(self, cassette: Cassette, types: tuple[type, ...], boundary: str) -> None:
+        self.cassette = cassette
+        self.boundary = boundary
+        self._indices = [i for i, e in enumerate(cassette.events) if isinstance(e, types)]
+        self._next = 0
+
+    @property
+    def pending(self) -> int:
+        return len(self._indices) - self._next
+
+    def take(self, kind: type, actual: str) -> tuple[int, Any]:
+        """The next recorded call, which must be of ``kind``; ``actual`` describes the call."""
+        if self._next >= len(self._indices):
+            last = self.cassette.last_step
+            cut = f" (it was cut off: {self.cassette.truncated})" if self.cassette.truncated else ""
+            raise ReplayDivergence(
+                f"the cassette ends after step {last}{cut}: no recorded {self.boundary} call "
+                f"left for {actual}",
+                step=last + 1,
+                expected="end of cassette",
+                actual=actual,
+            )
+        index = self._indices[self._next]
+        event = self.cassette.events[index]
+        if not isinstance(event, kind):
+            self.diverge(index, _show_call(event), actual)
+        self._next += 1
+        return index, event
+
+    def diverge(self, index: int, expected: str, actual: str, detail: str = "") -> None:
+        step = self.cassette.steps[index]
+        where = f"step {step}" if step else "before step 1"
+        message = f"{where}: expected {expected}, got {actual}"
+        raise ReplayDivergence(
+            message + (f" ({detail})" if detail else ""),
+            step=step,
+            expected=expected,
+            actual=actual,
+        )
+
+
+def _raise_if(raised: Raised | None) -> None:
+    if raised is not None:
+        raise raised.exception()
+
+
+class ReplayDevice:
+    """A Device that serves the recorded device calls of a cassette; no I/O, no waiting."""
+
+    def __init__(self, cassette: Cassette, *, scrubber: Scrubber | None = None) -> None:
+        self._track = Track(cassette, DEVICE_EVENTS, "device")
+        self._scrubber = scrubber if scrubber is not None else Scrubber()
+
+    @property
+    def pending(self) -> int:
+        return self._track.pending
+
+    async def describe(self) -> DeviceInfo:
+        _, event = self._track.take(DescribeEvent, "describe")
+        _raise_if(event.raised)
+        return event.result
+
+    async def observe(self) -> Observation:
+        index, event = self._track.take(ObserveEvent, "observe")
+        _raise_if(event.raised)
+        return self._track.cassette.observation(index)
+
+    async def perform(self, action: Action) -> ActionResult:
+        actual = self._scrubber.data(unstructure(action))
+        shown = show_action(action)
+        index, event = self._track.take(PerformEvent, shown)
+        recorded = unstructure(event.action)
+        if not matches_redacted(recorded, actual):
+            expected = show_action(event.action)
+            detail = _differences(recorded, actual) if expected == shown else ""
+            self._track.diverge(index, expected, shown, detail)
+        _raise_if(event.raised)
+        return event.result
+
+    async def launch(self, bundle_id: str) -> None:
+        await self._bundle_call(LaunchEvent, bundle_id)
+
+    async def terminate(self, bundle_id: str) -> None:
+        await self._bundle_call(TerminateEvent, bundle_id)
+
+    async def is_running(self, bundle_id: str) -> bool:
+        event = await self._bundle_call(IsRunningEvent, bundle_id)
+        return event.result
+
+    async def close(self) -> None:
+        return None
+
+    async def _bundle_call(self, kind: type, bundle_id: str) -> Any:
+        actual = f"{kind.type} {bundle_id}"
+        index, event = self._track.take(kind, actual)
+        if event.bundle_id != bundle_id:
+            self._track.diverge(index, _show_call(event), actual)
+        _raise_if(event.raised)
+        return event
+
+
+class ReplayAgent:
+    """An Agent that serves the recorded decisions of a cassette, checking the step asked for."""
+
+    def __init__(self, cassette: Cassette) -> None:
+        self.name = cassette.header.agent
+        self._track = Track(cassette, (DecideEvent,), "agent")
+
+    @property
+    def pending(self) -> int:
+        return self._track.pending
+
+    async def decide(self, context: AgentContext) -> Decision:
+        actual = f"decide (step {context.step})"
+        index, event = self._track.take(DecideEvent, actual)
+        if event.step != context.step:
+            self._track.diverge(index, _show_call(event), actual)
+        _raise_if(event.raised)
+        return event.decision

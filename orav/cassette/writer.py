@@ -1,0 +1,152 @@
+"""Write a cassette: one JSON line per event, each written whole, fsynced at every step.
+
+API::
+
+    writer = CassetteWriter.create(path, header, *, overwrite=False, secrets=(), fsync=True)
+    writer.write(event)                      # one line, scrubbed (see orav.cassette.redact)
+    writer.put_blob(data, media_type) -> sha256      # stored once, before its first reference
+    writer.put_json_blob(data) -> sha256             # plain JSON data, scrubbed first
+    writer.begin_step(n)                     # writes a ``step`` event, then fsyncs
+    writer.close()                           # fsyncs; also ``with CassetteWriter.create(...)``
+
+Each line goes to the kernel in one ``write`` call on an unbuffered descriptor, so a process
+killed at any point leaves whole lines plus at most one cut-off last line, which the reader
+reports as the place the cassette was cut.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Self
+
+from orav.cassette.events import BlobEvent, Event, Header, StepEvent, event_data
+from orav.cassette.redact import Scrubber
+from orav.errors import InputError
+
+_TEXT_MEDIA = ("text/", "application/json")
+
+
+def _encode(data: Any) -> bytes:
+    try:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # lone surrogates: escape them so the file stays UTF-8
+        return json.dumps(data, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+class CassetteWriter:
+    """An open cassette being recorded; not thread-safe (the engine writes from one task)."""
+
+    def __init__(self, fd: int, path: Path, scrubber: Scrubber, fsync: bool) -> None:
+        self._fd: int | None = fd
+        self.path = path
+        self.scrubber = scrubber
+        self._fsync = fsync
+        self._blobs: set[str] = set()
+        self.lines_written = 0
+
+    @classmethod
+    def create(
+        cls,
+        path: str | Path,
+        header: Header,
+        *,
+        overwrite: bool = False,
+        secrets: Iterable[str] = (),
+        fsync: bool = True,
+    ) -> CassetteWriter:
+        """Start a cassette at ``path`` with ``header``; an existing file is an InputError
+        unless ``overwrite``. ``secrets`` (API key, passwords) are scrubbed from every line."""
+        path = Path(path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC
+        flags |= os.O_TRUNC if overwrite else os.O_EXCL
+        try:
+            fd = os.open(path, flags, 0o644)
+        except FileExistsError:
+            raise InputError("cassette already exists; pass overwrite to replace it", str(path))
+        except OSError as exc:
+            raise InputError(f"cannot create cassette: {exc.strerror}", str(path)) from None
+        writer = cls(fd, path, Scrubber(secrets), fsync)
+        try:
+            writer._write_line(event_data(header))
+            writer.sync()
+            if fsync:  # make the new directory entry durable too
+                dir_fd = os.open(path.parent, os.O_RDONLY)
+                try:
+                    os.fsync(dir_fd)
+                finally:
+                    os.close(dir_fd)
+        except BaseException:
+            writer.close()
+            raise
+        return writer
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
+    def write(self, event: Event) -> None:
+        self._write_line(event_data(event))
+
+    def begin_step(self, step: int) -> None:
+        """Mark the start of step ``step``; everything before it is on disk when this returns."""
+        self.write(StepEvent(step))
+        self.sync()
+
+    def put_blob(self, data: bytes, media_type: str) -> str:
+        """Store ``data`` once under its sha256 and return the hash (text types are scrubbed)."""
+        if media_type.startswith(_TEXT_MEDIA):
+            data = self.scrubber.text(data.decode("utf-8")).encode("utf-8")
+        sha = hashlib.sha256(data).hexdigest()
+        if sha not in self._blobs:
+            blob = BlobEvent(sha, media_type, base64.b64encode(data).decode("ascii"))
+            self._write_raw(_encode(event_data(blob)))
+            self._blobs.add(sha)
+        return sha
+
+    def put_json_blob(self, data: Any) -> str:
+        """Store plain JSON data (redacted and scrubbed) as an ``application/json`` blob."""
+        encoded = _encode(self.scrubber.data(data))[:-1]
+        sha = hashlib.sha256(encoded).hexdigest()
+        if sha not in self._blobs:
+            blob = BlobEvent(sha, "application/json", base64.b64encode(encoded).decode("ascii"))
+            self._write_raw(_encode(event_data(blob)))
+            self._blobs.add(sha)
+        return sha
+
+    def sync(self) -> None:
+        if self._fd is not None and self._fsync:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            if self._fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _write_line(self, data: dict[str, Any]) -> None:
+        self._write_raw(_encode(self.scrubber.data(data)))
+
+    def _write_raw(self, line: bytes) -> None:
+        if self._fd is None:
+            raise ValueError(f"cassette {self.path} is closed")
+        view = memoryview(line)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        self.lines_written += 1
