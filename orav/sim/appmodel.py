@@ -1,0 +1,206 @@
+"""The app model: screens, elements and transitions of a simulated app, loaded from YAML.
+
+Structure errors come from ``orav.codec.load_yaml``; this module adds the semantic checks
+(unknown screens, duplicate ids, conditions on fields that do not exist) with file:line:col.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from attrs import field, frozen
+
+from orav.codec import load_yaml, parse_yaml
+from orav.errors import InputError
+from orav.model import Credentials, Fault, Frame
+
+Direction = Literal["up", "down", "left", "right"]
+BACK = "back"  # the transition target that pops the navigation stack
+
+ROLES = (
+    "AXButton",
+    "AXStaticText",
+    "AXTextField",
+    "AXSwitch",
+    "AXCell",
+    "AXImage",
+    "AXHeading",
+    "AXLink",
+)
+TEXT_ROLES = ("AXTextField",)
+
+
+@frozen
+class Transition:
+    """What happens on an input: go to a screen (or ``back``), show or toggle an element.
+
+    ``when`` maps field ids to the value each must have; the first transition of a list whose
+    ``when`` holds is taken. ``show`` un-hides an element and ``message`` replaces its label,
+    ``hide`` hides one, ``toggle`` flips a switch between "1" and "0";
+    ``reset`` makes the target the new root of the navigation stack (no way back).
+    """
+
+    to: str | None = None
+    when: dict[str, str] = field(factory=dict)
+    show: str | None = None
+    message: str | None = None
+    hide: str | None = None
+    toggle: str | None = None
+    reset: bool = False
+
+    def holds(self, values: dict[str, str]) -> bool:
+        return all(values.get(key, "") == want for key, want in self.when.items())
+
+
+@frozen
+class ElementSpec:
+    """One element of a screen; ``frame`` is ``[x, y, width, height]`` in points.
+
+    ``tone`` only changes pixels: ``error`` text is red, ``success`` text sits on a green banner.
+    """
+
+    role: str = "AXStaticText"
+    label: str | None = None
+    id: str | None = None
+    frame: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    value: str | None = None
+    placeholder: str | None = None
+    secure: bool = False
+    enabled: bool = True
+    hidden: bool = False
+    traits: tuple[str, ...] = ()
+    tone: Literal["normal", "error", "success"] = "normal"
+    on_tap: tuple[Transition, ...] = ()
+    on_return: tuple[Transition, ...] = ()
+
+    @property
+    def rect(self) -> Frame:
+        return Frame(*self.frame)
+
+    @property
+    def is_text_field(self) -> bool:
+        return self.role in TEXT_ROLES
+
+
+@frozen
+class Screen:
+    """A screen: a navigation title, its elements, and what swipes do on it."""
+
+    title: str | None = None
+    elements: tuple[ElementSpec, ...] = ()
+    on_swipe: dict[Direction, tuple[Transition, ...]] = field(factory=dict)
+
+    def element(self, element_id: str) -> ElementSpec | None:
+        return next((e for e in self.elements if e.id == element_id), None)
+
+
+@frozen
+class AppModel:
+    """A whole app: where it starts, its screens by name, its credentials and scheduled faults."""
+
+    name: str
+    bundle_id: str
+    start: str
+    screens: dict[str, Screen]
+    width: float = 390.0
+    height: float = 844.0
+    credentials: Credentials | None = None
+    faults: tuple[Fault, ...] = ()
+
+
+def load_app_model(source: Path | str, *, name: str | None = None) -> AppModel:
+    """Load and check an app model from a file (Path) or YAML text; InputError on any problem."""
+    if isinstance(source, Path):
+        where = name or str(source)
+        try:
+            text = source.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", where) from None
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text", where) from None
+    else:
+        text, where = source, name or "<app model>"
+    model = load_yaml(text, AppModel, source=where)
+    problem = _first_problem(model)
+    if problem is not None:
+        path, what = problem
+        raise InputError(what, _locate(text, where, path))
+    return model
+
+
+def _first_problem(model: AppModel) -> tuple[tuple[Any, ...], str] | None:
+    """The first semantic problem as (path into the YAML, message), or None."""
+    screens = model.screens
+    if not screens:
+        return ("screens",), "an app needs at least one screen"
+    if model.start not in screens:
+        return ("start",), f"unknown start screen {model.start!r}; screens are {sorted(screens)}"
+    for screen_name, screen in screens.items():
+        base = ("screens", screen_name)
+        ids = {e.id for e in screen.elements if e.id is not None}
+        seen: set[str] = set()
+        for index, element in enumerate(screen.elements):
+            here = (*base, "elements", index)
+            if element.role not in ROLES:
+                return (*here, "role"), f"unknown role {element.role!r}; expected one of {ROLES}"
+            if element.id is not None:
+                if element.id in seen:
+                    return (*here, "id"), f"duplicate id {element.id!r} on screen {screen_name!r}"
+                seen.add(element.id)
+            _, _, w, h = element.frame
+            if w <= 0 or h <= 0:
+                return (*here, "frame"), "frame needs a positive width and height"
+            if element.on_return and not element.is_text_field:
+                return (*here, "on_return"), "only text fields have on_return"
+            for key in ("on_tap", "on_return"):
+                for i, transition in enumerate(getattr(element, key)):
+                    found = _transition_problem(transition, screens, ids)
+                    if found:
+                        return (*here, key, i, found[0]), found[1]
+        for direction, transitions in screen.on_swipe.items():
+            for i, transition in enumerate(transitions):
+                found = _transition_problem(transition, screens, ids)
+                if found:
+                    return (*base, "on_swipe", direction, i, found[0]), found[1]
+    for index, fault in enumerate(model.faults):
+        if fault.on_screen is not None and fault.on_screen not in screens:
+            return ("faults", index, "on_screen"), f"unknown screen {fault.on_screen!r}"
+        if not 0.0 <= fault.probability <= 1.0:
+            return ("faults", index, "probability"), "probability must be between 0 and 1"
+    return None
+
+
+def _transition_problem(
+    transition: Transition, screens: dict[str, Screen], ids: set[str | None]
+) -> tuple[str, str] | None:
+    if transition.to is not None and transition.to != BACK and transition.to not in screens:
+        return "to", f"unknown screen {transition.to!r}; screens are {sorted(screens)} or 'back'"
+    for key in transition.when:
+        if key not in ids:
+            return "when", f"condition on unknown field {key!r}; this screen has {sorted(ids)}"
+    for attr in ("show", "hide", "toggle"):
+        target = getattr(transition, attr)
+        if target is not None and target not in ids:
+            return attr, f"unknown element id {target!r}; this screen has {sorted(ids)}"
+    return None
+
+
+def _locate(text: str, source: str, path: Sequence[Any]) -> str:
+    """file:line:col of the deepest node on ``path`` (ruamel round-trip nodes know their lines)."""
+    node = parse_yaml(text, source)
+    line, col = 0, 0
+    for part in path:
+        lc = getattr(node, "lc", None)
+        try:
+            if isinstance(node, dict) and part in node:
+                line, col = lc.key(part)
+            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+                line, col = lc.item(part)
+            else:
+                break
+            node = node[part]
+        except (AttributeError, KeyError, TypeError):
+            break
+    return f"{source}:{line + 1}:{col + 1}"

@@ -1,0 +1,214 @@
+"""Screenshots of a simulated ``View``, drawn with Pillow in an iOS-like style.
+
+Drawing and encoding are cached per (view, scale, format): an unchanged screen costs a dict
+lookup. Fonts are Pillow's own (``ImageFont.load_default(size)``): nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+from orav.model import Frame
+from orav.sim.view import Node, View
+
+BLUE = (0, 122, 255)
+GREEN = (52, 199, 89)
+RED = (255, 59, 48)
+GREY = (142, 142, 147)
+LIGHT = (229, 229, 234)
+KEYBOARD_BG = (209, 212, 217)
+BLACK = (0, 0, 0)
+WHITE = (255, 255, 255)
+WALLPAPER = (30, 60, 114)
+ICON_COLOURS = ((0, 122, 255), (142, 142, 147), (52, 199, 89), (255, 149, 0))
+
+FORMATS = {"png": "PNG", "jpeg": "JPEG", "tiff": "TIFF"}
+
+
+@lru_cache(maxsize=64)
+def _font(pixels: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.load_default(max(pixels, 6))
+
+
+class _Painter:
+    """Draws nodes at ``scale`` pixels per point."""
+
+    def __init__(self, image: Image.Image, scale: float) -> None:
+        self.image = image
+        self.draw = ImageDraw.Draw(image)
+        self.scale = scale
+
+    def box(self, frame: Frame) -> tuple[float, float, float, float]:
+        s = self.scale
+        return (frame.x * s, frame.y * s, (frame.x + frame.width) * s, (frame.y + frame.height) * s)
+
+    def rect(self, frame: Frame, fill=None, outline=None, radius: float = 0, width: float = 1):
+        self.draw.rounded_rectangle(
+            self.box(frame),
+            radius=radius * self.scale,
+            fill=fill,
+            outline=outline,
+            width=max(1, round(width * self.scale)),
+        )
+
+    def text(self, frame: Frame, text: str, size: float = 17, fill=BLACK, align: str = "left"):
+        if not text:
+            return
+        font = _font(round(size * self.scale))
+        x0, y0, x1, y1 = self.box(frame)
+        anchor = {"left": "lm", "center": "mm", "right": "rm"}[align]
+        pad = 12 * self.scale
+        x = {"left": x0 + pad, "center": (x0 + x1) / 2, "right": x1 - pad}[align]
+        self.draw.text((x, (y0 + y1) / 2), text, font=font, fill=fill, anchor=anchor)
+
+
+def render(view: View, scale: float = 1.0) -> Image.Image:
+    """The screen as an RGB image of (width * scale, height * scale) pixels."""
+    return _render(view, scale)
+
+
+@lru_cache(maxsize=32)
+def _render(view: View, scale: float) -> Image.Image:
+    root = view.root
+    size = (round(root.frame.width * scale), round(root.frame.height * scale))
+    background = WHITE if view.running else WALLPAPER
+    image = Image.new("RGB", size, background)
+    for node in root.children:
+        image = _draw(_Painter(image, scale), node, image)
+    _status_bar(_Painter(image, scale), view, root.frame.width)
+    return image
+
+
+def encode(
+    view: View,
+    scale: float = 1.0,
+    fmt: str = "png",
+    quality: float = 0.0,
+) -> bytes:
+    """The encoded screenshot; ``quality`` in (0, 1] for JPEG (0: the companion's 0.8)."""
+    return _encode(view, scale, fmt, quality)
+
+
+@lru_cache(maxsize=32)
+def _encode(view: View, scale: float, fmt: str, quality: float) -> bytes:
+    return encode_image(_render(view, scale), fmt, quality)
+
+
+def encode_image(image: Image.Image, fmt: str, quality: float = 0.0) -> bytes:
+    out = io.BytesIO()
+    if fmt == "jpeg":
+        image.save(out, "JPEG", quality=round((quality or 0.8) * 100))
+    elif fmt == "png":
+        image.save(out, "PNG", compress_level=1)
+    else:
+        image.save(out, FORMATS[fmt])
+    return out.getvalue()
+
+
+def _draw(p: _Painter, node: Node, image: Image.Image) -> Image.Image:
+    """Draw one top-level node (and its children); returns the image (alerts dim a copy)."""
+    style, f = node.style, node.frame
+    if style == "modal":
+        image = Image.blend(image, Image.new("RGB", image.size, BLACK), 0.4)
+        p = _Painter(image, p.scale)
+        p.rect(f, fill=(242, 242, 247), radius=14)
+        for child in node.children:
+            if child.style == "alert_title":
+                p.text(child.frame, child.label or "", size=15, align="center")
+            elif child.style == "alert_text":
+                p.text(child.frame, child.label or "", size=13, align="center")
+            else:
+                p.rect(Frame(child.frame.x, child.frame.y, child.frame.width, 1), fill=LIGHT)
+                p.text(child.frame, child.label or "", size=17, fill=BLUE, align="center")
+        return image
+    if style == "keyboard":
+        p.rect(f, fill=KEYBOARD_BG)
+        for key in node.children:
+            p.rect(key.frame, fill=WHITE, radius=5)
+            size = 22 if len(key.label or "") == 1 else 15
+            p.text(key.frame, key.label or "", size=size, align="center")
+        return image
+    if style == "title":
+        p.rect(Frame(f.x, f.y + f.height - 1, f.width, 1), fill=LIGHT)
+        p.text(f, node.label or "", size=17, align="center")
+    elif style == "spinner":
+        _spinner(p, f)
+    elif style == "banner":
+        p.rect(f, fill=RED)
+        p.text(f, node.label or "", size=17, fill=WHITE, align="center")
+    elif style == "icon":
+        colour = ICON_COLOURS[sum(map(ord, node.label or "")) % len(ICON_COLOURS)]
+        p.rect(f, fill=colour, radius=14)
+        label = Frame(f.x - 13, f.y + f.height + 2, f.width + 26, 18)
+        p.text(label, node.label or "", size=12, fill=WHITE, align="center")
+    elif node.role == "AXTextField":
+        _text_field(p, node)
+    elif node.role == "AXButton":
+        if f.width >= 200:
+            p.rect(f, fill=BLUE if node.enabled else GREY, radius=12)
+            p.text(f, node.label or "", size=17, fill=WHITE, align="center")
+        else:
+            p.text(f, node.label or "", size=17, fill=BLUE if node.enabled else GREY)
+    elif node.role == "AXCell":
+        p.rect(Frame(f.x + 16, f.y + f.height - 1, f.width - 16, 1), fill=LIGHT)
+        p.text(f, node.label or "", size=17)
+        p.text(f, ">", size=17, fill=GREY, align="right")
+    elif node.role == "AXSwitch":
+        p.text(f, node.label or "", size=17)
+        on = node.value == "1"
+        pill = Frame(f.x + f.width - 67, f.y + (f.height - 31) / 2, 51, 31)
+        p.rect(pill, fill=GREEN if on else LIGHT, radius=15.5)
+        knob_x = pill.x + (22 if on else 2)
+        p.rect(Frame(knob_x, pill.y + 2, 27, 27), fill=WHITE, radius=13.5)
+    elif style == "success":
+        p.rect(f, fill=(230, 248, 235), radius=10)
+        p.text(f, node.label or "", size=15, fill=(30, 130, 60))
+    else:
+        header = "header" in node.traits
+        colour = RED if style == "error" else BLACK
+        p.text(f, node.label or "", size=24 if header else (15 if style else 17), fill=colour)
+    return image
+
+
+def _text_field(p: _Painter, node: Node) -> None:
+    f = node.frame
+    p.rect(f, outline=BLUE if node.focused else LIGHT, radius=8, width=2 if node.focused else 1)
+    width = 0.0
+    if node.value and node.subrole == "AXSecureTextField":
+        # Pillow's font has no bullet glyph: draw the dots.
+        for i in range(len(node.value)):
+            p.rect(Frame(f.x + 13 + i * 11, f.y + f.height / 2 - 4, 8, 8), fill=BLACK, radius=4)
+        width = len(node.value) * 11.0
+    elif node.value:
+        p.text(f, node.value, size=17)
+        width = _font(round(17 * p.scale)).getlength(node.value) / p.scale
+    elif node.placeholder:
+        p.text(f, node.placeholder, size=17, fill=GREY)
+    if node.focused:
+        caret = Frame(f.x + 12 + width + 1, f.y + 10, 2, f.height - 20)
+        p.rect(caret, fill=BLUE)
+
+
+def _spinner(p: _Painter, f: Frame) -> None:
+    cx, cy, r = f.x + f.width / 2, f.y + f.height / 2, f.width / 2
+    s = p.scale
+    for i in range(8):
+        angle = i * math.pi / 4
+        shade = 90 + i * 20
+        x0, y0 = cx + math.cos(angle) * r * 0.45, cy + math.sin(angle) * r * 0.45
+        x1, y1 = cx + math.cos(angle) * r, cy + math.sin(angle) * r
+        p.draw.line(
+            (x0 * s, y0 * s, x1 * s, y1 * s), fill=(shade, shade, shade), width=max(1, round(3 * s))
+        )
+
+
+def _status_bar(p: _Painter, view: View, width: float) -> None:
+    colour = BLACK if view.running else WHITE
+    p.text(Frame(16, 12, 80, 24), view.clock, size=16, fill=colour)
+    battery = Frame(width - 44, 17, 25, 12)
+    p.rect(battery, outline=colour, radius=3)
+    p.rect(Frame(battery.x + 2, battery.y + 2, 18, 8), fill=colour, radius=1)

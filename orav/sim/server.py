@@ -1,0 +1,337 @@
+"""The simulated idb companion: fb-idb's own gRPC service, served with grpclib on loopback.
+
+The real fb-idb client and the real ``idb`` CLI drive it as they would a Mac's
+``idb_companion``; RPCs a simulator has no use for answer UNIMPLEMENTED.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import socket
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Self
+
+from grpclib import GRPCError, Status
+from grpclib.server import Server, Stream
+from idb.common.hid import KEY_MAP
+from idb.grpc import idb_pb2 as pb
+from idb.grpc.idb_grpc import CompanionServiceBase
+from PIL import Image
+
+from orav.errors import DeviceError
+from orav.model import Fault, Point
+from orav.sim.accessibility import describe_all, describe_marker, describe_point
+from orav.sim.appmodel import AppModel, load_app_model
+from orav.sim.render import encode, encode_image, render
+from orav.sim.state import AppState
+from orav.sim.view import View
+
+DEMO_APP = Path(__file__).with_name("demo.yaml")
+UDID = "0RAV51M-0000-4000-8000-000000000001"
+SHIFT = 225
+NAMED_KEYCODES = {40: "return", 42: "backspace", 43: "tab", 41: "escape"}
+IMPLEMENTED = {
+    "connect",
+    "describe",
+    "accessibility_info",
+    "screenshot",
+    "hid",
+    "launch",
+    "terminate",
+    "list_apps",
+}
+
+
+def _invert_key_map() -> dict[tuple[int, bool], str]:
+    """(keycode, shifted) → character, read off fb-idb's own text → events table."""
+    table: dict[tuple[int, bool], str] = {}
+    for char, events in KEY_MAP.items():
+        codes = [e.action.keycode for e in events if e.direction.name == "DOWN"]
+        shifted = codes[0] == SHIFT and len(codes) == 2
+        table[(codes[-1], shifted)] = char
+    return table
+
+
+CHARS = _invert_key_map()
+
+
+def _unimplemented(name: str) -> Callable:
+    async def handler(self, stream: Stream) -> None:
+        raise GRPCError(Status.UNIMPLEMENTED, f"orav sim does not implement {name}")
+
+    handler.__name__ = name
+    return handler
+
+
+def _fill_unimplemented(cls: type) -> type:
+    """Give every RPC the class does not define an UNIMPLEMENTED answer."""
+    for name in CompanionServiceBase.__abstractmethods__:
+        if name not in IMPLEMENTED:
+            setattr(cls, name, _unimplemented(name))
+    abc.update_abstractmethods(cls)
+    return cls
+
+
+@_fill_unimplemented
+class CompanionService(CompanionServiceBase):
+    """idb's CompanionService over one simulated app."""
+
+    def __init__(self, state: AppState, scale: float) -> None:
+        self.state = state
+        self.scale = scale
+
+    def _companion(self) -> pb.CompanionInfo:
+        return pb.CompanionInfo(udid=UDID, is_local=False, metadata=b"")
+
+    async def connect(self, stream: Stream) -> None:
+        await stream.recv_message()
+        await stream.send_message(pb.ConnectResponse(companion=self._companion()))
+
+    async def describe(self, stream: Stream) -> None:
+        await stream.recv_message()
+        model = self.state.model
+        dimensions = pb.ScreenDimensions(
+            width=round(model.width * self.scale),
+            height=round(model.height * self.scale),
+            density=self.scale,
+            width_points=round(model.width),
+            height_points=round(model.height),
+        )
+        target = pb.TargetDescription(
+            udid=UDID,
+            name="iPhone (orav sim)",
+            screen_dimensions=dimensions,
+            state="Booted",
+            target_type="simulator",
+            os_version="iOS 17.5",
+            architecture="arm64",
+            extended=json.dumps({"orav_sim": True}).encode(),
+        )
+        response = pb.TargetDescriptionResponse(
+            target_description=target, companion=self._companion()
+        )
+        await stream.send_message(response)
+
+    async def accessibility_info(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        keys = tuple(request.keys)
+        if request.marker and request.match:
+            raise GRPCError(Status.INVALID_ARGUMENT, "marker and match are exclusive")
+        if request.HasField("point"):
+            point = Point(request.point.x, request.point.y)
+            text = describe_point(self.state.observe_tree(), point, keys)
+        elif request.marker:
+            text = describe_marker(
+                self.state.view(), request.marker, request.match_key, request.ignore_case, keys
+            )
+            if text is None:
+                raise GRPCError(Status.NOT_FOUND, f"no element matches {request.marker!r}")
+        else:
+            text = describe_all(
+                self.state.observe_tree(),
+                nested_form=request.format == pb.AccessibilityInfoRequest.NESTED,
+                keys=keys,
+                match=request.match,
+                match_key=request.match_key,
+                ignore_case=request.ignore_case,
+            )
+        await stream.send_message(pb.AccessibilityInfoResponse(json=text))
+
+    async def screenshot(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        fmt = pb.ScreenshotRequest.Format.Name(request.format).lower()
+        if request.compression_quality and fmt != "jpeg":
+            raise GRPCError(Status.INVALID_ARGUMENT, "compression_quality is for JPEG only")
+        if not 0 <= request.compression_quality <= 1:
+            raise GRPCError(Status.INVALID_ARGUMENT, "compression_quality must be in (0, 1]")
+        view = self.state.view()
+        source = render(view, self.scale)
+        plain = not request.HasField("crop") and request.WhichOneof("scale") is None
+        if plain:
+            data, size = encode(view, self.scale, fmt, request.compression_quality), source.size
+        else:
+            image = self._transform(view, source, request)
+            data, size = encode_image(image, fmt, request.compression_quality), image.size
+        await stream.send_message(
+            pb.ScreenshotResponse(
+                image_data=data,
+                image_format=fmt,
+                destination=pb.ScreenshotResponse.Size(width=size[0], height=size[1]),
+                source=pb.ScreenshotResponse.Size(width=source.width, height=source.height),
+                screen_scale=self.scale,
+            )
+        )
+
+    def _transform(self, view: View, image: Image.Image, request) -> Image.Image:
+        """Crop, then scale (a factor, or fit into a box), as the companion applies them."""
+        unit = self.scale if request.unit == pb.ScreenshotRequest.POINTS else 1.0
+        if request.HasField("crop"):
+            c = request.crop
+            box = (c.x * unit, c.y * unit, (c.x + c.width) * unit, (c.y + c.height) * unit)
+            box = (
+                max(0, round(box[0])),
+                max(0, round(box[1])),
+                min(image.width, round(box[2])),
+                min(image.height, round(box[3])),
+            )
+            if box[2] <= box[0] or box[3] <= box[1]:
+                raise GRPCError(Status.INVALID_ARGUMENT, "crop lies outside the screen")
+            image = image.crop(box)
+        which = request.WhichOneof("scale")
+        factor = 1.0
+        if which == "scale_factor":
+            factor = request.scale_factor
+            if not 0 < factor <= 1:
+                raise GRPCError(Status.INVALID_ARGUMENT, "scale_factor must be in (0, 1]")
+        elif which == "fit":
+            bounds = [
+                bound / size
+                for bound, size in (
+                    (request.fit.max_width, image.width),
+                    (request.fit.max_height, image.height),
+                )
+                if bound
+            ]
+            factor = min([1.0, *bounds])
+        if factor < 1:
+            size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
+            image = image.resize(size, Image.Resampling.BILINEAR)
+        return image
+
+    async def hid(self, stream: Stream) -> None:
+        state = self.state
+        live = state.begin_input()
+        shifted = False
+        touch: Point | None = None
+        async for event in stream:
+            if not live:
+                continue
+            kind = event.WhichOneof("event")
+            if kind == "swipe":
+                s, e = event.swipe.start, event.swipe.end
+                state.swipe(Point(s.x, s.y), Point(e.x, e.y))
+            elif kind == "press":
+                action = event.press.action
+                down = event.press.direction == pb.HIDEvent.DOWN
+                which = action.WhichOneof("action")
+                if which == "touch":
+                    if down:
+                        touch = Point(action.touch.point.x, action.touch.point.y)
+                    elif touch is not None:
+                        state.tap(touch)
+                        touch = None
+                elif which == "key":
+                    code = action.key.keycode
+                    if code == SHIFT:
+                        shifted = down
+                    elif down:
+                        self._key(code, shifted)
+        if live:
+            state.end_input()
+        await stream.send_message(pb.HIDResponse())
+
+    def _key(self, code: int, shifted: bool) -> None:
+        if code in NAMED_KEYCODES:
+            self.state.press(NAMED_KEYCODES[code])
+        elif (code, shifted) in CHARS:
+            self.state.type_char(CHARS[(code, shifted)])
+
+    async def launch(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        if request is None or request.WhichOneof("control") != "start":
+            raise GRPCError(Status.INVALID_ARGUMENT, "launch needs a start request first")
+        self._require_app(request.start.bundle_id)
+        self.state.launch()
+        async for _ in stream:  # wait_for: the app "runs" until the client says stop
+            pass
+
+    async def terminate(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        self._require_app(request.bundle_id)
+        self.state.terminate()
+        await stream.send_message(pb.TerminateResponse())
+
+    async def list_apps(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        model, state = self.state.model, self.state
+        app = pb.InstalledAppInfo(
+            bundle_id=model.bundle_id,
+            name=model.name,
+            architectures=["arm64"],
+            install_type="user",
+            debuggable=True,
+        )
+        if not request.suppress_process_state:
+            running = (
+                pb.InstalledAppInfo.RUNNING if state.running else pb.InstalledAppInfo.NOT_RUNNING
+            )
+            app.process_state = running
+            app.process_identifier = state.pid if state.running else 0
+        await stream.send_message(pb.ListAppsResponse(apps=[app]))
+
+    def _require_app(self, bundle_id: str) -> None:
+        if bundle_id != self.state.model.bundle_id:
+            raise GRPCError(Status.NOT_FOUND, f"no app {bundle_id!r} is installed")
+
+
+class SimCompanion:
+    """A simulated companion serving one app, as an async context manager.
+
+    ``app`` is an AppModel, a path to an app-model YAML, or None for the demo app;
+    ``clock`` feeds the status-bar time (inject one to make screenshots tick on cue).
+    """
+
+    def __init__(
+        self,
+        app: AppModel | Path | str | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        scale: float = 1.0,
+        seed: int = 0,
+        faults: Sequence[Fault] = (),
+        clock: Callable[[], datetime] = datetime.now,
+    ) -> None:
+        model = app if isinstance(app, AppModel) else load_app_model(Path(app or DEMO_APP))
+        self.state = AppState(model, seed=seed, faults=faults, clock=clock)
+        self.service = CompanionService(self.state, scale)
+        self.host = host
+        self.port = port
+        self._server: Server | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def schedule(self, fault: Fault) -> None:
+        self.state.schedule(fault)
+
+    async def start(self) -> None:
+        # A socket created with IPPROTO_TCP gets TCP_NODELAY from asyncio (~1 ms per RPC,
+        # not ~44 ms of Nagle delay).
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.port))
+        except OSError as exc:
+            sock.close()
+            raise DeviceError(f"{self.address}: cannot listen: {exc.strerror}") from None
+        self.port = sock.getsockname()[1]
+        self._server = Server([self.service])
+        await self._server.start(sock=sock)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
