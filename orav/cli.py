@@ -52,3 +52,39 @@ def validate(scenarios: tuple[Path, ...]) -> None:
         click.echo(f"{path}: ok ({scenario.name}, {len(scenario.script)} scripted steps)")
     if bad:
         sys.exit(2)
+
+
+@cli.command()
+@click.argument("app", required=False, type=click.Path(path_type=Path))
+@click.option("--port", default=0, show_default=True, help="TCP port on 127.0.0.1 (0: pick one).")
+@click.option(
+    "--scale",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(0.25, 4.0),
+    help="Pixels per point of screenshots.",
+)
+@click.option("--seed", default=0, show_default=True, help="Seed of probabilistic faults.")
+def sim(app: Path | None, port: int, scale: float, seed: int) -> None:
+    """Serve a simulated idb companion hosting APP (an app-model YAML; the demo app by default).
+
+    Prints 127.0.0.1:PORT on the first line, then serves until interrupted.
+    """
+    import asyncio
+    import signal
+
+    from orav.sim import DEMO_APP, SimCompanion, load_app_model
+
+    model = load_app_model(app or DEMO_APP)
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        async with SimCompanion(model, port=port, scale=scale, seed=seed) as companion:
+            click.echo(companion.address)
+            sys.stdout.flush()
+            await stop.wait()
+
+    asyncio.run(serve())
