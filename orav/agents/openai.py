@@ -262,7 +262,7 @@ class OpenAIAgent:
         except (openai.APITimeoutError, TimeoutError):
             what = f"model call {where} timed out ({tries} tries of {config.timeout:g} s)"
         except openai.APIStatusError as exc:
-            detail = " ".join(str(exc.message).split())[:300]
+            detail = re.sub(r"^Error code: \d+ - ", "", " ".join(str(exc.message).split()))[:300]
             what = f"model server {where} answered HTTP {exc.status_code} ({tries} tries): {detail}"
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc

@@ -1,0 +1,686 @@
+"""The LLM agent against a real HTTP server on 127.0.0.1 with the real openai client."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from orav.agents import AgentContext
+from orav.agents.answer import InvalidAnswer, parse_answer, strip_fence
+from orav.agents.openai import (
+    OpenAIAgent,
+    OpenAIConfig,
+    Price,
+    Usage,
+    redact,
+    usage_of,
+)
+from orav.agents.prompt import SYSTEM_PROMPT, encode_tree, screen_of
+from orav.agents.schema import ANSWER_SCHEMA
+from orav.codec import to_json
+from orav.errors import AgentError, InputError
+from orav.model import (
+    ActionResult,
+    Assert,
+    Credentials,
+    Decision,
+    DeviceInfo,
+    Done,
+    Element,
+    Frame,
+    ModelCall,
+    Observation,
+    PressKey,
+    Scenario,
+    Screenshot,
+    Step,
+    Tap,
+    Target,
+    TypeText,
+    Verification,
+    Wait,
+)
+
+API_KEY = "sk-test-SECRET-0123456789abcdef"
+PASSWORD = "Orav-Demo-1!"
+
+
+# --- a demo-like app ---------------------------------------------------------------------------
+
+
+def _png(width: int, height: int) -> bytes:
+    image = Image.new("RGB", (width, height), "white")
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+SCREENSHOT = Screenshot.of(_png(1170, 2532), 1170, 2532, scale=3.0)
+
+LOGIN = Observation(
+    elements=(
+        Element("AXApplication", "Orav Demo", frame=Frame(0, 0, 390, 844)),
+        Element("AXOther", frame=Frame(0, 0, 390, 844)),
+        Element("AXStaticText", "Welcome back", frame=Frame(20, 120, 350, 40)),
+        Element(
+            "AXTextField",
+            "Email",
+            "email",
+            frame=Frame(20, 220, 350, 44),
+            placeholder="you@example.com",
+        ),
+        Element("AXTextField", "Password", "password", frame=Frame(20, 280, 350, 44), secure=True),
+        Element("AXButton", "Sign in", "sign_in", frame=Frame(20, 360, 350, 50)),
+        Element("AXButton", "Forgot password?", "forgot", frame=Frame(20, 430, 350, 30)),
+        Element("AXOther", "spacer", frame=Frame(0, 0, 0, 0)),
+    ),
+    screenshot=SCREENSHOT,
+    app="com.orav.demo",
+)
+
+HOME = Observation(
+    elements=(
+        Element("AXApplication", "Orav Demo", frame=Frame(0, 0, 390, 844)),
+        Element("AXStaticText", "Home", frame=Frame(20, 60, 350, 40)),
+        Element("AXCell", "Getting started", "item_1", frame=Frame(0, 120, 390, 60)),
+        Element("AXButton", "Settings", "settings", frame=Frame(300, 780, 80, 44)),
+    ),
+    app="com.orav.demo",
+)
+
+SCENARIO = Scenario(
+    name="login",
+    app="com.orav.demo",
+    goal="Sign in with the demo account and reach the home screen.",
+    success_criteria=(Assert(Target(id="settings")), Assert(Target(id="sign_in"), "absent")),
+    credentials=Credentials("demo@orav.dev", PASSWORD),
+    max_steps=12,
+)
+
+DEVICE = DeviceInfo("ios", "iPhone 15", width=390, height=844, scale=3.0)
+
+
+def _context(step: int = 1, history: tuple[Step, ...] = (), observation=LOGIN) -> AgentContext:
+    return AgentContext(SCENARIO, observation, step, history, device=DEVICE)
+
+
+def _history() -> tuple[Step, ...]:
+    tap = Decision(
+        Tap(195, 242, Target("Email", "email")),
+        reasoning="focus the email field",
+        element_label="Email",
+        expected_outcome="The email field has focus",
+    )
+    typed = Decision(
+        TypeText("demo@orav.dev"), expected_outcome='The email field shows "demo@orav.dev"'
+    )
+    return (
+        Step(1, "login", tap, ActionResult(), Verification(changed=True, expected_seen=True)),
+        Step(2, "login", typed, ActionResult(), Verification(changed=False, input_dropped=True)),
+    )
+
+
+def answer(
+    action: dict[str, Any],
+    element: str | None = None,
+    met: bool | None = None,
+    reasoning: str = "the next step towards the goal",
+    expected: str = "something visible changes",
+) -> str:
+    return json.dumps(
+        {
+            "previous_outcome_met": met,
+            "reasoning": reasoning,
+            "element": element,
+            "action": action,
+            "expected_outcome": expected,
+        }
+    )
+
+
+TAP_SIGN_IN = answer({"kind": "tap", "x": None, "y": None, "duration": None}, "e5")
+
+
+# --- the loopback model server ------------------------------------------------------------------
+
+
+class ModelServer:
+    """A scripted /v1/chat/completions on 127.0.0.1: one queued reply per request."""
+
+    def __init__(self) -> None:
+        self.replies: deque[dict[str, Any]] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.release = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length))
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                        "body": body,
+                    }
+                )
+                reply = server.replies.popleft() if server.replies else {"status": 500}
+                if reply.get("hang"):
+                    server.release.wait(10)
+                    return
+                status = reply.get("status", 200)
+                if "raw" in reply:
+                    payload = reply["raw"]
+                elif status == 200:
+                    payload = server.completion(reply, body.get("model", "?"))
+                else:
+                    error = {"message": reply.get("message", "scripted error"), "type": "x"}
+                    payload = json.dumps({"error": error})
+                data = payload.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in reply.get("headers", {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    @staticmethod
+    def completion(reply: dict[str, Any], model: str) -> str:
+        message = {"role": "assistant", "content": reply.get("content")}
+        if reply.get("refusal"):
+            message["refusal"] = reply["refusal"]
+        return json.dumps(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 1700000000,
+                "model": reply.get("model", model),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": reply.get("finish_reason", "stop"),
+                        "message": message,
+                    }
+                ],
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050},
+            }
+        )
+
+    def answer(self, *contents: str) -> None:
+        self.replies.extend({"content": content} for content in contents)
+
+    def bodies(self) -> list[dict[str, Any]]:
+        return [request["body"] for request in self.requests]
+
+
+@pytest.fixture
+def server() -> Iterator[ModelServer]:
+    model = ModelServer()
+    model.thread.start()
+    yield model
+    model.release.set()
+    model.httpd.shutdown()
+    model.httpd.server_close()
+
+
+def make_agent(server: ModelServer, **options: Any) -> OpenAIAgent:
+    options = {"base_url": server.url, "api_key": API_KEY, "max_retries": 0, **options}
+    return OpenAIAgent.from_spec("openai:gpt-4o-mini", **options)
+
+
+async def decide(server: ModelServer, context: AgentContext | None = None, **options) -> Decision:
+    async with make_agent(server, **options) as agent:
+        return await agent.decide(context or _context())
+
+
+def _user_content(body: dict[str, Any]) -> Any:
+    return next(m for m in body["messages"] if m["role"] == "user")["content"]
+
+
+def _user_text(body: dict[str, Any]) -> str:
+    content = _user_content(body)
+    return content if isinstance(content, str) else content[0]["text"]
+
+
+# --- request shape --------------------------------------------------------------------------------
+
+
+async def test_request_carries_schema_screenshot_tree_history_and_key(server):
+    server.answer(TAP_SIGN_IN)
+    decision = await decide(server, _context(step=3, history=_history()))
+    assert isinstance(decision.action, Tap)
+    (request,) = server.requests
+    assert request["path"] == "/v1/chat/completions"
+    assert request["headers"]["authorization"] == f"Bearer {API_KEY}"
+    body = request["body"]
+    assert body["model"] == "gpt-4o-mini"
+    assert body["temperature"] == 0.0
+    assert body["max_tokens"] == 1024
+    fmt = body["response_format"]
+    assert fmt["type"] == "json_schema"
+    assert fmt["json_schema"]["strict"] is True
+    assert fmt["json_schema"]["schema"] == ANSWER_SCHEMA
+    assert body["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
+    text_part, image_part = _user_content(body)
+    assert image_part["type"] == "image_url"
+    url = image_part["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,")
+    image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+    assert image.size == (390, 844)  # downscaled to points: pixels and points agree
+    text = text_part["text"]
+    assert "Goal: Sign in with the demo account" in text
+    assert "#settings visible; #sign_in absent" in text
+    assert "1. [login] tap #email; expected: The email field has focus; result: ok" in text
+    assert "2. [login] type_text" in text and "UNCHANGED" in text and "input dropped" in text
+    assert "Verify step 2" in text
+    assert 'e5 Button "Sign in" #sign_in @195,385' in text
+    assert "e1 " not in text and "e7 " not in text  # container and zero-size node dropped
+    assert PASSWORD not in json.dumps(body)
+
+
+async def test_tree_only_mode_sends_no_image(server):
+    server.answer(TAP_SIGN_IN)
+    await decide(server, send_screenshot=False)
+    body = server.bodies()[0]
+    assert isinstance(_user_content(body), str)
+    assert "image_url" not in json.dumps(body)
+    assert 'e3 TextField "Email" #email placeholder="you@example.com" @195,242' in _user_text(body)
+
+
+def test_openai_url_gets_max_completion_tokens_and_seed(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    agent = OpenAIAgent.from_spec("openai:gpt-4o", api_key=API_KEY, seed=7, max_output_tokens=300)
+    request = agent._request([])
+    assert request["max_completion_tokens"] == 300 and "max_tokens" not in request
+    assert request["seed"] == 7
+
+
+async def test_json_object_mode_puts_the_schema_in_the_prompt(server):
+    server.answer(TAP_SIGN_IN)
+    await decide(server, response_format="json_object")
+    body = server.bodies()[0]
+    assert body["response_format"] == {"type": "json_object"}
+    assert '"additionalProperties":false' in body["messages"][0]["content"]
+
+
+# --- the decision ---------------------------------------------------------------------------------
+
+
+async def test_reference_resolves_to_centre_and_call_is_recorded(server):
+    server.answer(answer({"kind": "tap", "x": 5, "y": 5, "duration": None}, "e5", met=True))
+    decision = await decide(server, _context(step=3, history=_history()))
+    assert decision.action == Tap(195, 385, Target("Sign in", "sign_in"))
+    assert decision.element_label == "Sign in"
+    assert decision.previous_outcome_met is True
+    call = decision.call
+    messages = server.bodies()[0]["messages"]
+    canonical = json.dumps(messages, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert call.prompt_digest == hashlib.sha256(canonical.encode()).hexdigest()
+    assert (call.model, call.prompt_tokens, call.completion_tokens, call.attempts) == (
+        "gpt-4o-mini",
+        1000,
+        50,
+        1,
+    )
+    assert json.loads(call.raw_response)["element"] == "e5"
+    assert 0 < call.latency_seconds < 5
+
+
+async def test_first_step_has_no_verdict_and_coordinates_mark_a_vision_tap(server):
+    server.answer(answer({"kind": "tap", "x": 100, "y": 700, "duration": None}, met=False))
+    decision = await decide(server)
+    assert decision.previous_outcome_met is None
+    assert decision.action == Tap(100, 700, vision=True)
+
+
+async def test_password_placeholder_is_filled_in_and_marked_secure(server):
+    server.answer(answer({"kind": "type_text", "text": "{{password}}"}, "e4"))
+    decision = await decide(server)
+    assert decision.action == TypeText(PASSWORD, secure=True)
+    assert PASSWORD not in decision.call.raw_response
+    assert PASSWORD not in json.dumps(server.bodies())
+
+
+async def test_fenced_json_is_accepted_without_a_reask(server):
+    server.answer(f"```json\n{TAP_SIGN_IN}\n```")
+    decision = await decide(server)
+    assert decision.call.attempts == 1 and len(server.requests) == 1
+
+
+MALFORMED = {
+    "not json": ({"content": "I would tap Sign in."}, "not valid JSON"),
+    "unknown action": (
+        {"content": answer({"kind": "tapp", "x": 1, "y": 1, "duration": None})},
+        "unknown action kind 'tapp'",
+    ),
+    "missing field": ({"content": answer({"kind": "type_text"})}, "action.text"),
+    "missing top field": ({"content": json.dumps({"action": {"kind": "wait"}})}, "reasoning"),
+    "refusal": ({"content": None, "refusal": "I can't help with that."}, "refused"),
+    "empty": ({"content": ""}, "empty"),
+    "length": (
+        {"content": '{"previous_outcome_met": null, "reas', "finish_reason": "length"},
+        "cut off",
+    ),
+    "unknown ref": (
+        {"content": answer({"kind": "tap", "x": None, "y": None, "duration": None}, "e99")},
+        "unknown element reference 'e99'",
+    ),
+    "tap off screen": (
+        {"content": answer({"kind": "tap", "x": 200, "y": 900, "duration": None})},
+        "outside the screen",
+    ),
+    "swipe off screen": (
+        {
+            "content": answer(
+                {
+                    "kind": "swipe",
+                    "start": {"x": 200, "y": 600},
+                    "end": {"x": -5, "y": 600},
+                    "duration": None,
+                }
+            )
+        },
+        "swipe end",
+    ),
+    "bad key": ({"content": answer({"kind": "press_key", "key": "enter"})}, "unknown key 'enter'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+async def test_malformed_answer_is_reasked_with_the_error(server, case):
+    reply, error = MALFORMED[case]
+    server.replies.append(reply)
+    server.answer(TAP_SIGN_IN)
+    decision = await decide(server)
+    assert decision.action.target == Target("Sign in", "sign_in")
+    assert decision.call.attempts == 2
+    assert decision.call.prompt_tokens == 2000  # both calls counted
+    first, second = server.bodies()
+    assert second["messages"][: len(first["messages"])] == first["messages"]
+    reask = second["messages"][-1]
+    assert reask["role"] == "user" and "rejected" in reask["content"]
+    assert error in reask["content"]
+    assert second["messages"][-2]["role"] == "assistant"
+
+
+async def test_reask_budget_exhausted_raises_agent_error(server):
+    server.answer(*["not json"] * 5)
+    with pytest.raises(AgentError) as caught:
+        await decide(server, _context(step=4), reasks=2)
+    assert len(server.requests) == 3
+    message = str(caught.value)
+    assert message.startswith("step 4: openai:gpt-4o-mini: no valid decision after 3 answers")
+    assert "not valid JSON" in message
+
+
+# --- transport -------------------------------------------------------------------------------------
+
+
+async def test_429_and_503_are_retried_by_the_sdk(server):
+    fast = {"retry-after-ms": "5"}
+    server.replies.extend([{"status": 429, "headers": fast}, {"status": 503, "headers": fast}])
+    server.answer(TAP_SIGN_IN)
+    decision = await decide(server, max_retries=2)
+    assert isinstance(decision.action, Tap)
+    assert len(server.requests) == 3
+    assert decision.call.attempts == 1  # one valid answer; HTTP retries are the SDK's
+
+
+async def test_http_errors_after_retries_become_agent_error(server):
+    fast = {"retry-after-ms": "5"}
+    server.replies.extend([{"status": 503, "headers": fast, "message": "overloaded"}] * 2)
+    with pytest.raises(AgentError, match=r"answered HTTP 503 \(2 tries\): overloaded"):
+        await decide(server, max_retries=1)
+    assert len(server.requests) == 2
+
+
+async def test_a_server_that_never_answers_times_out(server):
+    server.replies.append({"hang": True})
+    started = time.monotonic()
+    with pytest.raises(AgentError, match="timed out"):
+        await decide(server, timeout=0.3)
+    assert time.monotonic() - started < 3
+
+
+async def test_an_unreachable_server_is_an_agent_error():
+    agent = OpenAIAgent.from_spec(
+        "openai:m", base_url="http://user:pw@127.0.0.1:9/v1", api_key=API_KEY, max_retries=0
+    )
+    with pytest.raises(AgentError, match="cannot reach the model server at http://127.0.0.1:9/v1"):
+        await agent.decide(_context())
+    await agent.close()
+
+
+async def test_api_key_never_in_decision_error_or_logs(server, caplog):
+    caplog.set_level(logging.DEBUG)
+    server.answer("nope")
+    server.answer(answer({"kind": "type_text", "text": "{{password}}"}, "e4"))
+    decision = await decide(server)
+    assert API_KEY not in to_json(decision) and API_KEY not in repr(decision)
+    leaked = f"Incorrect API key provided: {API_KEY}. Authorization: Bearer {API_KEY}"
+    server.replies.append({"status": 401, "message": leaked})
+    with pytest.raises(AgentError) as caught:
+        await decide(server)
+    assert "HTTP 401" in str(caught.value)
+    assert API_KEY not in str(caught.value)
+    assert API_KEY not in caplog.text
+    assert PASSWORD not in caplog.text
+    assert API_KEY not in repr(make_agent(server).config)
+
+
+def test_no_key_for_openai_itself_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    agent = OpenAIAgent.from_spec("openai:gpt-4o")
+    with pytest.raises(AgentError, match="set OPENAI_API_KEY"):
+        agent._connect()
+
+
+async def test_env_base_url_and_dummy_key_for_local_servers(server, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    server.answer(TAP_SIGN_IN)
+    async with OpenAIAgent.from_spec("openai:llava:7b", max_retries=0) as agent:
+        decision = await agent.decide(_context())
+    assert decision.call.model == "llava:7b"
+    assert server.requests[0]["headers"]["authorization"] == "Bearer unused"
+
+
+# --- configuration, usage ---------------------------------------------------------------------------
+
+
+def test_spec_parsing_and_option_errors():
+    config = OpenAIConfig.from_spec("openai:llama3.2-vision:11b", base_url=None, reasks=1)
+    assert (config.model, config.reasks, config.base_url) == ("llama3.2-vision:11b", 1, None)
+    with pytest.raises(InputError, match="expected openai:MODEL"):
+        OpenAIConfig.from_spec("anthropic:claude")
+    with pytest.raises(InputError, match="unknown key 'bogus'"):
+        OpenAIConfig.from_spec("openai:gpt-4o", bogus=1)
+    with pytest.raises(InputError, match="timeout"):
+        OpenAIConfig.from_spec("openai:gpt-4o", timeout=0)
+    with pytest.raises(InputError, match="image_detail"):
+        OpenAIConfig.from_spec("openai:gpt-4o", image_detail="ultra")
+
+
+def test_usage_sums_tokens_and_cost_with_the_price_table():
+    calls = [
+        ModelCall("gpt-4o-2024-08-06", prompt_tokens=1_000_000, completion_tokens=100_000),
+        None,
+        ModelCall("gpt-4o-mini", prompt_tokens=2_000_000, completion_tokens=0),
+        ModelCall("llava:7b", prompt_tokens=10, completion_tokens=10),
+    ]
+    usage = usage_of(calls)
+    assert usage == Usage(3, 3_000_010, 100_010, pytest.approx(2.5 + 1.0 + 0.3), ("llava:7b",))
+    custom = usage_of(calls, {"llava": Price(1.0, 1.0)})
+    assert custom.cost == pytest.approx(20 / 1e6) and custom.unpriced == (
+        "gpt-4o-2024-08-06",
+        "gpt-4o-mini",
+    )
+
+
+def test_redact_removes_keys_and_bearer_tokens():
+    text = f"key {API_KEY} and Authorization: Bearer abc.def and sk-proj-abcdefghij"
+    clean = redact(text, [API_KEY])
+    assert API_KEY not in clean and "abc.def" not in clean and "sk-proj-abcdefghij" not in clean
+
+
+# --- tree, schema, parsing --------------------------------------------------------------------------
+
+
+def test_tree_references_are_stable_when_values_change():
+    typed = Observation(
+        tuple(
+            Element(e.role, e.label, e.unique_id, "demo@orav.dev", e.frame, focused=True)
+            if e.unique_id == "email"
+            else e
+            for e in LOGIN.elements
+        )
+    )
+    _, before = encode_tree(LOGIN)
+    text, after = encode_tree(typed)
+    assert list(before) == list(after) == ["e2", "e3", "e4", "e5", "e6"]
+    assert 'e3 TextField "Email" #email ="demo@orav.dev" @195,242 focused' in text
+    assert 'e4 TextField "Password" #password secure @195,302' in text
+
+
+def test_screen_falls_back_to_the_application_frame():
+    context = AgentContext(SCENARIO, HOME, 1)
+    assert screen_of(context).width == 390 and screen_of(context).height == 844
+
+
+def _walk(schema: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(schema, dict):
+        yield schema
+        for value in schema.values():
+            yield from _walk(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from _walk(value)
+
+
+def test_schema_is_strict_everywhere():
+    objects = [s for s in _walk(ANSWER_SCHEMA) if s.get("type") == "object"]
+    assert len(objects) > 10
+    for obj in objects:
+        assert obj["additionalProperties"] is False
+        assert obj["required"] == list(obj["properties"])
+    kinds = [
+        a["properties"]["kind"]["enum"][0] for a in ANSWER_SCHEMA["properties"]["action"]["anyOf"]
+    ]
+    assert kinds == [
+        "tap",
+        "type_text",
+        "swipe",
+        "press_key",
+        "wait",
+        "launch",
+        "terminate",
+        "assert",
+        "done",
+    ]
+    tap = ANSWER_SCHEMA["properties"]["action"]["anyOf"][0]["properties"]
+    assert "target" not in tap and "vision" not in tap
+
+
+def test_fence_stripping():
+    assert strip_fence('```json\n{"a": 1}\n```') == '{"a": 1}'
+    assert strip_fence('```\n{"a": 1}```') == '{"a": 1}'
+    assert strip_fence(' {"a": 1} ') == '{"a": 1}'
+
+
+_points = st.builds(lambda x, y: {"x": x, "y": y}, st.integers(0, 389), st.integers(0, 843))
+_texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+_actions = st.one_of(
+    st.builds(lambda p: {"kind": "tap", **p, "duration": None}, _points),
+    st.builds(lambda t: {"kind": "type_text", "text": t}, _texts.filter(lambda t: "{{" not in t)),
+    st.builds(
+        lambda a, b, d: {"kind": "swipe", "start": a, "end": b, "duration": d},
+        _points,
+        _points,
+        st.none() | st.floats(0.1, 2),
+    ),
+    st.builds(lambda k: {"kind": "press_key", "key": k}, st.sampled_from(["return", "tab", 40])),
+    st.builds(lambda s: {"kind": "wait", "seconds": s}, st.none() | st.floats(0, 5)),
+    st.builds(
+        lambda label, c: {
+            "kind": "assert",
+            "target": {"label": label, "id": None},
+            "condition": c,
+            "value": None,
+        },
+        _texts.filter(bool),
+        st.sampled_from(["visible", "absent", None]),
+    ),
+    st.builds(lambda ok: {"kind": "done", "success": ok, "summary": None}, st.booleans()),
+)
+
+
+@settings(deadline=None, max_examples=150)
+@given(
+    action=_actions,
+    met=st.none() | st.booleans(),
+    element=st.none() | st.sampled_from(["e3", "e5"]),
+)
+def test_any_schema_conforming_answer_parses(action, met, element):
+    _, refs = encode_tree(LOGIN)
+    screen = screen_of(_context())
+    decision = parse_answer(answer(action, element, met), refs, screen=screen, password=PASSWORD)
+    assert decision.action.kind == action["kind"]
+    assert decision.previous_outcome_met is met
+    if action["kind"] == "tap" and element is not None:
+        assert decision.action.target.id == refs[element].unique_id
+        assert decision.element_label == refs[element].label
+    elif action["kind"] == "tap":
+        assert decision.action.vision and decision.action.x == action["x"]
+    if action["kind"] == "wait":
+        assert decision.action == Wait(1.0 if action["seconds"] is None else action["seconds"])
+    if isinstance(decision.action, PressKey):
+        assert decision.action.key == action["key"]
+    if isinstance(decision.action, Done):
+        assert decision.action.summary == ""
+
+
+def test_typing_into_a_secure_field_is_marked_secure():
+    _, refs = encode_tree(LOGIN)
+    text = answer({"kind": "type_text", "text": "hunter2"}, "e4")
+    assert parse_answer(text, refs).action == TypeText("hunter2", secure=True)
+    with pytest.raises(InvalidAnswer, match="no test password"):
+        parse_answer(answer({"kind": "type_text", "text": "{{password}}"}, None), refs)
+
+
+# --- live ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.live_ai
+@pytest.mark.skipif(not os.environ.get("OPENAI_API_KEY"), reason="OPENAI_API_KEY is not set")
+async def test_live_model_decides_one_step_on_the_login_screen():
+    model = os.environ.get("ORAV_LIVE_MODEL", "gpt-4o-mini")
+    async with OpenAIAgent.from_spec(f"openai:{model}", timeout=60) as agent:
+        decision = await agent.decide(_context())
+    assert decision.action.kind in {"tap", "type_text"}
+    assert decision.call is not None and decision.call.prompt_tokens > 0
