@@ -195,7 +195,8 @@ def _locate(text: str, source: str, path: Sequence[Any]) -> str:
         lc = getattr(node, "lc", None)
         try:
             if isinstance(node, dict) and part in node:
-                line, col = lc.key(part)
+                scalar = not isinstance(node[part], (dict, list))
+                line, col = lc.value(part) if scalar else lc.key(part)
             elif isinstance(node, list) and isinstance(part, int) and part < len(node):
                 line, col = lc.item(part)
             else:

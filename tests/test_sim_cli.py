@@ -1,0 +1,109 @@
+"""`orav sim` as a subprocess, driven by the real `idb` CLI (each call costs a few hundred ms)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+ORAV = [sys.executable, "-m", "orav"]
+IDB = str(Path(sys.executable).with_name("idb"))
+
+
+@pytest.fixture(scope="module")
+def companion():
+    proc = subprocess.Popen(
+        [*ORAV, "sim", "--port", "0", "--scale", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    address = proc.stdout.readline().strip()
+    assert address.startswith("127.0.0.1:"), proc.stderr.read()
+    yield address
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)
+
+
+def idb(address: str, *args: str) -> str:
+    done = subprocess.run(
+        [IDB, "--companion", address, "--no-prune-dead-companion", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "IDB_COMPANION": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def labels(address: str) -> list[str | None]:
+    return [e["AXLabel"] for e in json.loads(idb(address, "ui", "describe-all"))]
+
+
+def test_log_in_through_the_idb_cli(companion: str) -> None:
+    tree = json.loads(idb(companion, "ui", "describe-all"))
+    assert tree[0]["type"] == "Application" and tree[0]["AXLabel"] == "Demo"
+    email = next(e for e in tree if e["AXUniqueId"] == "email")
+    assert email["AXFrame"] == "{{20, 200}, {350, 44}}"
+    assert email["frame"] == {"x": 20, "y": 200, "width": 350, "height": 44}
+    assert email["role"] == "AXTextField" and email["type"] == "TextField"
+
+    point = json.loads(idb(companion, "ui", "describe-point", "195", "282"))
+    assert point["AXUniqueId"] == "password" and point["subrole"] == "AXSecureTextField"
+
+    idb(companion, "ui", "tap", "195", "222")
+    idb(companion, "ui", "text", "demo@orav.dev")
+    idb(companion, "ui", "tap", "195", "282")
+    idb(companion, "ui", "text", "Orav-Demo-1!")
+    tree = json.loads(idb(companion, "ui", "describe-all"))
+    assert any(e["type"] == "Keyboard" for e in tree)
+    password = next(e for e in tree if e["AXUniqueId"] == "password")
+    assert password["AXValue"] == "\u2022" * len("Orav-Demo-1!")
+
+    idb(companion, "ui", "key", "40")  # return submits
+    assert "Home" in labels(companion)
+    assert "Sign in" not in labels(companion)
+
+
+def test_screenshot_list_terminate_launch_and_swipe(companion: str, tmp_path: Path) -> None:
+    shot = tmp_path / "screen.png"
+    idb(companion, "screenshot", str(shot))
+    with Image.open(shot) as image:
+        assert image.format == "PNG" and image.size == (780, 1688)
+
+    apps = [json.loads(line) for line in idb(companion, "list-apps", "--json").splitlines()]
+    demo = next(a for a in apps if a["bundle_id"] == "com.orav.demo")
+    assert demo["process_state"] == "Running"
+
+    idb(companion, "terminate", "com.orav.demo")
+    apps = [json.loads(line) for line in idb(companion, "list-apps", "--json").splitlines()]
+    assert apps[0]["process_state"] == "Not running"
+    assert labels(companion)[0] == "SpringBoard"
+
+    idb(companion, "launch", "com.orav.demo")
+    assert "Welcome to Demo" in labels(companion)
+    # a swipe on a screen without swipe transitions changes nothing
+    idb(companion, "ui", "swipe", "300", "400", "100", "400")
+    assert "Welcome to Demo" in labels(companion)
+
+
+def test_bad_app_model_exits_2_with_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "app.yaml"
+    bad.write_text("name: x\nbundle_id: a.b\nstart: nowhere\nscreens:\n  one: {}\n")
+    done = subprocess.run(
+        [*ORAV, "sim", str(bad)], check=False, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"orav: error: {bad}:3:8: unknown start screen 'nowhere'; screens are ['one']"
+    ]
+    assert "Traceback" not in done.stderr
