@@ -298,7 +298,7 @@ async def test_request_carries_schema_screenshot_tree_history_and_key(server):
     assert "1. [login] tap #email; expected: The email field has focus; result: ok" in text
     assert "2. [login] type_text" in text and "UNCHANGED" in text and "input dropped" in text
     assert "Verify step 2" in text
-    assert 'e5 Button "Sign in" #sign_in @195,385' in text
+    assert 'e5 Button "Sign in" @195,385' in text
     assert "e1 " not in text and "e7 " not in text  # container and zero-size node dropped
     assert PASSWORD not in json.dumps(body)
 
@@ -309,7 +309,7 @@ async def test_tree_only_mode_sends_no_image(server):
     body = server.bodies()[0]
     assert isinstance(_user_content(body), str)
     assert "image_url" not in json.dumps(body)
-    assert 'e3 TextField "Email" #email placeholder="you@example.com" @195,242' in _user_text(body)
+    assert 'e3 TextField "Email" @195,242' in _user_text(body)
 
 
 def test_openai_url_gets_max_completion_tokens_and_seed(monkeypatch):
@@ -564,8 +564,21 @@ def test_tree_references_are_stable_when_values_change():
     _, before = encode_tree(LOGIN)
     text, after = encode_tree(typed)
     assert list(before) == list(after) == ["e2", "e3", "e4", "e5", "e6"]
-    assert 'e3 TextField "Email" #email ="demo@orav.dev" @195,242 focused' in text
-    assert 'e4 TextField "Password" #password secure @195,302' in text
+    assert 'e3 TextField "Email" ="demo@orav.dev" @195,242 focused' in text
+    assert 'e4 TextField "Password" secure @195,302' in text
+
+
+def test_tree_keeps_ids_and_placeholders_that_add_information():
+    unlabelled = Element(
+        "AXTextField", unique_id="q", frame=Frame(0, 0, 100, 40), placeholder="Search"
+    )
+    text, _ = encode_tree(Observation((*HOME.elements, unlabelled)))
+    assert text.splitlines() == [
+        'e1 Text "Home" @195,80',
+        'e2 Cell "Getting started" #item_1 @195,150',
+        'e3 Button "Settings" @340,802',
+        'e4 TextField #q placeholder="Search" @50,20',
+    ]
 
 
 def test_screen_falls_back_to_the_application_frame():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -65,6 +66,7 @@ success true. When it cannot be reached, done with success false and say why."""
 
 _DECORATIVE_ROLES = frozenset({"AXOther", "AXGroup", "AXImage", "AXScrollArea", "AXWindow"})
 _MAX_TEXT = 60
+_ROLE_NAMES = {"StaticText": "Text"}
 
 
 @frozen
@@ -113,12 +115,20 @@ def _kept(element: Element) -> bool:
     return True
 
 
+def _snake(text: str) -> str:
+    return re.sub(r"\W+", "_", text.lower()).strip("_")
+
+
 def element_line(ref: str, element: Element, screen: Screen | None = None) -> str:
-    """One element: ``e4 TextField "Email" #email ="a@b.c" @195,242 focused``."""
-    parts = [ref, element.type]
+    """One element: ``e4 TextField "Email" #mail ="a@b.c" @195,242 focused``.
+
+    An id that only restates the label (``#sign_in`` of "Sign in") and a placeholder beside a
+    label are left out: they cost characters and add nothing to a decision.
+    """
+    parts = [ref, _ROLE_NAMES.get(element.type, element.type)]
     if element.label:
         parts.append(_quote(element.label))
-    if element.unique_id and element.unique_id != element.label:
+    if element.unique_id and (not element.label or element.unique_id != _snake(element.label)):
         parts.append("#" + element.unique_id)
     if element.secure:
         parts.append("secure")
@@ -126,7 +136,7 @@ def element_line(ref: str, element: Element, screen: Screen | None = None) -> st
             parts.append("=•••")
     elif element.value:
         parts.append("=" + _quote(element.value))
-    elif element.placeholder:
+    elif element.placeholder and not element.label:
         parts.append("placeholder=" + _quote(element.placeholder))
     center = element.frame.center
     parts.append(f"@{_num(center.x)},{_num(center.y)}")
