@@ -176,7 +176,7 @@ def read_cassette(path: str | Path) -> Cassette:
     steps: list[int] = []
     step = 0
     truncated = None
-    offset = header_end + 1
+    offset = len(raw) if header_end < 0 else header_end + 1
     number = 1
     while offset < len(raw):
         number += 1
