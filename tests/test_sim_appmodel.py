@@ -1,0 +1,121 @@
+"""App-model loading (semantic errors with file:line:col) and typing, with hypothesis."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from idb.common.hid import KEY_MAP, text_to_events
+
+from orav.errors import InputError
+from orav.model import Point
+from orav.sim import DEMO_APP, AppState, load_app_model
+from orav.sim.server import CHARS, NAMED_KEYCODES, SHIFT
+
+DEMO_TEXT = DEMO_APP.read_text()
+TYPABLE = "".join(c for c in KEY_MAP if c != "\n")
+
+MINIMAL = """\
+name: Mini
+bundle_id: com.example.mini
+start: one
+screens:
+  one:
+    elements:
+      - {role: AXTextField, id: field, frame: [20, 100, 350, 44]}
+      - role: AXButton
+        id: go
+        frame: [20, 200, 350, 44]
+        on_tap: [{to: two, when: {field: ok}}]
+  two:
+    elements:
+      - {role: AXButton, id: go, frame: [20, 200, 350, 44]}
+"""
+
+
+def test_demo_app_loads_with_its_documented_ids() -> None:
+    model = load_app_model(DEMO_APP)
+    assert model.bundle_id == "com.orav.demo" and (model.width, model.height) == (390, 844)
+    ids = {e.id for s in model.screens.values() for e in s.elements}
+    wanted = {"email", "password", "sign_in", "item_1", "settings", "notifications_switch"}
+    assert wanted | {"form_name", "submit", "success_banner", "back"} <= ids
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where", "what"),
+    [
+        ("to: two,", "to: three,", "11:23", "unknown screen 'three'"),
+        ("when: {field: ok}", "when: {nope: ok}", "11:28", "condition on unknown field 'nope'"),
+        (
+            "  two:\n    elements:\n      - {role: AXButton, id: go,",
+            (
+                "  two:\n    elements:\n      - {role: AXButton, id: go, frame: [0, 0, 9, 9]}\n"
+                "      - {role: AXButton, id: go,"
+            ),
+            "15:30",
+            "duplicate id 'go' on screen 'two'",
+        ),
+        ("role: AXButton\n", "role: Button\n", "8:15", "unknown role 'Button'"),
+        (
+            "frame: [20, 200, 350, 44]\n        on_tap",
+            "frame: [20, 200, 0, 44]\n        on_tap",
+            "10:9",
+            "frame needs a positive width",
+        ),
+        (
+            "start: one",
+            "start: one\nfaults: [{type: alert, on_screen: zero}]",
+            "4:35",
+            "unknown screen 'zero'",
+        ),
+    ],
+)
+def test_semantic_errors_name_file_line_col(old: str, new: str, where: str, what: str) -> None:
+    assert old in MINIMAL
+    with pytest.raises(InputError) as caught:
+        load_app_model(MINIMAL.replace(old, new, 1), name="app.yaml")
+    assert caught.value.where == f"app.yaml:{where}", caught.value
+    assert what in caught.value.what
+
+
+def test_structural_errors_come_from_the_codec() -> None:
+    with pytest.raises(InputError) as caught:
+        load_app_model(MINIMAL.replace("frame: [20, 100, 350, 44]", "frame: wide"), name="a.yaml")
+    assert caught.value.where.startswith("a.yaml:7:")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cut=st.integers(0, len(DEMO_TEXT)),
+    junk=st.sampled_from(["", ":", "- ", "{", "]", "\t", "'", "x: [", "on_tap: 3", "&a *b"]),
+)
+def test_damaged_app_model_is_an_input_error_never_a_traceback(cut: int, junk: str) -> None:
+    text = DEMO_TEXT[:cut] + junk + DEMO_TEXT[cut:]
+    try:
+        load_app_model(text, name="demo.yaml")
+    except InputError as exc:
+        assert exc.where is not None and exc.where.startswith("demo.yaml")
+
+
+def test_every_key_map_character_decodes() -> None:
+    for char in TYPABLE:
+        events = text_to_events(char)
+        codes = [e.action.keycode for e in events if e.direction.name == "DOWN"]
+        shifted = codes[0] == SHIFT and len(codes) == 2
+        assert CHARS[(codes[-1], shifted)] == char
+    assert NAMED_KEYCODES[40] == "return"
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(alphabet=TYPABLE, max_size=40))
+def test_typed_text_arrives_intact_in_the_focused_field(text: str) -> None:
+    state = AppState(load_app_model(DEMO_APP))
+    state.tap(Point(195, 222))  # the email field
+    for char in text:
+        state.type_char(char)
+    assert state.values["email"] == text
+    state.tap(Point(195, 282))
+    for char in text:
+        state.type_char(char)
+    assert state.values["password"] == text
+    assert state.view().root.children[3].value == "\u2022" * len(text) or not text
