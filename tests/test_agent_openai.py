@@ -23,10 +23,10 @@ from PIL import Image
 from orav.agents import AgentContext
 from orav.agents.answer import InvalidAnswer, parse_answer, strip_fence
 from orav.agents.openai import (
+    DEFAULT_PRICES,
     OpenAIAgent,
     OpenAIConfig,
     Price,
-    Usage,
     redact,
     usage_of,
 )
@@ -52,6 +52,7 @@ from orav.model import (
     Tap,
     Target,
     TypeText,
+    Usage,
     Verification,
     Wait,
 )
@@ -534,13 +535,11 @@ def test_usage_sums_tokens_and_cost_with_the_price_table():
         ModelCall("gpt-4o-mini", prompt_tokens=2_000_000, completion_tokens=0),
         ModelCall("llava:7b", prompt_tokens=10, completion_tokens=10),
     ]
-    usage = usage_of(calls)
-    assert usage == Usage(3, 3_000_010, 100_010, pytest.approx(2.5 + 1.0 + 0.3), ("llava:7b",))
-    custom = usage_of(calls, {"llava": Price(1.0, 1.0)})
-    assert custom.cost == pytest.approx(20 / 1e6) and custom.unpriced == (
-        "gpt-4o-2024-08-06",
-        "gpt-4o-mini",
-    )
+    assert usage_of(calls) == Usage(3, 3_000_010, 100_010, None)  # llava has no price
+    free = usage_of(calls, {**DEFAULT_PRICES, "llava": Price(0, 0)})
+    assert free == Usage(3, 3_000_010, 100_010, pytest.approx(2.5 + 1.0 + 0.3))
+    assert usage_of([calls[3]], {"llava": Price(1.0, 1.0)}).cost == pytest.approx(20 / 1e6)
+    assert usage_of([]) == Usage(0, 0, 0, 0.0)
 
 
 def test_redact_removes_keys_and_bearer_tokens():

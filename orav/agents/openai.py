@@ -27,7 +27,7 @@ from orav.agents.prompt import build_messages, screen_of, screenshot_data_url
 from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT
 from orav.codec import structure, unstructure
 from orav.errors import AgentError, InputError
-from orav.model import Decision, ModelCall
+from orav.model import Decision, ModelCall, Usage
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -64,23 +64,15 @@ def price_of(model: str, prices: dict[str, Price]) -> Price | None:
     return prices[max(matches, key=len)] if matches else None
 
 
-@frozen
-class Usage:
-    """Tokens and cost over a run; ``unpriced`` names models missing from the price table."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-    unpriced: tuple[str, ...] = ()
-
-
 def usage_of(calls: Iterable[ModelCall | None], prices: dict[str, Price] | None = None) -> Usage:
-    """Sum tokens and cost over model calls (``step.decision.call`` of a run; None skipped)."""
+    """Sum tokens and cost over model calls (``step.decision.call`` of a run; None skipped).
+
+    The cost is None when a model is missing from the price table: a partial sum would
+    understate it. Local models are free: give them a zero price.
+    """
     table = DEFAULT_PRICES if prices is None else prices
     count = prompt = completion = 0
-    cost = 0.0
-    unpriced: list[str] = []
+    cost: float | None = 0.0
     for call in calls:
         if call is None:
             continue
@@ -88,12 +80,11 @@ def usage_of(calls: Iterable[ModelCall | None], prices: dict[str, Price] | None 
         prompt += call.prompt_tokens
         completion += call.completion_tokens
         price = price_of(call.model, table)
-        if price is None:
-            if call.model not in unpriced:
-                unpriced.append(call.model)
+        if price is None or cost is None:
+            cost = None
             continue
         cost += (call.prompt_tokens * price.input + call.completion_tokens * price.output) / 1e6
-    return Usage(count, prompt, completion, cost, tuple(unpriced))
+    return Usage(count, prompt, completion, cost)
 
 
 @frozen
