@@ -8,6 +8,7 @@ from orav.perceive.faults import (
     classify,
     keyboard_blocks,
     keyboard_frame,
+    shows,
     stuck,
 )
 
@@ -23,6 +24,7 @@ __all__ = [
     "measure",
     "raster",
     "screen_key",
+    "shows",
     "stuck",
     "tree_signature",
 ]

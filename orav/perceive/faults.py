@@ -76,8 +76,10 @@ def classify(
 ) -> Detection | None:
     """The most urgent fault ``observation`` shows, or None when the screen is usable.
 
-    ``previous`` lets a crash be told from a screen that was never there; ``action`` (the
-    next action, when known) lets a keyboard that covers its target count as a fault.
+    ``previous`` is the observation before: a login screen counts only when it interrupts
+    (``previous`` given and not a login screen itself), so a scenario that starts at sign-in
+    is the agent's job. ``action`` (the next action, when known) lets a keyboard that covers
+    its target count as a fault.
     """
     elements = observation.elements
     if not observation.app_running:
@@ -87,8 +89,10 @@ def classify(
         return Detection("crash", elements, note)
     if not elements or observation.error:
         return Detection("empty_dump", (), observation.error or "the accessibility dump is empty")
-    for detector in (_permission, _alert, _login, _network, _loading):
-        found = detector(elements)
+    for kind in ("permission", "alert", "login", "network", "loading"):
+        if kind == "login" and (previous is None or _login(previous.elements) is not None):
+            continue  # a login screen is a fault only when it interrupts: not at the start
+        found = _DETECTORS[kind](elements)
         if found is not None:
             return found
     if action is not None and keyboard_blocks(observation, action):
@@ -146,6 +150,29 @@ def _loading(elements: tuple[Element, ...]) -> Detection | None:
         e for e in elements if e.role in SPINNER_ROLES or _LOADING_TEXT.match(e.label or "")
     )
     return Detection("loading", spinners, "a loading indicator") if spinners else None
+
+
+_DETECTORS = {
+    "permission": _permission,
+    "alert": _alert,
+    "login": _login,
+    "network": _network,
+    "loading": _loading,
+}
+
+
+def shows(observation: Observation, kind: FaultKind) -> Detection | None:
+    """Whether ``observation`` still shows a fault of ``kind`` (what a remedy checks after)."""
+    if kind == "crash":
+        return classify(observation) if not observation.app_running else None
+    if kind == "empty_dump":
+        empty = not observation.elements or observation.error
+        return Detection("empty_dump", (), observation.error or "") if empty else None
+    if kind == "keyboard":
+        keys = keyboard_keys(observation.elements)
+        return Detection("keyboard", keys) if keys else None
+    detector = _DETECTORS.get(kind)
+    return detector(observation.elements) if detector is not None else None
 
 
 # --- helpers the remedies share ----------------------------------------------------------
