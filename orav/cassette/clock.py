@@ -76,6 +76,7 @@ class ReplayClock:
 
     async def sleep(self, seconds: float) -> None:
         actual = f"sleep {seconds:g}s"
-        index, event = self._track.take(SleepEvent, actual)
+        index, event = self._track.peek(SleepEvent, actual)
         if event.seconds != seconds:
             self._track.diverge(index, f"sleep {event.seconds:g}s", actual)
+        self._track.advance()

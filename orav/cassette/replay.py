@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from orav.agents import AgentContext
 from orav.cassette.events import (
     DEVICE_EVENTS,
@@ -115,14 +117,18 @@ def _show_call(event: Event) -> str:
     return event.type
 
 
-def _differences(expected: Any, actual: Any) -> str:
-    """Which fields of two plain-data values differ, for actions that print alike."""
-    if not (isinstance(expected, dict) and isinstance(actual, dict)):
-        return f"{expected!r} vs {actual!r}"
-    keys = [
-        k for k in {**expected, **actual} if not matches_redacted(expected.get(k), actual.get(k))
-    ]
-    return ", ".join(f"{k}: {expected.get(k)!r} vs {actual.get(k)!r}" for k in keys)
+def _differences(expected: Action, actual: Action) -> str:
+    """Which fields of two actions of one kind differ, for actions that print alike."""
+    if type(expected) is not type(actual):
+        return ""
+    names = [f.name for f in attrs.fields(type(expected))]
+    return ", ".join(
+        f"{name}: {getattr(expected, name)!r} vs {getattr(actual, name)!r}"
+        for name in names
+        if not matches_redacted(
+            unstructure(getattr(expected, name)), unstructure(getattr(actual, name))
+        )
+    )
 
 
 class Track:
@@ -140,6 +146,15 @@ class Track:
 
     def take(self, kind: type, actual: str) -> tuple[int, Any]:
         """The next recorded call, which must be of ``kind``; ``actual`` describes the call."""
+        index, event = self.peek(kind, actual)
+        self.advance()
+        return index, event
+
+    def advance(self) -> None:
+        self._next += 1
+
+    def peek(self, kind: type, actual: str) -> tuple[int, Any]:
+        """Like ``take``, but the call stays next until ``advance``."""
         if self._next >= len(self._indices):
             last = self.cassette.last_step
             cut = f" (it was cut off: {self.cassette.truncated})" if self.cassette.truncated else ""
@@ -154,7 +169,6 @@ class Track:
         event = self.cassette.events[index]
         if not isinstance(event, kind):
             self.diverge(index, _show_call(event), actual)
-        self._next += 1
         return index, event
 
     def diverge(self, index: int, expected: str, actual: str, detail: str = "") -> None:
@@ -198,12 +212,12 @@ class ReplayDevice:
     async def perform(self, action: Action) -> ActionResult:
         actual = self._scrubber.data(unstructure(action))
         shown = show_action(action)
-        index, event = self._track.take(PerformEvent, shown)
-        recorded = unstructure(event.action)
-        if not matches_redacted(recorded, actual):
+        index, event = self._track.peek(PerformEvent, shown)
+        if not matches_redacted(unstructure(event.action), actual):
             expected = show_action(event.action)
-            detail = _differences(recorded, actual) if expected == shown else ""
+            detail = _differences(event.action, action) if expected == shown else ""
             self._track.diverge(index, expected, shown, detail)
+        self._track.advance()
         _raise_if(event.raised)
         return event.result
 
@@ -222,9 +236,10 @@ class ReplayDevice:
 
     async def _bundle_call(self, kind: type, bundle_id: str) -> Any:
         actual = f"{kind.type} {bundle_id}"
-        index, event = self._track.take(kind, actual)
+        index, event = self._track.peek(kind, actual)
         if event.bundle_id != bundle_id:
             self._track.diverge(index, _show_call(event), actual)
+        self._track.advance()
         _raise_if(event.raised)
         return event
 
@@ -242,8 +257,9 @@ class ReplayAgent:
 
     async def decide(self, context: AgentContext) -> Decision:
         actual = f"decide (step {context.step})"
-        index, event = self._track.take(DecideEvent, actual)
+        index, event = self._track.peek(DecideEvent, actual)
         if event.step != context.step:
             self._track.diverge(index, _show_call(event), actual)
+        self._track.advance()
         _raise_if(event.raised)
         return event.decision

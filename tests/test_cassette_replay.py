@@ -1,0 +1,251 @@
+"""Recording and replaying at the Device, Agent and Clock boundaries; divergence messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orav.agents import AgentContext
+from orav.cassette import (
+    Cassette,
+    CassetteWriter,
+    Header,
+    RecordingAgent,
+    RecordingClock,
+    RecordingDevice,
+    ReplayAgent,
+    ReplayClock,
+    ReplayDevice,
+    ReplayDivergence,
+    read_cassette,
+)
+from orav.errors import AgentError, DeviceError, OravError
+from orav.model import (
+    ActionResult,
+    Decision,
+    DeviceInfo,
+    Element,
+    Frame,
+    Observation,
+    Point,
+    Scenario,
+    Tap,
+    Target,
+    TypeText,
+)
+
+APP = "com.orav.demo"
+SCENARIO = Scenario(name="login", app=APP, goal="sign in")
+
+
+class LoginScreenDevice:
+    """Stands in for a real device here: a two-screen app (login, then home) held in memory.
+    The engine's end-to-end tests record and replay against the real drivers."""
+
+    def __init__(self) -> None:
+        self.screen = "login"
+        self.running = False
+        self.fail_next_observe = False
+
+    async def describe(self) -> DeviceInfo:
+        return DeviceInfo("ios", "iPhone 15", width=390, height=844)
+
+    async def observe(self) -> Observation:
+        if self.fail_next_observe:
+            self.fail_next_observe = False
+            raise DeviceError("127.0.0.1:10882: companion did not answer within 5 s")
+        if self.screen == "login":
+            return Observation(
+                (
+                    Element("AXTextField", "Email", "email", frame=Frame(20, 300, 350, 44)),
+                    Element("AXButton", "Sign in", "sign_in", frame=Frame(20, 398, 350, 44)),
+                ),
+                app=APP,
+            )
+        return Observation((Element("AXStaticText", "Welcome"),), app=APP)
+
+    async def perform(self, action) -> ActionResult:
+        if isinstance(action, Tap) and action.target == Target(id="sign_in"):
+            self.screen = "home"
+            return ActionResult(point=Point(195, 420))
+        return ActionResult()
+
+    async def launch(self, bundle_id: str) -> None:
+        self.running = True
+
+    async def terminate(self, bundle_id: str) -> None:
+        self.running = False
+
+    async def is_running(self, bundle_id: str) -> bool:
+        return self.running
+
+    async def close(self) -> None:
+        return None
+
+
+class LoginAgent:
+    """A deterministic agent: type the email, sign in, then report done."""
+
+    name = "scripted:login"
+
+    def __init__(self, fail_at: int | None = None) -> None:
+        self.fail_at = fail_at
+
+    async def decide(self, context: AgentContext) -> Decision:
+        if context.step == self.fail_at:
+            raise AgentError("step 2: no valid decision after 3 attempts")
+        if context.observation.find(unique_id="sign_in") is None:
+            return Decision(Tap(20, 30), reasoning="done")
+        if context.step == 1:
+            return Decision(TypeText("alice@example.com"), expected_outcome="email filled")
+        return Decision(Tap(195, 420, target=Target(id="sign_in")), expected_outcome="Welcome")
+
+
+async def drive(device, agent, clock, writer: CassetteWriter | None = None, steps: int = 3):
+    """A miniature engine loop: what it saw and got, in order."""
+    seen: list = [await device.describe()]
+    await device.launch(APP)
+    started = clock.now()
+    for step in range(1, steps + 1):
+        if writer is not None:
+            writer.begin_step(step)
+        observation = await device.observe()
+        decision = await agent.decide(
+            AgentContext(scenario=SCENARIO, observation=observation, step=step)
+        )
+        result = await device.perform(decision.action)
+        await clock.sleep(0.4)
+        seen += [observation, decision, result, await device.is_running(APP)]
+    seen.append(clock.now() - started)
+    await device.terminate(APP)
+    return seen
+
+
+class StepClock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def now(self) -> float:
+        self.t += 0.125
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        self.t += seconds
+
+
+@pytest.fixture
+async def recorded(tmp_path: Path) -> tuple[list, Cassette]:
+    path = tmp_path / "login.cassette"
+    header = Header(scenario=SCENARIO, agent=LoginAgent.name, model="none")
+    with CassetteWriter.create(path, header) as writer:
+        device = RecordingDevice(LoginScreenDevice(), writer)
+        agent = RecordingAgent(LoginAgent(), writer)
+        clock = RecordingClock(StepClock(), writer)
+        seen = await drive(device, agent, clock, writer)
+    return seen, read_cassette(path)
+
+
+async def test_replay_serves_what_was_recorded_without_a_device(recorded):
+    seen, cassette = recorded
+    device, agent, clock = ReplayDevice(cassette), ReplayAgent(cassette), ReplayClock(cassette)
+    assert agent.name == "scripted:login"
+    assert await drive(device, agent, clock) == seen
+    assert device.pending == agent.pending == clock.pending == 0
+    assert seen[-1] == pytest.approx(1.2 + 0.125)  # three settle sleeps, recorded, not slept
+
+
+async def test_a_different_action_names_step_expected_and_actual(recorded):
+    _, cassette = recorded
+    device, agent = ReplayDevice(cassette), ReplayAgent(cassette)
+    await device.describe()
+    await device.launch(APP)
+    for step in (1, 2):
+        observation = await device.observe()
+        context = AgentContext(scenario=SCENARIO, observation=observation, step=step)
+        decision = await agent.decide(context)
+        if step == 1:
+            await device.perform(decision.action)
+            await device.is_running(APP)
+    with pytest.raises(ReplayDivergence) as caught:
+        await device.perform(Tap(20, 30, target=Target(label="Cancel")))
+    assert (
+        str(caught.value) == "step 2: expected tap #sign_in (195, 420), got tap 'Cancel' (20, 30)"
+    )
+    assert (caught.value.step, caught.value.exit_code) == (2, 1)
+    assert isinstance(caught.value, OravError)
+    # An action that prints alike but differs says in what.
+    with pytest.raises(ReplayDivergence, match=r"\(duration: 0\.0 vs 0\.5\)$"):
+        await device.perform(Tap(195, 420, target=Target(id="sign_in"), duration=0.5))
+
+
+async def test_a_call_of_another_kind_and_one_too_many_diverge(recorded):
+    _, cassette = recorded
+    device = ReplayDevice(cassette)
+    with pytest.raises(ReplayDivergence, match=r"^before step 1: expected describe, got observe$"):
+        await device.observe()
+    await device.describe()
+    with pytest.raises(ReplayDivergence, match=r"expected launch com.orav.demo, got launch com.x$"):
+        await device.launch("com.x")
+    await device.launch(APP)
+    with pytest.raises(ReplayDivergence, match=r"^step 1: expected observe, got type 'a'$"):
+        await device.perform(TypeText("a"))
+    rest = ReplayDevice(cassette)
+    agent = ReplayAgent(cassette)
+    await drive(rest, agent, ReplayClock(cassette))
+    with pytest.raises(ReplayDivergence) as caught:
+        await rest.observe()
+    assert str(caught.value) == (
+        "the cassette ends after step 3: no recorded device call left for observe"
+    )
+    with pytest.raises(ReplayDivergence, match="the cassette ends after step 3"):
+        await agent.decide(_context(4))
+
+
+def _context(step: int) -> AgentContext:
+    return AgentContext(scenario=SCENARIO, observation=Observation(), step=step)
+
+
+async def test_agent_and_clock_divergences(recorded):
+    _, cassette = recorded
+    agent, clock = ReplayAgent(cassette), ReplayClock(cassette)
+    with pytest.raises(ReplayDivergence, match=r"^step 1: expected decide \(step 1\), got decide"):
+        await agent.decide(_context(2))
+    assert (await agent.decide(_context(1))).action == TypeText("alice@example.com")
+    clock.now()
+    with pytest.raises(ReplayDivergence, match=r"^step 1: expected sleep 0.4s, got sleep 1s$"):
+        await clock.sleep(1)
+    await clock.sleep(0.4)
+    with pytest.raises(ReplayDivergence, match=r"expected sleep 0.4s, got a clock reading$"):
+        clock.now()
+
+
+async def test_a_new_agent_replays_against_the_recorded_device(recorded):
+    """Decision regression: the device track does not depend on the recorded agent's track."""
+    seen, cassette = recorded
+    replayed = await drive(ReplayDevice(cassette), LoginAgent(), ReplayClock(cassette))
+    assert replayed == seen
+
+
+async def test_recorded_errors_are_raised_again(tmp_path: Path):
+    path = tmp_path / "errors.cassette"
+    inner = LoginScreenDevice()
+    inner.fail_next_observe = True
+    with CassetteWriter.create(path, Header(scenario=SCENARIO), fsync=False) as writer:
+        device = RecordingDevice(inner, writer)
+        agent = RecordingAgent(LoginAgent(fail_at=2), writer)
+        with pytest.raises(DeviceError) as device_error:
+            await device.observe()
+        await device.observe()
+        await agent.decide(_context(1))
+        with pytest.raises(AgentError) as agent_error:
+            await agent.decide(_context(2))
+    cassette = read_cassette(path)
+    device, agent = ReplayDevice(cassette), ReplayAgent(cassette)
+    with pytest.raises(DeviceError) as replayed:
+        await device.observe()
+    assert str(replayed.value) == str(device_error.value)
+    assert (await device.observe()).find(unique_id="sign_in") is not None
+    await agent.decide(_context(1))
+    with pytest.raises(AgentError, match=str(agent_error.value)):
+        await agent.decide(_context(2))
