@@ -122,7 +122,7 @@ class CompanionService(CompanionServiceBase):
             raise GRPCError(Status.INVALID_ARGUMENT, "marker and match are exclusive")
         if request.HasField("point"):
             point = Point(request.point.x, request.point.y)
-            text = describe_point(self.state.observe_tree(), point, keys)
+            text = describe_point(self.state.view(), point, keys)  # not an observation
         elif request.marker:
             text = describe_marker(
                 self.state.view(), request.marker, request.match_key, request.ignore_case, keys
