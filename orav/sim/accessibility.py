@@ -97,20 +97,16 @@ def describe_all(
     return _dumps(flat(view.root.walk(), keys))
 
 
-def describe_point(view: View | None, point: Point, keys: Sequence[str] = ()) -> str:
+def describe_point(view: View, point: Point, keys: Sequence[str] = ()) -> str:
     """The one element under a point (the application when nothing else is there)."""
-    if view is None:
-        return "null"
     node = view.hit(point) or view.root
     return _dumps(element(node, keys))
 
 
 def describe_marker(
-    view: View | None, marker: str, match_key: int, ignore_case: bool, keys: Sequence[str] = ()
+    view: View, marker: str, match_key: int, ignore_case: bool, keys: Sequence[str] = ()
 ) -> str | None:
     """The first element whose ``match_key`` attribute contains ``marker``; None if none does."""
-    if view is None:
-        return None
     wanted = SEARCHABLE.get(match_key, "AXLabel")
     for node in view.root.walk():
         if _contains(element(node)[wanted], marker, ignore_case):
