@@ -46,8 +46,10 @@ LOGIN_LABELS = ("Log In", "Log in", "Login", "Sign In", "Sign in", "Continue")
 BACK_LABELS = ("Back",)
 
 _NETWORK_TEXT = re.compile(
-    r"network|internet|offline|no connection|connection (?:lost|failed|error)"
-    r"|could ?n[o']t connect|could not connect|request failed|server error",
+    r"\b(?:network (?:error|unavailable|connection (?:lost|failed))|no internet"
+    r"|not connected to the internet|(?:you(?:'re| are) )?offline\b|no connection"
+    r"|connection (?:lost|failed|error|timed out)|could(?:n't| not) connect"
+    r"|request failed|server error)",
     re.IGNORECASE,
 )
 _LOADING_TEXT = re.compile(r"^\s*(?:loading|please wait)\b", re.IGNORECASE)
