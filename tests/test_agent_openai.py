@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -696,3 +697,49 @@ async def test_live_model_decides_one_step_on_the_login_screen():
         decision = await agent.decide(_context())
     assert decision.action.kind in {"tap", "type_text"}
     assert decision.call is not None and decision.call.prompt_tokens > 0
+
+
+# --- end to end: engine + simulator + real idb client + this agent -----------------------------------
+
+
+async def test_engine_runs_the_demo_login_on_scripted_model_answers(server):
+    from orav.drivers.idb import IdbDevice
+    from orav.engine import Engine
+    from orav.scenario import example_scenarios, load_scenario
+    from orav.sim import DEMO_APP, SimCompanion, load_app_model
+
+    app = load_app_model(DEMO_APP)
+    login = next(path for path in example_scenarios() if path.stem == "login")
+    scenario = attrs.evolve(
+        load_scenario(login), script=(), credentials=app.credentials, settle_seconds=0.05
+    )
+    tap = {"kind": "tap", "x": None, "y": None, "duration": None}
+    server.answer(
+        "I will tap the email field first.",  # not JSON: re-asked within the step
+        answer(tap, "e3", expected="The email field has focus"),
+        answer({"kind": "type_text", "text": "demo@orav.dev"}, None, True),
+        answer(tap, "e4", True, expected="The password field has focus"),
+        answer({"kind": "type_text", "text": "{{password}}"}, None, True),
+        answer(tap, "e5", True, expected='"Getting started" is listed'),
+        answer({"kind": "done", "success": True, "summary": "Signed in."}, None, True),
+    )
+    async with (
+        SimCompanion(app) as sim,
+        IdbDevice.connect(sim.address, bundle_id=app.bundle_id) as device,
+        make_agent(server) as agent,
+    ):
+        report = await Engine(device, agent).run(scenario)
+    assert report.status == "passed", report.errors
+    assert report.total_steps == 5 and report.goals_missed == ()  # `done` is not a step
+    assert report.usage.calls >= 5 and report.usage.prompt_tokens >= 6000  # re-ask counted
+    bodies = server.bodies()
+    assert len(bodies) == 7
+    first = _user_text(bodies[0])
+    assert 'e3 TextField "Email"' in first and 'e5 Button "Sign in"' in first
+    assert _user_content(bodies[0])[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    second = _user_text(bodies[2])
+    assert "[Sign in] tap #email; expected: The email field has focus; result: ok" in second
+    assert "Keyboard @195,698 (30 keys: use type_text and press_key)" in second
+    assert 'Button "q"' not in second
+    assert "type_text (secret)" in _user_text(bodies[6])
+    assert PASSWORD not in json.dumps(bodies)

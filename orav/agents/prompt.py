@@ -23,6 +23,7 @@ from orav.model import (
     Assert,
     Done,
     Element,
+    Frame,
     Launch,
     Observation,
     PressKey,
@@ -151,18 +152,42 @@ def element_line(ref: str, element: Element, screen: Screen | None = None) -> st
     return " ".join(parts)
 
 
+def _inside(inner: Frame, outer: Frame) -> bool:
+    return (
+        outer.x <= inner.x
+        and outer.y <= inner.y
+        and inner.x + inner.width <= outer.x + outer.width
+        and inner.y + inner.height <= outer.y + outer.height
+    )
+
+
 def encode_tree(
     observation: Observation, screen: Screen | None = None
 ) -> tuple[str, dict[str, Element]]:
-    """The compact tree, one element a line, and the references it cites."""
+    """The compact tree, one element a line, and the references it cites.
+
+    The software keyboard's keys fold into its one line: typing is ``type_text``.
+    """
     refs: dict[str, Element] = {}
     lines: list[str] = []
+    keyboard: tuple[int, Frame] | None = None
+    keys = 0
     for index, element in enumerate(observation.elements):
         if index == 0 and element.role == "AXApplication" or not _kept(element):
             continue
         ref = f"e{index}"
         refs[ref] = element
+        if keyboard is not None and _inside(element.frame, keyboard[1]):
+            keys += 1
+            continue
+        if keys:
+            lines[keyboard[0]] += f" ({keys} keys: use type_text and press_key)"
+            keyboard, keys = None, 0
+        if element.type == "Keyboard":
+            keyboard = (len(lines), element.frame)
         lines.append(element_line(ref, element, screen))
+    if keys:
+        lines[keyboard[0]] += f" ({keys} keys: use type_text and press_key)"
     return "\n".join(lines), refs
 
 
