@@ -69,6 +69,29 @@ _CLIENT_ERRORS = (
 # gRPC statuses that mean the companion itself is gone, not that it refused the request.
 _GONE = {Status.UNAVAILABLE, Status.CANCELLED}
 
+# What a tap by label is meant for when a plain text carries the same label.
+_INTERACTIVE_ROLES = frozenset(
+    {
+        "AXButton",
+        "AXCell",
+        "AXCheckBox",
+        "AXLink",
+        "AXMenuItem",
+        "AXPopUpButton",
+        "AXRadioButton",
+        "AXSearchField",
+        "AXSecureTextField",
+        "AXSegmentedControl",
+        "AXSlider",
+        "AXSwitch",
+        "AXTab",
+        "AXTextField",
+        "AXTextView",
+        "AXToggle",
+    }
+)
+_INTERACTIVE_TRAITS = frozenset({"button", "Button", "link", "Link", "keyboardKey", "KeyboardKey"})
+
 _FLAT = AccessibilityInfoOptions(nested=False)
 _log = logging.getLogger(__name__)
 
@@ -194,7 +217,8 @@ class IdbDevice:
                 raise DeviceError(
                     f"lost idb companion at {self.address} during {name}: {_reason(exc)}"
                 ) from None
-            raise _Refused(f"{name}: {exc}") from None
+            *_, innermost = _chain(exc)  # idb wraps grpclib's message in a tuple
+            raise _Refused(f"{name}: {innermost}") from None
 
     async def _strict(self, name: str, call: Awaitable[T]) -> T:
         """``_rpc`` for the Device methods that have no result to carry an error in."""
@@ -307,7 +331,8 @@ class IdbDevice:
                 return point
             case TypeText(text=text, secure=secure):
                 _check_typable(text, secure)
-                await self._rpc("text", client.text(text))
+                if text:  # an empty hid stream is a gRPC protocol error
+                    await self._rpc("text", client.text(text))
             case Swipe(start=start, end=end, duration=duration):
                 self._check_on_screen(start, "swipe start")
                 self._check_on_screen(end, "swipe end")
@@ -350,6 +375,8 @@ class IdbDevice:
         matches = [e for e in elements if e.matches(tap.target.label, tap.target.id)]
         if not matches:
             raise _Invalid(f"no element {tap.target} on screen")
+        # A label is often both a title and a button ("Sign in"): the control is meant.
+        matches.sort(key=lambda e: (not _interactive(e), not e.enabled))
         for element in matches:
             if not element.frame.is_empty and self._on_screen(element.frame.center):
                 return element.frame.center
@@ -368,6 +395,10 @@ class IdbDevice:
                 f"{what} at ({point.x:g}, {point.y:g}) is outside the "
                 f"{self._info.width:g}x{self._info.height:g} pt screen"
             )
+
+
+def _interactive(element: Element) -> bool:
+    return element.role in _INTERACTIVE_ROLES or bool(_INTERACTIVE_TRAITS & set(element.traits))
 
 
 def _check_typable(text: str, secure: bool) -> None:
@@ -405,8 +436,7 @@ def _find(exc: BaseException, kind: type[T]) -> T | None:
 
 def _is_connection_failure(exc: BaseException) -> bool:
     return any(
-        isinstance(e, (OSError, IdbConnectionException, StreamTerminatedError, ProtocolError))
-        for e in _chain(exc)
+        isinstance(e, (OSError, IdbConnectionException, StreamTerminatedError)) for e in _chain(exc)
     )
 
 
