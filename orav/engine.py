@@ -1,8 +1,10 @@
 """The engine: one scenario through Observe → Reason → Act → Verify, driven by the RunMachine.
 
 The engine owns the I/O (device, agent, clock) and sends the machine one event per phase with
-what it found; the machine's guards pick the next state. Everything that happens goes to a
-journal (the cassette writer in practice), so a run can be audited and replayed.
+what it found; the machine's guards pick the next state. Recovery comes first: a fault seen on
+an observation (or an action that changed nothing) runs the recovery machine before the agent
+reasons again. With a cassette writer, every transition, verification, recovery and the report
+are written beside the device and agent calls that the recording wrappers write.
 
     report = await Engine(device, agent).run(scenario)
 """
@@ -13,12 +15,27 @@ import asyncio
 import re
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+
+from attrs import evolve
 
 from orav.agents import Agent, AgentContext
-from orav.errors import AgentError, DeviceError, OravError
+from orav.cassette import (
+    CassetteWriter,
+    Clock,
+    ErrorEvent,
+    RecoveryEvent,
+    ReportEvent,
+    SystemClock,
+    TransitionEvent,
+    VerificationEvent,
+    show_action,
+)
+from orav.device import Device
+from orav.errors import AgentError, DeviceError, InputError, OravError
+from orav.machines.recovery import RecoveryOutcome, recover
 from orav.machines.run import RunMachine
 from orav.model import (
+    Action,
     ActionResult,
     Assert,
     Decision,
@@ -36,28 +53,7 @@ from orav.model import (
     Wait,
 )
 from orav.model.action import Launch, Terminate
-
-
-class Clock(Protocol):
-    """Time as the engine sees it; replay serves recorded readings and never sleeps."""
-
-    def now(self) -> float: ...
-
-    async def sleep(self, seconds: float) -> None: ...
-
-
-class Journal(Protocol):
-    """Where the engine writes what happened (the cassette writer implements it)."""
-
-    def begin_step(self, step: int) -> None: ...
-
-    def transition(self, transition: Transition) -> None: ...
-
-    def verification(self, step: int, verification: Verification) -> None: ...
-
-    def error(self, error: RunError) -> None: ...
-
-    def report(self, report: RunReport) -> None: ...
+from orav.perceive import Detection, classify, measure, stuck
 
 
 class StepLimitExceeded(OravError):
@@ -81,15 +77,7 @@ class RunTimeout(OravError):
         )
 
 
-class _MonotonicClock:
-    def now(self) -> float:
-        return asyncio.get_running_loop().time()
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-
-
-_QUOTED = re.compile(r"[\"“']([^\"”']{1,80})[\"”']")
+_QUOTED = re.compile(r'["“]([^"”]{1,80})["”]')
 
 
 def expected_labels(expected_outcome: str) -> list[str]:
@@ -97,7 +85,7 @@ def expected_labels(expected_outcome: str) -> list[str]:
     return _QUOTED.findall(expected_outcome)
 
 
-def shows(observation: Observation, text: str) -> bool:
+def displays(observation: Observation, text: str) -> bool:
     """True when an element's label, value or id is ``text``."""
     return any(text in (e.label, e.value, e.unique_id) for e in observation.elements)
 
@@ -136,26 +124,26 @@ class Engine:
 
     def __init__(
         self,
-        device,
+        device: Device,
         agent: Agent,
         *,
         clock: Clock | None = None,
-        journal: Journal | None = None,
+        writer: CassetteWriter | None = None,
         raise_on_limit: bool = False,
         run_id: str | None = None,
     ) -> None:
         self.device = device
         self.agent = agent
-        self.clock = clock or _MonotonicClock()
-        self.journal = journal
+        self.clock = clock or SystemClock()
+        self.writer = writer
         self.raise_on_limit = raise_on_limit
         self.run_id = run_id or uuid.uuid4().hex[:12]
 
     async def run(self, scenario: Scenario) -> RunReport:
-        run = _Run(self, scenario)
-        report = await run.execute()
-        if self.journal is not None:
-            self.journal.report(report)
+        report = await _Run(self, scenario).execute()
+        if self.writer is not None:
+            self.writer.write(ReportEvent.of(report))
+            self.writer.sync()
         if self.raise_on_limit and report.status == "step_limit":
             raise StepLimitExceeded(report)
         if self.raise_on_limit and report.status == "timed_out":
@@ -171,7 +159,7 @@ class _Run:
         self.device = engine.device
         self.agent = engine.agent
         self.clock = engine.clock
-        self.journal = engine.journal
+        self.writer = engine.writer
         self.scenario = scenario
         self.machine = RunMachine(
             max_steps=scenario.max_steps,
@@ -182,6 +170,7 @@ class _Run:
         self.info: DeviceInfo | None = None
         self.observation: Observation | None = None
         self.previous: Observation | None = None
+        self.detection: Detection | None = None
         self.decision: Decision | None = None
         self.result: ActionResult | None = None
         self.verification: Verification | None = None
@@ -192,25 +181,31 @@ class _Run:
         self.interacted: list[str] = []
         self.retries = 0
         self.crashes_recovered = 0
-        self.goals: tuple[list[str], list[str]] = ([], [])
+        self.achieved: list[str] = []
+        self.missed: list[str] = []
         self.summary = ""
 
-    # python-statemachine listener hook: every transition goes to the journal.
+    # python-statemachine listener hook: every transition is kept and written.
     def after_transition(self, event: str, source, target) -> None:
-        transition = Transition("run", source.id, str(event), target.id, self.step)
-        self.transitions.append(transition)
-        if self.journal is not None:
-            self.journal.transition(transition)
+        self.note_transition("run", source.id, str(event), target.id)
+
+    def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
+        self.transitions.append(Transition(machine, source, event, target, self.step))
+        if self.writer is not None:
+            self.writer.write(TransitionEvent(machine, source, event, target))
+
+    def note_error(self, error: RunError) -> None:
+        self.errors.append(error)
+        if self.writer is not None:
+            self.writer.write(ErrorEvent(error.error))
 
     @property
     def step(self) -> int:
-        return self.machine.steps + 1 if not self.machine.is_terminated else self.machine.steps
+        """The step under way (1-based): steps acted on so far, plus one."""
+        return len(self.history) + 1
 
     def elapsed(self) -> float:
         return self.clock.now() - self.started
-
-    def remaining(self) -> float:
-        return max(self.scenario.timeout_seconds - self.elapsed(), 0.001)
 
     async def execute(self) -> RunReport:
         handlers: dict[str, Callable[[], Awaitable[None]]] = {
@@ -226,21 +221,17 @@ class _Run:
         self.machine.send("start")
         while not self.machine.is_terminated:
             handler = handlers[self.machine.state]
+            remaining = self.scenario.timeout_seconds - self.elapsed()
             try:
-                await asyncio.wait_for(handler(), self.remaining())
+                # The scenario's timeout bounds every phase, a model call in flight included.
+                await asyncio.wait_for(handler(), max(remaining, 0.001))
             except TimeoutError:
                 self.machine.send("time_up")
-            except (DeviceError, AgentError) as exc:
-                self.fail(str(exc))
-            except OravError as exc:
-                self.fail(str(exc))
+            except (DeviceError, AgentError, InputError) as exc:
+                # A replay divergence is not the run's failure: it propagates to the caller.
+                self.note_error(RunError(step=self.step, error=str(exc)))
+                self.machine.send("abort", error=str(exc))
         return self.build_report()
-
-    def fail(self, message: str) -> None:
-        self.errors.append(RunError(step=self.step, error=message))
-        if self.journal is not None:
-            self.journal.error(self.errors[-1])
-        self.machine.send("abort", error=message)
 
     # --- phases --------------------------------------------------------------------------
 
@@ -248,25 +239,62 @@ class _Run:
         self.info = await self.device.describe()
         await self.device.launch(self.scenario.app)
         for action in self.scenario.preconditions:
-            result = await self.perform(action)
+            self.observation = await self.device.observe()
+            result = await self.perform(self.resolve(action, self.observation))
             if not result.ok:
-                raise DeviceError(f"precondition {action.kind} failed: {result.error}")
+                raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
+            await self.clock.sleep(self.scenario.settle_seconds)
+        self.observation = None
         self.machine.send("launched")
 
     async def observe(self) -> None:
         if self.observation is None:
             self.observation = await self.device.observe()
-        name = screen_name(self.observation)
-        if name not in self.screens:
-            self.screens.append(name)
-        self.machine.send("observed", fault=None, elapsed=self.elapsed())
+        self.detection = classify(self.observation, self.previous)
+        if self.detection is None:
+            name = screen_name(self.observation)
+            if name not in self.screens:
+                self.screens.append(name)
+        self.machine.send("observed", fault=self.detection, elapsed=self.elapsed())
 
     async def recover(self) -> None:
-        self.machine.send("recovered")
+        detection = self.detection
+        outcome = await recover(
+            detection,
+            device=self.device,
+            observation=self.observation,
+            scenario=self.scenario,
+            sleep=self.clock.sleep,
+            on_transition=self.note_transition,
+        )
+        self.account(outcome)
+        self.previous, self.observation = self.observation, outcome.observation
+        self.machine.send("recovered" if outcome.resolved else "unrecovered", error=outcome.error)
+
+    def account(self, outcome: RecoveryOutcome) -> None:
+        """Count what a recovery cost and write it down."""
+        self.retries += outcome.retries
+        if outcome.resolved:
+            self.crashes_recovered += outcome.crashes
+        remedy = ", ".join(show_action(a) for a in outcome.actions) or "none"
+        result = "resolved" if outcome.resolved else f"failed: {outcome.error}"
+        if self.writer is not None:
+            self.writer.write(RecoveryEvent(outcome.kind, remedy, result))
+        action = self.detection.action
+        self.errors.append(
+            RunError(
+                step=self.step,
+                error=f"{outcome.kind}: {self.detection.note or outcome.kind}"
+                + ("" if outcome.resolved else f"; recovery failed: {outcome.error}"),
+                action=action.kind if action is not None else None,
+                target=str(getattr(action, "target", None) or "") or None,
+                resolved=outcome.resolved,
+            )
+        )
 
     async def reason(self) -> None:
-        if self.journal is not None:
-            self.journal.begin_step(self.step)
+        if self.writer is not None:
+            self.writer.begin_step(self.step)
         context = AgentContext(
             scenario=self.scenario,
             observation=self.observation,
@@ -276,8 +304,12 @@ class _Run:
             device=self.info,
         )
         self.decision = await self.agent.decide(context)
-        done = isinstance(self.decision.action, Done)
-        self.machine.send("decided", done=done)
+        action = self.decision.action
+        done = isinstance(action, Done)
+        blocked = None if done else classify(self.observation, self.previous, action=action)
+        if blocked is not None:
+            self.detection = blocked  # the keyboard covers the target: recover, then re-decide
+        self.machine.send("decided", done=done, fault=blocked)
 
     async def act(self) -> None:
         action = self.resolve(self.decision.action, self.observation)
@@ -286,7 +318,7 @@ class _Run:
         if target is not None and str(target) not in self.interacted:
             self.interacted.append(str(target))
         if not self.result.ok:
-            self.errors.append(
+            self.note_error(
                 RunError(
                     step=self.step,
                     error=self.result.error or "action failed",
@@ -294,31 +326,20 @@ class _Run:
                     target=str(target) if target is not None else None,
                 )
             )
-        self.decision = Decision(
-            action=action,
-            reasoning=self.decision.reasoning,
-            element_label=self.decision.element_label,
-            expected_outcome=self.decision.expected_outcome,
-            previous_outcome_met=self.decision.previous_outcome_met,
-            call=self.decision.call,
-        )
+        self.decision = evolve(self.decision, action=action)
         self.machine.send("acted")
 
     async def verify(self) -> None:
         before = self.observation
         action = self.decision.action
-        if not isinstance(action, (Assert, Wait)):
+        if isinstance(action, (Assert, Wait)):
+            after = before
+        else:
             await self.clock.sleep(self.scenario.settle_seconds)
             after = await self.device.observe()
-        else:
-            after = before
-        changed = (
-            after.fingerprint != before.fingerprint
-            or _values(after) != _values(before)
-            or _pixels(after) != _pixels(before)
-        )
+        changed = measure(before, after).changed
         labels = expected_labels(self.decision.expected_outcome)
-        expected_seen = all(shows(after, label) for label in labels) if labels else None
+        expected_seen = all(displays(after, label) for label in labels) if labels else None
         acts_on_screen = not isinstance(action, (Assert, Wait, Launch, Terminate))
         dropped = acts_on_screen and self.result.ok and not changed
         self.verification = Verification(
@@ -327,8 +348,8 @@ class _Run:
             input_dropped=dropped,
             note="the action changed nothing on screen (input dropped?)" if dropped else "",
         )
-        if self.journal is not None:
-            self.journal.verification(self.step, self.verification)
+        if self.writer is not None:
+            self.writer.write(VerificationEvent(self.verification))
         self.history.append(
             Step(
                 index=self.step,
@@ -339,35 +360,36 @@ class _Run:
             )
         )
         self.previous, self.observation = before, after
-        self.machine.send("verified", elapsed=self.elapsed())
+        self.detection = stuck(action) if dropped else None
+        self.machine.send("verified", elapsed=self.elapsed(), fault=self.detection)
 
     async def check_goal(self) -> None:
         done = self.decision.action
-        achieved, missed = self.goals
         for assertion in self.scenario.success_criteria:
-            (achieved if check(assertion, self.observation) else missed).append(
-                describe_assertion(assertion)
-            )
+            holds = check(assertion, self.observation)
+            (self.achieved if holds else self.missed).append(describe_assertion(assertion))
         if not self.scenario.success_criteria:
-            (achieved if done.success else missed).append(self.scenario.goal)
+            (self.achieved if done.success else self.missed).append(self.scenario.goal)
         self.summary = done.summary
-        self.machine.send("checked", met=done.success and not missed)
+        self.machine.send("checked", met=done.success and not self.missed)
 
     # --- acting ----------------------------------------------------------------------------
 
-    def resolve(self, action, observation: Observation):
+    def resolve(self, action: Action, observation: Observation) -> Action:
         """Give a targeted tap the centre of its element on the current screen."""
         if isinstance(action, Tap) and action.target is not None and action.x is None:
             element = observation.find(action.target.label, action.target.id)
             if element is not None:
                 centre = element.frame.center
-                return Tap(x=centre.x, y=centre.y, target=action.target, duration=action.duration)
+                return evolve(action, x=centre.x, y=centre.y)
         return action
 
-    async def perform(self, action) -> ActionResult:
+    async def perform(self, action: Action) -> ActionResult:
         if isinstance(action, Assert):
             ok = check(action, self.observation)
-            return ActionResult(ok=ok, error=None if ok else f"{describe_assertion(action)}: no")
+            return ActionResult(
+                ok=ok, error=None if ok else f"not so: {describe_assertion(action)}"
+            )
         if isinstance(action, Tap) and action.x is None:
             return ActionResult(ok=False, error=f"no element {action.target} on this screen")
         if isinstance(action, Wait):
@@ -379,10 +401,10 @@ class _Run:
 
     def build_report(self) -> RunReport:
         status = self.machine.state
-        if status == "passed" and (self.errors or self.retries or self.crashes_recovered):
+        if status == "passed" and self.errors:
             status = "completed_with_errors"
-        achieved, missed = self.goals
-        if status in ("step_limit", "timed_out", "aborted") and not achieved and not missed:
+        achieved, missed = self.achieved, self.missed
+        if status in ("step_limit", "timed_out", "aborted"):
             criteria = self.scenario.success_criteria
             missed = [describe_assertion(a) for a in criteria] or [self.scenario.goal]
         results = [step.result for step in self.history]
@@ -396,7 +418,6 @@ class _Run:
             if calls
             else None
         )
-        summary = self.summary or (self.machine.error or "")
         return RunReport(
             run_id=self.engine.run_id,
             scenario=self.scenario.name,
@@ -414,13 +435,5 @@ class _Run:
             elements_interacted=tuple(self.interacted),
             transitions=tuple(self.transitions),
             usage=usage,
-            summary=summary,
+            summary=self.summary or (self.machine.error or ""),
         )
-
-
-def _values(observation: Observation) -> tuple:
-    return tuple(e.value for e in observation.elements)
-
-
-def _pixels(observation: Observation) -> str | None:
-    return observation.screenshot.sha256 if observation.screenshot else None

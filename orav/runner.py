@@ -1,0 +1,164 @@
+"""Recording, replaying and the demo: the engine wired to devices, agents and cassettes.
+
+These are the library functions behind ``orav record``, ``orav replay`` and ``orav demo``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from attrs import fields, frozen
+
+from orav.agents import Agent
+from orav.errors import InputError
+from orav.model import RunReport, Scenario
+
+DEFAULT_DEVICE = "sim"
+
+
+@frozen
+class Recording:
+    report: RunReport
+    cassette: Path
+
+
+@frozen
+class Replay:
+    """A replay's report and whether it reproduced the recorded run exactly."""
+
+    report: RunReport
+    recorded: RunReport | None
+    faithful: bool
+    differences: tuple[str, ...] = ()
+
+
+def make_agent(spec: str, **options) -> Agent:
+    """``scripted`` or ``openai:MODEL``; imports the LLM client only when asked for."""
+    if spec == "scripted":
+        from orav.agents.scripted import ScriptedAgent
+
+        return ScriptedAgent()
+    if spec.startswith("openai:"):
+        from orav.agents.openai import OpenAIAgent
+
+        return OpenAIAgent.from_spec(spec, **options)
+    raise InputError(f"unknown agent {spec!r}; expected 'scripted' or 'openai:MODEL'", "--agent")
+
+
+@asynccontextmanager
+async def open_device(spec: str, scenario: Scenario, *, timeout: float = 5.0) -> AsyncIterator:
+    """``sim`` (the embedded simulator with the demo app) or ``idb:HOST:PORT``."""
+    from orav.drivers.idb import IdbDevice
+
+    if spec == "sim":
+        from orav.sim import SimCompanion
+
+        async with (
+            SimCompanion(faults=scenario.faults) as sim,
+            IdbDevice.connect(sim.address, bundle_id=scenario.app, timeout=timeout) as d,
+        ):
+            yield d
+    elif spec.startswith("idb:"):
+        address = spec.removeprefix("idb:")
+        async with IdbDevice.connect(address, bundle_id=scenario.app, timeout=timeout) as d:
+            yield d
+    else:
+        raise InputError(f"unknown device {spec!r}; expected 'sim' or 'idb:HOST:PORT'", "--device")
+
+
+def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:
+    """Strings that must never reach a cassette: the test password, the agent's API key."""
+    found = [getattr(agent, "api_key", None)]
+    if scenario.credentials is not None:
+        found.append(scenario.credentials.password)
+    found += [d.action.text for d in scenario.script if getattr(d.action, "secure", False)]
+    found += [a.text for a in scenario.preconditions if getattr(a, "secure", False)]
+    return [s for s in found if s]
+
+
+async def record(
+    scenario: Scenario,
+    out: Path,
+    *,
+    device: str = DEFAULT_DEVICE,
+    agent: Agent | None = None,
+    overwrite: bool = False,
+) -> Recording:
+    """Run ``scenario`` live and write its cassette to ``out``."""
+    from orav.cassette import (
+        CassetteWriter,
+        Header,
+        RecordingAgent,
+        RecordingClock,
+        RecordingDevice,
+        SystemClock,
+    )
+    from orav.engine import Engine
+
+    agent = agent or make_agent("scripted")
+    async with open_device(device, scenario) as live:
+        header = Header(
+            scenario=scenario,
+            device=await live.describe(),
+            agent=agent.name,
+            model=getattr(agent, "model", ""),
+        )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        secrets = secrets_of(scenario, agent)
+        with CassetteWriter.create(out, header, overwrite=overwrite, secrets=secrets) as writer:
+            engine = Engine(
+                RecordingDevice(live, writer),
+                RecordingAgent(agent, writer),
+                clock=RecordingClock(SystemClock(), writer),
+                writer=writer,
+                run_id=header.run_id,
+            )
+            report = await engine.run(scenario)
+    return Recording(report, out)
+
+
+async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
+    """Rerun the engine from the cassette alone and compare with what was recorded.
+
+    With ``agent``, the recorded observations are shown to a new agent instead (decision
+    regression): its decisions must match the recorded ones.
+    """
+    from orav.cassette import ReplayAgent, ReplayClock, ReplayDevice, read_cassette
+    from orav.cassette.events import ReportEvent
+    from orav.codec import structure
+    from orav.engine import Engine
+
+    cassette = read_cassette(path)
+    header = cassette.header
+    recorded = next(
+        (
+            structure(e.report, RunReport, source=str(path))
+            for e in cassette.events
+            if isinstance(e, ReportEvent)
+        ),
+        None,
+    )
+    device = ReplayDevice(cassette)
+    engine = Engine(
+        device,
+        agent or ReplayAgent(cassette),
+        clock=ReplayClock(cassette),
+        run_id=recorded.run_id if recorded else header.run_id,
+    )
+    report = await engine.run(header.scenario)
+    differences = []
+    if cassette.truncated:
+        differences.append(f"the cassette was cut off at {cassette.truncated}")
+    if recorded is None:
+        differences.append("the cassette has no report: the recording did not finish")
+    elif report != recorded:
+        differences += [
+            f"{f.name}: recorded {getattr(recorded, f.name)!r}, replayed {getattr(report, f.name)!r}"
+            for f in fields(RunReport)
+            if getattr(recorded, f.name) != getattr(report, f.name)
+        ]
+    if device.pending:
+        differences.append(f"{device.pending} recorded device calls were not replayed")
+    return Replay(report, recorded, not differences, tuple(differences))
