@@ -88,3 +88,168 @@ def sim(app: Path | None, port: int, scale: float, seed: int) -> None:
             await stop.wait()
 
     asyncio.run(serve())
+
+
+def _run(coro):
+    import asyncio
+
+    return asyncio.run(coro)
+
+
+def _agent(spec: str, base_url: str | None):
+    from orav.runner import make_agent
+
+    return make_agent(spec, **({"base_url": base_url} if base_url else {}))
+
+
+_device_option = click.option(
+    "--device",
+    default="sim",
+    show_default=True,
+    help="'sim' (the embedded simulator with the demo app) or 'idb:HOST:PORT' (an idb companion).",
+)
+_agent_option = click.option(
+    "--agent",
+    "agent_spec",
+    default="scripted",
+    show_default=True,
+    help="'scripted' (the scenario's script) or 'openai:MODEL' (any OpenAI-compatible API).",
+)
+_base_url_option = click.option(
+    "--base-url", default=None, help="OpenAI-compatible API base URL (else OPENAI_BASE_URL)."
+)
+
+
+@cli.command()
+@click.argument("scenario_path", metavar="SCENARIO", type=click.Path(path_type=Path))
+@_device_option
+@_agent_option
+@_base_url_option
+@click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
+def record(
+    scenario_path: Path,
+    device: str,
+    agent_spec: str,
+    base_url: str | None,
+    out: Path | None,
+    overwrite: bool,
+) -> None:
+    """Run a scenario live and write its cassette and report (exit 0 when the goal is met)."""
+    from orav import runner
+    from orav.report import write_json
+    from orav.scenario import load_scenario
+
+    scenario = load_scenario(scenario_path)
+    out = out or Path("recordings") / f"{scenario.name}.cassette"
+    agent = _agent(agent_spec, base_url)
+    result = _run(runner.record(scenario, out, device=device, agent=agent, overwrite=overwrite))
+    report_path = write_json(result.report, out.with_suffix(".report.json"))
+    _print_reports([(result.report, out, None)])
+    click.echo(f"cassette: {out}\nreport:   {report_path}")
+    sys.exit(0 if result.report.ok else 1)
+
+
+@cli.command()
+@click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_agent_option
+@_base_url_option
+def replay(cassettes: tuple[Path, ...], agent_spec: str, base_url: str | None) -> None:
+    """Rerun cassettes offline: no device, no model, no network (exit 0 only if faithful).
+
+    With --agent, a new agent sees the recorded screens and must decide as recorded.
+    """
+    from orav import runner
+
+    rows = []
+    for path in cassettes:
+        agent = None if agent_spec == "scripted" else _agent(agent_spec, base_url)
+        outcome = _run(runner.replay(path, agent=agent))
+        rows.append((outcome.report, path, outcome))
+        for difference in outcome.differences:
+            click.echo(f"{path}: {difference}", err=True)
+    _print_reports(rows)
+    sys.exit(0 if all(outcome.faithful for _, _, outcome in rows) else 1)
+
+
+@cli.command()
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("out/demo"),
+    show_default=True,
+    help="Where the cassettes and reports go.",
+)
+def demo(out: Path) -> None:
+    """The whole story on the embedded simulator: record each example, replay it, report."""
+    from orav import runner
+    from orav.report import write_json
+    from orav.scenario import example_scenarios, load_scenario
+
+    rows = []
+    for path in example_scenarios():
+        scenario = load_scenario(path)
+        cassette = out / f"{scenario.name}.cassette"
+        recorded = _run(runner.record(scenario, cassette, overwrite=True))
+        write_json(recorded.report, cassette.with_suffix(".report.json"))
+        rows.append((recorded.report, cassette, _run(runner.replay(cassette))))
+    _print_reports(rows)
+    ok = all(report.ok and outcome.faithful for report, _, outcome in rows)
+    click.echo(f"{len(rows)} scenarios recorded and replayed into {out}/")
+    sys.exit(0 if ok else 1)
+
+
+def _print_reports(rows) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("scenario", "status", "steps", "duration", "replay", "cassette"):
+        justify = "right" if column in ("steps", "duration") else "left"
+        table.add_column(column, justify=justify, overflow="fold")
+    for report, path, outcome in rows:
+        colour = "green" if report.ok else "red"
+        replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")
+        table.add_row(
+            report.scenario,
+            f"[{colour}]{report.status}[/]",
+            str(report.total_steps),
+            f"{report.duration_seconds:.2f} s",
+            replayed,
+            str(path),
+        )
+    Console(highlight=False).print(table)
+
+
+@cli.command()
+@click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
+def audit(cassettes: tuple[Path, ...]) -> None:
+    """Print the recovery paths a recorded run took: fault, transitions, remedy, outcome."""
+    from orav.report import recovery_paths
+
+    for path in cassettes:
+        paths = recovery_paths(path)
+        click.echo(f"{path}: {len(paths)} recover{'y' if len(paths) == 1 else 'ies'}")
+        for path_ in paths:
+            click.echo(f"  step {path_.step}: {path_.fault} -> {path_.outcome}")
+            click.echo(f"    remedy: {path_.remedy}")
+            for source, event, target in path_.transitions:
+                click.echo(f"    {source} --{event}--> {target}")
+
+
+@cli.command()
+@click.option("--out", type=click.Path(path_type=Path), help="Write to this file.")
+@click.option("--check", is_flag=True, help="Exit 1 if --out differs from the code.")
+def diagrams(out: Path | None, check: bool) -> None:
+    """Mermaid diagrams of the state machines, generated from the code."""
+    from orav.machines import diagrams as render
+
+    text = render()
+    if out is None:
+        click.echo(text, nl=False)
+    elif check:
+        if not out.exists() or out.read_text() != text:
+            click.echo(f"{out} is out of date: run `orav diagrams --out {out}`", err=True)
+            sys.exit(1)
+    else:
+        out.write_text(text)
