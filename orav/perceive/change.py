@@ -82,6 +82,11 @@ def raster(screenshot: Screenshot | None) -> Raster | None:
     return result
 
 
+def clear_rasters() -> None:
+    """Forget every decoded screenshot (benchmarks measure the first decode this way)."""
+    _rasters.clear()
+
+
 def _decode(screenshot: Screenshot) -> Raster | None:
     from PIL import Image, UnidentifiedImageError
 
