@@ -57,7 +57,7 @@ def line(name: str, samples: list[float]) -> str:
 
 
 async def measure(device: IdbDevice, rounds: int) -> list[str]:
-    client = device._client  # the one connection, to time each RPC of observe alone
+    client = device.client  # the one connection, to time each RPC of observe alone
     tree_json = (await client.accessibility_info(None, FLAT)).json
     out = [
         line("observe", await timed(rounds, device.observe)),

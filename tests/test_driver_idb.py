@@ -179,6 +179,8 @@ async def test_keys_edit_and_move_focus(device: IdbDevice) -> None:
     assert (await device.perform(PressKey("backspace"))).ok
     assert (await device.perform(PressKey(42))).ok  # a raw HID keycode: backspace again
     assert (await device.observe()).find(unique_id="email").value == "a"
+    assert (await device.perform(PressKey("space"))).ok
+    assert (await device.observe()).find(unique_id="email").value == "a "
     assert (await device.perform(PressKey("tab"))).ok
     assert (await device.observe()).focused.unique_id == "password"
 

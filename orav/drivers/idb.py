@@ -190,24 +190,31 @@ class IdbDevice:
         await self._stack.aclose()
 
     @property
+    def client(self) -> Client:
+        """The fb-idb client on the one connection, for calls the Device protocol lacks."""
+        return self._client
+
+    @property
     def info(self) -> DeviceInfo:
         """The target as last described (at connect time, or by the last ``describe()``)."""
         return self._info
 
     # --- the calls to the companion ----------------------------------------------------------
 
-    async def _rpc(self, name: str, call: Awaitable[T]) -> T:
-        """Await one client call within the timeout; translate its failures.
+    async def _rpc(self, name: str, call: Awaitable[T], takes: float = 0.0) -> T:
+        """Await one client call within the timeout (plus ``takes``, how long the gesture
+        itself lasts); translate its failures.
 
         Raises DeviceError when the companion is unreachable, gone or silent, and _Refused
         when it answered with an error.
         """
+        limit = self.timeout + takes
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(limit):
                 return await call
         except TimeoutError:
             raise DeviceError(
-                f"idb companion at {self.address} did not answer {name} within {self.timeout:g} s"
+                f"idb companion at {self.address} did not answer {name} within {limit:g} s"
             ) from None
         except _CLIENT_ERRORS as exc:
             grpc = _find(exc, GRPCError)
@@ -327,7 +334,9 @@ class IdbDevice:
         match action:
             case Tap():
                 point = await self._tap_point(action)
-                await self._rpc("tap", client.tap(point.x, point.y, action.duration or None))
+                await self._rpc(
+                    "tap", client.tap(point.x, point.y, action.duration or None), action.duration
+                )
                 return point
             case TypeText(text=text, secure=secure):
                 _check_typable(text, secure)
@@ -337,7 +346,9 @@ class IdbDevice:
                 self._check_on_screen(start, "swipe start")
                 self._check_on_screen(end, "swipe end")
                 await self._rpc(
-                    "swipe", client.swipe((start.x, start.y), (end.x, end.y), duration or None)
+                    "swipe",
+                    client.swipe((start.x, start.y), (end.x, end.y), duration or None),
+                    duration,
                 )
             case PressKey(key="home"):
                 await self._rpc("home button", client.button(HIDButtonType.HOME))
