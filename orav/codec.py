@@ -91,6 +91,17 @@ def _action_tag(cls: type) -> str:
 
 configure_tagged_union(Action, converter, tag_name="kind", tag_generator=_action_tag)
 
+# An optional action (``Action | None`` flattens into a different union) keeps the tag too.
+_OPTIONAL_ACTION = Action | None
+converter.register_unstructure_hook_func(
+    lambda t: t == _OPTIONAL_ACTION,
+    lambda value: None if value is None else converter.unstructure(value, Action),
+)
+converter.register_structure_hook_func(
+    lambda t: t == _OPTIONAL_ACTION,
+    lambda value, _: None if value is None else converter.structure(value, Action),
+)
+
 
 # --- errors -------------------------------------------------------------------------------
 

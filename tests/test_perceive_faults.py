@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from orav.codec import from_json, to_json
 from orav.drivers.idb import IdbDevice
 from orav.model import Element, Fault, Frame, Observation, Point, Swipe, Tap, Target, TypeText
-from orav.perceive import classify, keyboard_blocks, keyboard_frame, shows, stuck
+from orav.perceive import Detection, classify, keyboard_blocks, keyboard_frame, shows, stuck
 from orav.sim import SimCompanion
 
 APP = Element("AXApplication", "Demo", frame=Frame(0, 0, 390, 844))
@@ -162,3 +163,10 @@ async def test_each_injected_fault_is_classified(fault, kind):
         assert classify(seen, previous).kind == kind
         if kind == "login":
             assert classify(seen, before) is None
+
+
+def test_a_detection_round_trips_through_the_codec_with_its_action_tagged():
+    for detection in (stuck(Tap(target=Target(id="open"))), classify(screen(*alert("OK")))):
+        text = to_json(detection)
+        assert from_json(text, Detection) == detection
+    assert '"kind":"tap"' in to_json(stuck(Tap(1, 2)))
