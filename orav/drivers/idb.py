@@ -265,13 +265,6 @@ class IdbDevice:
     async def terminate(self, bundle_id: str) -> None:
         await self._strict(f"terminate of {bundle_id}", self._client.terminate(bundle_id))
 
-    async def elements(self) -> tuple[Element, ...]:
-        """A fresh accessibility tree (flat form); DeviceError if it cannot be had."""
-        try:
-            return await self._elements()
-        except (_Refused, AccessibilityError) as exc:
-            raise DeviceError(f"idb companion at {self.address}: {exc}") from None
-
     async def _elements(self) -> tuple[Element, ...]:
         info = await self._rpc("accessibility_info", self._client.accessibility_info(None, _FLAT))
         return parse_elements(info.json)
