@@ -208,6 +208,9 @@ def _print_reports(rows) -> None:
         justify = "right" if column in ("steps", "duration") else "left"
         table.add_column(column, justify=justify, overflow="fold")
     for report, path, outcome in rows:
+        if report is None:
+            table.add_row("?", "[red]incomplete[/]", "", "", "DIVERGED", str(path))
+            continue
         colour = "green" if report.ok else "red"
         replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")
         table.add_row(

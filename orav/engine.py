@@ -41,6 +41,7 @@ from orav.model import (
     Decision,
     DeviceInfo,
     Done,
+    ModelCall,
     Observation,
     RunError,
     RunReport,
@@ -48,7 +49,6 @@ from orav.model import (
     Step,
     Tap,
     Transition,
-    Usage,
     Verification,
     Wait,
 )
@@ -175,6 +175,7 @@ class _Run:
         self.result: ActionResult | None = None
         self.verification: Verification | None = None
         self.history: list[Step] = []
+        self.calls: list[ModelCall] = []
         self.errors: list[RunError] = []
         self.transitions: list[Transition] = []
         self.screens: list[str] = []
@@ -304,6 +305,8 @@ class _Run:
             device=self.info,
         )
         self.decision = await self.agent.decide(context)
+        if self.decision.call is not None:
+            self.calls.append(self.decision.call)
         action = self.decision.action
         done = isinstance(action, Done)
         blocked = None if done else classify(self.observation, self.previous, action=action)
@@ -408,16 +411,11 @@ class _Run:
             criteria = self.scenario.success_criteria
             missed = [describe_assertion(a) for a in criteria] or [self.scenario.goal]
         results = [step.result for step in self.history]
-        calls = [step.decision.call for step in self.history if step.decision.call is not None]
-        usage = (
-            Usage(
-                calls=len(calls),
-                prompt_tokens=sum(c.prompt_tokens for c in calls),
-                completion_tokens=sum(c.completion_tokens for c in calls),
-            )
-            if calls
-            else None
-        )
+        usage = None
+        if self.calls:
+            from orav.agents.openai import usage_of  # the price table lives with the LLM agent
+
+            usage = usage_of(self.calls)
         return RunReport(
             run_id=self.engine.run_id,
             scenario=self.scenario.name,

@@ -26,9 +26,13 @@ class Recording:
 
 @frozen
 class Replay:
-    """A replay's report and whether it reproduced the recorded run exactly."""
+    """A replay's report and whether it reproduced the recorded run exactly.
 
-    report: RunReport
+    ``report`` is None when the cassette was cut off before the run ended: the replay then
+    went as far as the cassette did, which ``differences`` says.
+    """
+
+    report: RunReport | None
     recorded: RunReport | None
     faithful: bool
     differences: tuple[str, ...] = ()
@@ -125,7 +129,13 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
     With ``agent``, the recorded observations are shown to a new agent instead (decision
     regression): its decisions must match the recorded ones.
     """
-    from orav.cassette import ReplayAgent, ReplayClock, ReplayDevice, read_cassette
+    from orav.cassette import (
+        ReplayAgent,
+        ReplayClock,
+        ReplayDevice,
+        ReplayDivergence,
+        read_cassette,
+    )
     from orav.cassette.events import ReportEvent
     from orav.codec import structure
     from orav.engine import Engine
@@ -147,10 +157,19 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
         clock=ReplayClock(cassette),
         run_id=recorded.run_id if recorded else header.run_id,
     )
-    report = await engine.run(header.scenario)
     differences = []
     if cassette.truncated:
         differences.append(f"the cassette was cut off at {cassette.truncated}")
+    try:
+        report = await engine.run(header.scenario)
+    except ReplayDivergence as exc:
+        if recorded is not None:
+            raise
+        differences.append(
+            f"the recording did not finish: replayed faithfully through step "
+            f"{cassette.last_step}, then {exc}"
+        )
+        return Replay(None, None, False, tuple(differences))
     if recorded is None:
         differences.append("the cassette has no report: the recording did not finish")
     elif report != recorded:
