@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from orav import __version__
-from orav.errors import OravError
+from orav.errors import InputError, OravError
 
 
 class _Group(click.Group):
@@ -96,10 +96,26 @@ def _run(coro):
     return asyncio.run(coro)
 
 
-def _agent(spec: str, base_url: str | None):
+def _agent(spec: str, base_url: str | None, options: tuple[str, ...] = ()):
     from orav.runner import make_agent
 
-    return make_agent(spec, **({"base_url": base_url} if base_url else {}))
+    settings = dict(_option(text) for text in options)
+    if base_url:
+        settings["base_url"] = base_url
+    if settings and spec == "scripted":
+        raise InputError("the scripted agent takes no options", "--agent-option")
+    return make_agent(spec, **settings)
+
+
+def _option(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` with VALUE read as a YAML scalar (0.2, false, 7, text)."""
+    from orav.codec import parse_yaml
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise InputError(f"expected KEY=VALUE, got {text!r}", "--agent-option")
+    parsed = parse_yaml(value, "--agent-option") if value.strip() else ""
+    return key.strip(), parsed if isinstance(parsed, (bool, int, float)) else value
 
 
 _device_option = click.option(
@@ -118,6 +134,13 @@ _agent_option = click.option(
 _base_url_option = click.option(
     "--base-url", default=None, help="OpenAI-compatible API base URL (else OPENAI_BASE_URL)."
 )
+_agent_options = click.option(
+    "--agent-option",
+    "agent_options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An LLM agent setting, e.g. temperature=0.2, send_screenshot=false (docs/agents.md).",
+)
 
 
 @cli.command()
@@ -125,6 +148,7 @@ _base_url_option = click.option(
 @_device_option
 @_agent_option
 @_base_url_option
+@_agent_options
 @click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
 def record(
@@ -132,6 +156,7 @@ def record(
     device: str,
     agent_spec: str,
     base_url: str | None,
+    agent_options: tuple[str, ...],
     out: Path | None,
     overwrite: bool,
 ) -> None:
@@ -142,7 +167,7 @@ def record(
 
     scenario = load_scenario(scenario_path)
     out = out or Path("recordings") / f"{scenario.name}.cassette"
-    agent = _agent(agent_spec, base_url)
+    agent = _agent(agent_spec, base_url, agent_options)
     result = _run(runner.record(scenario, out, device=device, agent=agent, overwrite=overwrite))
     report_path = write_json(result.report, out.with_suffix(".report.json"))
     _print_reports([(result.report, out, None)])
@@ -154,7 +179,10 @@ def record(
 @click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_agent_option
 @_base_url_option
-def replay(cassettes: tuple[Path, ...], agent_spec: str, base_url: str | None) -> None:
+@_agent_options
+def replay(
+    cassettes: tuple[Path, ...], agent_spec: str, base_url: str | None, agent_options
+) -> None:
     """Rerun cassettes offline: no device, no model, no network (exit 0 only if faithful).
 
     With --agent, a new agent sees the recorded screens and must decide as recorded.
@@ -163,7 +191,7 @@ def replay(cassettes: tuple[Path, ...], agent_spec: str, base_url: str | None) -
 
     rows = []
     for path in cassettes:
-        agent = None if agent_spec == "scripted" else _agent(agent_spec, base_url)
+        agent = None if agent_spec == "scripted" else _agent(agent_spec, base_url, agent_options)
         outcome = _run(runner.replay(path, agent=agent))
         rows.append((outcome.report, path, outcome))
         for difference in outcome.differences:
@@ -221,7 +249,12 @@ def _print_reports(rows) -> None:
             replayed,
             str(path),
         )
-    Console(highlight=False).print(table)
+    console = Console(highlight=False)
+    console.print(table)
+    for report, _, _ in rows:
+        for error in report.errors if report is not None else ():
+            state = "resolved" if error.resolved else "[red]unresolved[/]"
+            console.print(f"{report.scenario} step {error.step}: {error.error} ({state})")
 
 
 @cli.command()

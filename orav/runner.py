@@ -74,7 +74,7 @@ async def open_device(spec: str, scenario: Scenario, *, timeout: float = 5.0) ->
 
 def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:
     """Strings that must never reach a cassette: the test password, the agent's API key."""
-    found = [getattr(agent, "api_key", None)]
+    found = list(getattr(agent, "secrets", ()))
     if scenario.credentials is not None:
         found.append(scenario.credentials.password)
     found += [d.action.text for d in scenario.script if getattr(d.action, "secure", False)]
@@ -119,7 +119,12 @@ async def record(
                 writer=writer,
                 run_id=header.run_id,
             )
-            report = await engine.run(scenario)
+            try:
+                report = await engine.run(scenario)
+            finally:
+                close = getattr(agent, "close", None)
+                if close is not None:
+                    await close()
     return Recording(report, out)
 
 

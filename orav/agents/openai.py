@@ -179,6 +179,7 @@ class OpenAIAgent:
     def __init__(self, config: OpenAIConfig) -> None:
         self.config = config
         self.name = f"openai:{config.model}"
+        self.model = config.model
         self._client: AsyncOpenAI | None = None
         self._base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
         self._api_key = config.api_key or os.environ.get("OPENAI_API_KEY")
@@ -187,6 +188,11 @@ class OpenAIAgent:
     def from_spec(cls, spec: str, **options: Any) -> OpenAIAgent:
         """``OpenAIAgent.from_spec("openai:gpt-4o", base_url=..., temperature=0)``."""
         return cls(OpenAIConfig.from_spec(spec, **options))
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """What a cassette writer must scrub: the API key, when there is one."""
+        return (self._api_key,) if self._api_key else ()
 
     @property
     def base_url(self) -> str:
