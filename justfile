@@ -29,6 +29,11 @@ fmt:
 bench:
     {{venv}}/bin/python -m bench
 
-# Regenerate generated docs (state-machine diagrams).
+# Regenerate the generated docs: state-machine diagrams and the CLI reference.
 docs:
     {{venv}}/bin/orav diagrams --out docs/machines.md
+    {{venv}}/bin/python -c "from orav.cli import reference; print(reference(), end='')" > docs/cli.md
+
+# Re-record the golden cassettes after a deliberate change of behaviour.
+golden:
+    for s in orav/scenarios/*.yaml; do {{venv}}/bin/orav record "$s" --overwrite; done

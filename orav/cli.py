@@ -289,3 +289,21 @@ def diagrams(out: Path | None, check: bool) -> None:
             sys.exit(1)
     else:
         out.write_text(text)
+
+
+def reference() -> str:
+    """The CLI reference in markdown, generated from the commands (docs/cli.md)."""
+    lines = [
+        "# The orav command line",
+        "",
+        "Generated from the code (`just docs`); do not edit. Exit status: 0 success, 1 the run",
+        "failed or the replay diverged, 2 bad input (scenario, cassette, app model, flags).",
+    ]
+    width = {"terminal_width": 100, "max_content_width": 100}  # the same text on any terminal
+    root = click.Context(cli, info_name="orav", **width)
+    for name in cli.list_commands(root):
+        command = cli.get_command(root, name)
+        context = click.Context(command, info_name=f"orav {name}", parent=root, **width)
+        help_text = command.get_help(context).replace("Usage: orav orav", "Usage: orav")
+        lines += ["", f"## orav {name}", "", "```text", help_text.rstrip(), "```"]
+    return "\n".join(lines) + "\n"
