@@ -1,0 +1,559 @@
+"""The single-file HTML report of a run, and an index page linking several.
+
+Everything is inline (CSS, screenshots as data URLs, a few lines of script to enlarge a
+screenshot) so a report opens offline and can be attached to a CI job as one file. The page is
+built as an ElementTree and serialised by it, so every recorded string is escaped. The state
+machines are drawn as transition tables from the machine classes themselves, each transition the
+run took marked with how often and at which steps it fired (mermaid needs a script from a CDN).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import groupby
+from pathlib import Path
+
+from statemachine import StateChart
+
+from orav.cassette import show_action
+from orav.machines import machine_classes
+from orav.model import Screenshot, Transition, Verification
+from orav.report.run import Performed, RecoveryView, RunView, StepView, read_run
+
+Child = ET.Element | str | None | Iterable["Child"]
+
+STATUS_CLASS = {
+    "passed": "ok",
+    "completed_with_errors": "warn",
+    "failed": "bad",
+    "step_limit": "bad",
+    "timed_out": "bad",
+    "aborted": "bad",
+    "incomplete": "gray",
+}
+
+CSS = """
+:root { --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; --gray: #6e7781; --line: #d0d7de;
+  --soft: #f6f8fa; --mark: #fff8c5; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328;
+  margin: 0 auto; max-width: 1100px; padding: 24px; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 10px; }
+h3 { font-size: 15px; margin: 0 0 6px; }
+code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: 12.5px; }
+.status { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff;
+  font-weight: 600; font-size: 13px; vertical-align: middle; }
+.status.ok { background: var(--ok); } .status.warn { background: var(--warn); }
+.status.bad { background: var(--bad); } .status.gray { background: var(--gray); }
+.goal { color: #57606a; margin: 0 0 14px; }
+table { border-collapse: collapse; }
+.facts td, .facts th { padding: 3px 14px 3px 0; text-align: left; vertical-align: top; }
+.facts th { color: #57606a; font-weight: 500; white-space: nowrap; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; margin: 0 0 12px;
+  display: grid; grid-template-columns: 132px 1fr; gap: 14px; }
+.card.recovery { border-left: 5px solid var(--warn); background: #fffbf0; }
+.card.recovery.failed { border-left-color: var(--bad); background: #fff5f5; }
+.card .noshot { width: 132px; height: 80px; background: var(--soft); color: var(--gray);
+  display: flex; align-items: center; justify-content: center; font-size: 12px; }
+img.shot { width: 132px; border: 1px solid var(--line); border-radius: 6px; cursor: zoom-in; }
+.field { margin: 2px 0; } .field > b { color: #57606a; font-weight: 500; margin-right: 6px; }
+.chip { display: inline-block; border-radius: 10px; padding: 0 8px; margin: 0 4px 2px 0;
+  font-size: 12px; border: 1px solid var(--line); background: var(--soft); }
+.chip.ok { border-color: #8ddb9b; background: #dafbe1; color: #116329; }
+.chip.bad { border-color: #ffaba8; background: #ffebe9; color: #a40e26; }
+.chip.gray { color: var(--gray); }
+.errors { color: var(--bad); margin: 4px 0 0; padding-left: 18px; }
+.errors .resolved { color: var(--warn); }
+.path { margin: 4px 0; padding-left: 18px; }
+.machine { margin-bottom: 18px; }
+.machine table { width: 100%; }
+.machine th, .machine td { border-bottom: 1px solid var(--line); padding: 3px 8px;
+  text-align: left; }
+.machine th { background: var(--soft); font-weight: 600; }
+tr.fired td { background: var(--mark); font-weight: 600; }
+tr.fired td.count { color: var(--ok); }
+tr.unknown td { background: #ffebe9; }
+.states .chip.visited { background: var(--mark); border-color: #d4a72c; font-weight: 600; }
+details summary { cursor: pointer; color: #57606a; margin: 6px 0; }
+.warning { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px;
+  border-radius: 6px; }
+dialog { padding: 0; border: 0; background: transparent; }
+dialog img { max-height: 92vh; max-width: 92vw; border-radius: 8px; }
+dialog::backdrop { background: rgba(0, 0, 0, .7); }
+.runs td, .runs th { padding: 5px 14px 5px 0; text-align: left;
+  border-bottom: 1px solid var(--line); }
+"""
+
+# Click a screenshot to see it full size (no script needs to load from anywhere).
+ZOOM = """
+const zoom = document.getElementById("zoom");
+document.querySelectorAll("img.shot").forEach((img) => img.addEventListener("click", () => {
+  zoom.querySelector("img").src = img.src; zoom.showModal();
+}));
+zoom.addEventListener("click", () => zoom.close());
+"""
+
+
+def write_html(cassette: Path, out: Path | None = None) -> Path:
+    """Write the report of the run in ``cassette`` (next to it by default) and return its path."""
+    out = out or cassette.with_suffix(".html")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(read_run(cassette)), encoding="utf-8")
+    return out
+
+
+def render_html(run: RunView) -> str:
+    """The whole report page of one run."""
+    name = run.header.scenario.name
+    body = _el(
+        "body",
+        None,
+        _header(run),
+        _setup(run),
+        _el("h2", None, "Steps"),
+        [_block(block) for block in run.timeline] or _el("p", None, "No step was recorded."),
+        _machines(run),
+        _el("dialog", {"id": "zoom"}, _el("img", {"alt": "screenshot, full size"})),
+        _el("script", None, ZOOM),
+    )
+    return _page(f"orav: {name} ({run.status})", body)
+
+
+def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
+    """Write an index page linking each ``(run, its report's path)``; return its path."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for run, report in runs:
+        href = Path(os.path.relpath(report, out.parent)).as_posix()
+        rows.append(
+            _el(
+                "tr",
+                {"class": "run", "data-status": run.status},
+                _el("td", None, _el("a", {"href": href}, run.header.scenario.name)),
+                _el("td", None, _status(run.status)),
+                _el("td", None, str(run.report.total_steps if run.report else len(run.steps))),
+                _el("td", None, str(len(run.recoveries))),
+                _el("td", None, _seconds(run.report.duration_seconds) if run.report else ""),
+                _el("td", None, run.header.agent),
+                _el("td", None, run.header.created_at),
+            )
+        )
+    passed = sum(1 for run, _ in runs if run.report is not None and run.report.ok)
+    head = ("scenario", "status", "steps", "recoveries", "duration", "agent", "recorded")
+    body = _el(
+        "body",
+        None,
+        _el("h1", None, "orav runs"),
+        _el("p", {"class": "goal"}, f"{passed} of {len(runs)} met their goal."),
+        _el(
+            "table",
+            {"class": "runs"},
+            _el("tr", None, [_el("th", None, h) for h in head]),
+            rows,
+        ),
+    )
+    out.write_text(_page("orav runs", body), encoding="utf-8")
+    return out
+
+
+# --- sections ------------------------------------------------------------------------------
+
+
+def _header(run: RunView) -> list[ET.Element]:
+    header, report = run.header, run.report
+    scenario = header.scenario
+    facts: list[tuple[str, Child]] = [("agent", header.agent or "?")]
+    if header.model:
+        facts.append(("model", header.model))
+    if header.device is not None:
+        device = header.device
+        size = f"{device.width:g}×{device.height:g} pt" if device.width else ""
+        facts.append(("device", " · ".join(x for x in (device.name, device.os_version, size) if x)))
+    facts.append(("recorded", f"{header.created_at} (orav {header.orav_version})"))
+    facts.append(("run id", _el("code", None, header.run_id)))
+    if report is not None:
+        facts.append(("duration", _seconds(report.duration_seconds)))
+        actions = f"{report.successful_actions} succeeded, {report.failed_actions} failed"
+        facts.append(("steps", f"{report.total_steps} (actions: {actions})"))
+        costs = f"{report.retries} retries, {report.crashes_recovered} crashes recovered"
+        facts.append(("recoveries", f"{len(run.recoveries)} ({costs})"))
+        if report.usage is not None:
+            usage = report.usage
+            tokens = (
+                f"{usage.calls} model calls, {usage.prompt_tokens} prompt + "
+                f"{usage.completion_tokens} completion tokens"
+            )
+            cost = f", ${usage.cost:.4f}" if usage.cost is not None else ""
+            facts.append(("model usage", tokens + cost))
+        if report.goals_achieved:
+            facts.append(("goals met", _chips(report.goals_achieved, "ok")))
+        if report.goals_missed:
+            facts.append(("goals missed", _chips(report.goals_missed, "bad")))
+        if report.summary:
+            facts.append(("summary", report.summary))
+    parts: list[Child] = [
+        _el("h1", None, scenario.name, " ", _status(run.status)),
+        _el("p", {"class": "goal"}, scenario.goal),
+        _el(
+            "table",
+            {"class": "facts"},
+            [_el("tr", None, _el("th", None, k), _el("td", None, v)) for k, v in facts],
+        ),
+    ]
+    if run.truncated:
+        parts.append(
+            _el("p", {"class": "warning"}, f"The cassette was cut off at {run.truncated}.")
+        )
+    if report is None:
+        parts.append(
+            _el(
+                "p",
+                {"class": "warning"},
+                "The recording did not finish: the cassette has no report. "
+                "The steps below are those recorded.",
+            )
+        )
+    elif report.errors:
+        parts.append(_el("h2", None, "Errors"))
+        parts.append(
+            _el(
+                "ul",
+                {"class": "errors", "id": "run-errors"},
+                [
+                    _el(
+                        "li",
+                        {"class": "resolved"} if e.resolved else None,
+                        f"step {e.step}: {e.error}",
+                        " (resolved)" if e.resolved else "",
+                    )
+                    for e in report.errors
+                ],
+            )
+        )
+    if run.errors:
+        parts.append(_error_list(run.errors))
+    return [_el("header", None, parts)]
+
+
+def _setup(run: RunView) -> ET.Element | None:
+    if not run.setup:
+        return None
+    return _el(
+        "section",
+        {"id": "launch"},
+        _el("h2", None, "Launch"),
+        _el("ul", {"class": "path"}, [_el("li", None, _performed(p)) for p in run.setup]),
+    )
+
+
+def _block(block: StepView | RecoveryView) -> ET.Element:
+    if isinstance(block, StepView):
+        return _step(block)
+    return _recovery(block)
+
+
+def _step(step: StepView) -> ET.Element:
+    decision = step.decision
+    fields: list[Child] = [_el("h3", None, f"Step {step.number}")]
+    if decision is not None:
+        fields.append(_field("action", _el("code", None, show_action(decision.action))))
+        if decision.reasoning:
+            fields.append(_field("reasoning", decision.reasoning))
+        if decision.expected_outcome:
+            fields.append(_field("expected", decision.expected_outcome))
+        if decision.call is not None:
+            call = decision.call
+            fields.append(
+                _field(
+                    "model call",
+                    f"{call.model}: {call.prompt_tokens} + {call.completion_tokens} tokens, "
+                    f"{_seconds(call.latency_seconds)}"
+                    + (f", {call.attempts} attempts" if call.attempts > 1 else ""),
+                )
+            )
+    for performed in step.actions:
+        fields.append(_field("result", _performed(performed)))
+    if step.verification is not None:
+        fields.append(_field("verified", _verification(step.verification)))
+    if step.errors:
+        fields.append(_error_list(step.errors))
+    failed = bool(step.errors) or any(not p.ok for p in step.actions)
+    return _el(
+        "article",
+        {"class": "card step", "id": f"step-{step.number}", "data-failed": str(failed).lower()},
+        _shot(step.screenshot, f"the screen the agent saw at step {step.number}"),
+        _el("div", None, fields),
+    )
+
+
+def _recovery(recovery: RecoveryView) -> ET.Element:
+    where = f"after step {recovery.after_step}" if recovery.after_step else "before step 1"
+    outcome = recovery.outcome or "unfinished: the cassette ends here"
+    fields: list[Child] = [
+        _el("h3", None, f"Recovery from {recovery.fault or 'a fault'} ({where})"),
+        _field("fault", recovery.fault or "?"),
+        _el(
+            "ol",
+            {"class": "path"},
+            [
+                _el(
+                    "li",
+                    {"class": "transition"},
+                    _el("code", None, f"{t.source} —{t.event}→ {t.target}"),
+                )
+                for t in recovery.transitions
+            ],
+        ),
+        _field("remedy", recovery.remedy or "none"),
+    ]
+    fields += [_field("device", _performed(p)) for p in recovery.actions]
+    fields.append(
+        _field(
+            "outcome",
+            _el("span", {"class": "chip ok" if recovery.resolved else "chip bad"}, outcome),
+        )
+    )
+    if recovery.errors:
+        fields.append(_error_list(recovery.errors))
+    classes = "card recovery" + ("" if recovery.resolved else " failed")
+    return _el(
+        "article",
+        {"class": classes, "data-fault": recovery.fault, "data-outcome": recovery.outcome},
+        _shot(recovery.screenshot, f"the screen that showed the {recovery.fault} fault"),
+        _el("div", None, fields),
+    )
+
+
+def _machines(run: RunView) -> ET.Element:
+    return _el(
+        "section",
+        {"id": "machines"},
+        _el("h2", None, "State machines"),
+        _el(
+            "p",
+            {"class": "goal"},
+            "Every transition of each machine, from its class; those this run took are "
+            "highlighted with how often and at which steps.",
+        ),
+        [_machine(cls, run.transitions) for cls in _in_order_of_use(run.transitions)],
+    )
+
+
+def _in_order_of_use(taken: Sequence[Transition]) -> list[type[StateChart]]:
+    """The machine classes, those the run used first (in the order it did), then the rest."""
+    first = {t.machine: i for i, t in reversed(list(enumerate(taken)))}
+    return sorted(machine_classes(), key=lambda cls: first.get(_machine_name(cls), len(taken)))
+
+
+def _machine_name(cls: type[StateChart]) -> str:
+    """The name transitions are recorded under: ``run`` for RunMachine."""
+    return cls.__name__.removesuffix("Machine").lower()
+
+
+def _machine(cls: type[StateChart], taken: Sequence[Transition]) -> ET.Element:
+    name = _machine_name(cls)
+    fired: Counter[tuple[str, str, str]] = Counter()
+    steps: dict[tuple[str, str, str], list[int]] = {}
+    for t in taken:
+        if t.machine == name:
+            key = (t.source, t.event, t.target)
+            fired[key] += 1
+            steps.setdefault(key, []).append(t.step)
+    rows_fired: list[ET.Element] = []
+    rows_idle: list[ET.Element] = []
+    for state in cls.states:
+        for transition in state.transitions:
+            source, target = transition.source.id, transition.target.id
+            names = [str(e) for e in transition.events]
+            key = next(((source, n, target) for n in names if (source, n, target) in fired), None)
+            if key is None:
+                rows_idle.append(_transition_row(name, source, names[-1], target, 0, []))
+            else:
+                rows_fired.append(_transition_row(name, *key, fired.pop(key), steps[key]))
+    for key, count in fired.items():  # recorded by an older machine: show, flagged
+        rows_fired.append(_transition_row(name, *key, count, steps[key], unknown=True))
+    visited = {s for (source, _, target) in steps for s in (source, target)}
+    head = _el("tr", None, [_el("th", None, h) for h in ("from", "event", "to", "fired", "steps")])
+    return _el(
+        "div",
+        {"class": "machine", "id": f"machine-{name}", "data-machine": name},
+        _el("h3", None, f"{cls.__name__} ", _el("span", {"class": "chip"}, name)),
+        _el(
+            "div",
+            {"class": "states"},
+            [
+                _el(
+                    "span",
+                    {"class": "chip visited" if s.id in visited else "chip"},
+                    s.id + (" (final)" if s.final else ""),
+                )
+                for s in cls.states
+            ],
+        ),
+        _el("table", {"class": "fired"}, head, rows_fired)
+        if rows_fired
+        else _el("p", None, "Not run."),
+        _el(
+            "details",
+            None,
+            _el("summary", None, f"{len(rows_idle)} transitions not taken"),
+            _el("table", {"class": "idle"}, head, rows_idle),
+        ),
+    )
+
+
+def _transition_row(
+    machine: str,
+    source: str,
+    event: str,
+    target: str,
+    count: int,
+    steps: list[int],
+    *,
+    unknown: bool = False,
+) -> ET.Element:
+    attrs = {
+        "class": "transition" + (" fired" if count else "") + (" unknown" if unknown else ""),
+        "data-machine": machine,
+        "data-source": source,
+        "data-event": event,
+        "data-target": target,
+        "data-count": str(count),
+    }
+    note = " (not in this machine any more)" if unknown else ""
+    return _el(
+        "tr",
+        attrs,
+        _el("td", None, source),
+        _el("td", None, _el("code", None, event)),
+        _el("td", None, target + note),
+        _el("td", {"class": "count"}, f"×{count}" if count else ""),
+        _el("td", None, _step_ranges(steps)),
+    )
+
+
+# --- pieces ---------------------------------------------------------------------------------
+
+
+def _page(title: str, body: ET.Element) -> str:
+    html = _el(
+        "html",
+        {"lang": "en"},
+        _el(
+            "head",
+            None,
+            _el("meta", {"charset": "utf-8"}),
+            _el("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}),
+            _el("title", None, title),
+            _el("style", None, CSS),
+        ),
+        body,
+    )
+    return "<!DOCTYPE html>\n" + ET.tostring(html, encoding="unicode", method="html") + "\n"
+
+
+def _el(tag: str, attrs: dict[str, str] | None, *children: Child) -> ET.Element:
+    """An element with text and child elements in order; None children are skipped."""
+    element = ET.Element(tag, attrs or {})
+    for child in _flatten(children):
+        if isinstance(child, str):
+            if len(element):
+                element[-1].tail = (element[-1].tail or "") + child
+            else:
+                element.text = (element.text or "") + child
+        else:
+            element.append(child)
+    return element
+
+
+def _flatten(children: Iterable[Child]) -> Iterable[ET.Element | str]:
+    for child in children:
+        if child is None:
+            continue
+        if isinstance(child, (str, ET.Element)):
+            yield child
+        else:
+            yield from _flatten(child)
+
+
+def _status(status: str) -> ET.Element:
+    label = status.replace("_", " ")
+    return _el("span", {"class": f"status {STATUS_CLASS.get(status, 'gray')}"}, label)
+
+
+def _field(name: str, *value: Child) -> ET.Element:
+    return _el("div", {"class": "field"}, _el("b", None, name), value)
+
+
+def _chips(items: Iterable[str], kind: str) -> list[ET.Element]:
+    return [_el("span", {"class": f"chip {kind}"}, item) for item in items]
+
+
+def _error_list(errors: Iterable[str]) -> ET.Element:
+    return _el("ul", {"class": "errors"}, [_el("li", {"class": "error"}, e) for e in errors])
+
+
+def _shot(screenshot: Screenshot | None, alt: str) -> ET.Element:
+    if screenshot is None or not screenshot.data:
+        return _el("div", {"class": "noshot"}, "no screenshot")
+    data = base64.b64encode(screenshot.data).decode("ascii")
+    return _el(
+        "img",
+        {
+            "class": "shot",
+            "src": f"data:image/{screenshot.format};base64,{data}",
+            "alt": alt,
+            "title": f"{screenshot.width}×{screenshot.height} px (click to enlarge)",
+        },
+    )
+
+
+def _performed(performed: Performed) -> list[Child]:
+    action = _el("code", None, show_action(performed.action))
+    if performed.error is not None:
+        return [action, " ", _el("span", {"class": "chip bad"}, f"raised: {performed.error}")]
+    result = performed.result
+    if result is None:
+        return [action, " ", _el("span", {"class": "chip ok"}, "ok")]
+    if not result.ok:
+        return [action, " ", _el("span", {"class": "chip bad"}, f"failed: {result.error}")]
+    took = f" in {result.seconds * 1000:.0f} ms" if result.seconds else ""
+    return [action, " ", _el("span", {"class": "chip ok"}, f"ok{took}")]
+
+
+def _verification(verification: Verification) -> list[Child]:
+    chips: list[Child] = [
+        _el("span", {"class": "chip ok"}, "screen changed")
+        if verification.changed
+        else _el("span", {"class": "chip gray"}, "screen unchanged")
+    ]
+    if verification.expected_seen is True:
+        chips.append(_el("span", {"class": "chip ok"}, "expected outcome seen"))
+    elif verification.expected_seen is False:
+        chips.append(_el("span", {"class": "chip bad"}, "expected outcome not seen"))
+    else:
+        chips.append(_el("span", {"class": "chip gray"}, "expected outcome not checkable"))
+    if verification.input_dropped:
+        chips.append(_el("span", {"class": "chip bad"}, "input dropped"))
+    if verification.note:
+        chips.append(verification.note)
+    return chips
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1000:.0f} ms"
+
+
+def _step_ranges(steps: Sequence[int]) -> str:
+    """``start, 1–6, 9``: the steps a transition fired at (``start``: before step 1)."""
+    ordered = sorted(set(steps))
+    parts = ["start"] if ordered and ordered[0] == 0 else []
+    numbers = [n for n in ordered if n > 0]
+    for _, run in groupby(enumerate(numbers), key=lambda pair: pair[1] - pair[0]):
+        first, *rest = [n for _, n in run]
+        parts.append(f"{first}–{rest[-1]}" if rest else f"{first}")
+    return ", ".join(parts)

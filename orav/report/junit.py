@@ -1,0 +1,111 @@
+"""JUnit XML for CI: one testsuite, one testcase per recorded run.
+
+A run that met its goal passes (``completed_with_errors`` too, with its errors in
+``system-out``); any other status is a ``failure`` whose type is the status and whose text lists
+the report's errors and missed goals. A cassette without a report (the recording did not
+finish) is an ``error``. Characters XML 1.0 cannot carry are replaced, so the file always parses.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+
+from orav.report.run import RunView
+
+SUITE = "orav"
+# Everything outside XML 1.0's Char production.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def write_junit(runs: Sequence[RunView], out: Path, *, suite: str = SUITE) -> Path:
+    """Write the JUnit XML of ``runs`` to ``out`` and return the path."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(junit_xml(runs, suite=suite), encoding="utf-8")
+    return out
+
+
+def junit_xml(runs: Sequence[RunView], *, suite: str = SUITE) -> str:
+    """The JUnit XML document (``testsuites`` holding one ``testsuite``) as text."""
+    cases = [_testcase(run) for run in runs]
+    totals = {
+        "name": suite,
+        "tests": str(len(cases)),
+        "failures": str(sum(1 for c in cases if c.find("failure") is not None)),
+        "errors": str(sum(1 for c in cases if c.find("error") is not None)),
+        "skipped": "0",
+        "time": f"{sum(_duration(run) for run in runs):.3f}",
+    }
+    root = ET.Element("testsuites", totals)
+    testsuite = ET.SubElement(root, "testsuite", totals)
+    if runs:
+        # JUnit's schema wants a local ISO 8601 time without a zone.
+        testsuite.set("timestamp", runs[0].header.created_at[:19])
+    testsuite.extend(cases)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _testcase(run: RunView) -> ET.Element:
+    header, report = run.header, run.report
+    case = ET.Element(
+        "testcase",
+        {
+            "classname": _text(header.scenario.app),
+            "name": _text(header.scenario.name),
+            "time": f"{_duration(run):.3f}",
+            "file": _text(str(run.path)),
+        },
+    )
+    properties = ET.SubElement(case, "properties")
+    facts = {
+        "status": run.status,
+        "run_id": header.run_id,
+        "agent": header.agent,
+        "model": header.model,
+        "steps": str(report.total_steps if report else len(run.steps)),
+        "recoveries": str(len(run.recoveries)),
+    }
+    for name, value in facts.items():
+        if value:
+            ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
+    if report is None:
+        cut = f"; the cassette was cut off at {run.truncated}" if run.truncated else ""
+        error = ET.SubElement(
+            case,
+            "error",
+            {"type": "incomplete", "message": _text(f"the recording did not finish{cut}")},
+        )
+        error.text = _text(
+            "\n".join([f"step {s.number}: {e}" for s in run.steps for e in s.errors])
+        )
+        return case
+    errors = [
+        f"step {e.step}: {e.error}" + (" (resolved)" if e.resolved else "") for e in report.errors
+    ]
+    if not report.ok:
+        missed = [f"goal missed: {goal}" for goal in report.goals_missed]
+        unresolved = next((e.error for e in report.errors if not e.resolved), None)
+        message = report.summary or unresolved or ", ".join(report.goals_missed) or report.status
+        failure = ET.SubElement(
+            case,
+            "failure",
+            {"type": report.status, "message": _text(f"{report.status}: {message}")},
+        )
+        failure.text = _text("\n".join(errors + missed))
+    out = [report.summary] if report.summary else []
+    if report.ok:
+        out += errors
+    if out:
+        ET.SubElement(case, "system-out").text = _text("\n".join(out))
+    return case
+
+
+def _duration(run: RunView) -> float:
+    return run.report.duration_seconds if run.report is not None else 0.0
+
+
+def _text(value: str) -> str:
+    return _NOT_XML.sub("\ufffd", value)
