@@ -78,9 +78,8 @@ def _testcase(run: RunView) -> ET.Element:
             "error",
             {"type": "incomplete", "message": _text(f"the recording did not finish{cut}")},
         )
-        error.text = _text(
-            "\n".join([f"step {s.number}: {e}" for s in run.steps for e in s.errors])
-        )
+        found = [*run.errors, *(f"step {s.number}: {e}" for s in run.steps for e in s.errors)]
+        error.text = _text("\n".join(found))
         return case
     errors = [
         f"step {e.step}: {e.error}" + (" (resolved)" if e.resolved else "") for e in report.errors
