@@ -163,6 +163,7 @@ def record(
     """Run a scenario live and write its cassette and report (exit 0 when the goal is met)."""
     from orav import runner
     from orav.report import write_json
+    from orav.report.html import write_html
     from orav.scenario import load_scenario
 
     scenario = load_scenario(scenario_path)
@@ -170,8 +171,9 @@ def record(
     agent = _agent(agent_spec, base_url, agent_options)
     result = _run(runner.record(scenario, out, device=device, agent=agent, overwrite=overwrite))
     report_path = write_json(result.report, out.with_suffix(".report.json"))
+    html_path = write_html(out)
     _print_reports([(result.report, out, None)])
-    click.echo(f"cassette: {out}\nreport:   {report_path}")
+    click.echo(f"cassette: {out}\nreport:   {report_path}\nhtml:     {html_path}")
     sys.exit(0 if result.report.ok else 1)
 
 
@@ -212,18 +214,27 @@ def demo(out: Path) -> None:
     """The whole story on the embedded simulator: record each example, replay it, report."""
     from orav import runner
     from orav.report import write_json
+    from orav.report.html import write_html, write_index
+    from orav.report.junit import write_junit
+    from orav.report.run import read_run
     from orav.scenario import example_scenarios, load_scenario
 
     rows = []
+    runs = []
     for path in example_scenarios():
         scenario = load_scenario(path)
         cassette = out / f"{scenario.name}.cassette"
         recorded = _run(runner.record(scenario, cassette, overwrite=True))
         write_json(recorded.report, cassette.with_suffix(".report.json"))
+        run = read_run(cassette)
+        runs.append((run, write_html(run)))
         rows.append((recorded.report, cassette, _run(runner.replay(cassette))))
     _print_reports(rows)
+    index = write_index(runs, out / "index.html")
+    junit = write_junit([run for run, _ in runs], out / "junit.xml")
     ok = all(report.ok and outcome.faithful for report, _, outcome in rows)
-    click.echo(f"{len(rows)} scenarios recorded and replayed into {out}/")
+    click.echo(f"{len(rows)} scenarios recorded and replayed into {out}/ (JUnit: {junit})")
+    click.echo(f"HTML report: {index}")
     sys.exit(0 if ok else 1)
 
 
@@ -255,6 +266,45 @@ def _print_reports(rows) -> None:
         for error in report.errors if report is not None else ():
             state = "resolved" if error.resolved else "[red]unresolved[/]"
             console.print(f"{report.scenario} step {error.step}: {error.error} ({state})")
+
+
+@cli.command()
+@click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--html",
+    "html_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the HTML reports and an index.html here (else each next to its cassette).",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write JUnit XML of the runs (one testcase per cassette) to this file.",
+)
+def report(cassettes: tuple[Path, ...], html_dir: Path | None, junit: Path | None) -> None:
+    """Write the single-file HTML report of each cassette, and JUnit XML for CI."""
+    from orav.errors import InputError
+    from orav.report.html import write_html, write_index
+    from orav.report.junit import write_junit
+    from orav.report.run import read_run
+
+    runs = [read_run(path) for path in cassettes]
+    if html_dir is None:
+        pages = [write_html(run) for run in runs]
+    else:
+        names = [run.path.with_suffix(".html").name for run in runs]
+        twice = next((name for name in names if names.count(name) > 1), None)
+        if twice is not None:
+            raise InputError(f"two cassettes would both write {twice}; report them apart", "--html")
+        pages = [write_html(run, html_dir / name) for run, name in zip(runs, names, strict=True)]
+    for page in pages:
+        click.echo(f"html:  {page}")
+    if html_dir is not None:
+        click.echo(
+            f"index: {write_index(list(zip(runs, pages, strict=True)), html_dir / 'index.html')}"
+        )
+    if junit is not None:
+        click.echo(f"junit: {write_junit(runs, junit)}")
 
 
 @cli.command()

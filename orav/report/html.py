@@ -98,11 +98,16 @@ zoom.addEventListener("click", () => zoom.close());
 """
 
 
-def write_html(cassette: Path, out: Path | None = None) -> Path:
-    """Write the report of the run in ``cassette`` (next to it by default) and return its path."""
-    out = out or cassette.with_suffix(".html")
+def write_html(run: RunView | Path, out: Path | None = None) -> Path:
+    """Write the report of a run (or of the cassette at a path) and return the report's path.
+
+    By default the report goes next to its cassette, with the suffix ``.html``.
+    """
+    if isinstance(run, Path):
+        run = read_run(run)
+    out = out or run.path.with_suffix(".html")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(read_run(cassette)), encoding="utf-8")
+    out.write_text(render_html(run), encoding="utf-8")
     return out
 
 
