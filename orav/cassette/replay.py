@@ -83,8 +83,10 @@ def show_action(action: Action) -> str:
             if x is not None and y is not None:
                 parts.append(f"({_num(x)}, {_num(y)})")
             return " ".join(parts)
-        case TypeText(text=text, secure=secure):
-            return f"type {text!r}" + (" (secure)" if secure else "")
+        case TypeText(secure=True):
+            return "type a secret (secure)"  # never print it: a live value may be the real one
+        case TypeText(text=text):
+            return f"type {text!r}"
         case Swipe(start=start, end=end):
             return f"swipe ({_num(start.x)}, {_num(start.y)}) → ({_num(end.x)}, {_num(end.y)})"
         case PressKey(key=key):
