@@ -37,28 +37,21 @@ from orav.cassette import (
 from orav.errors import DeviceError, InputError
 from orav.model import (
     ActionResult,
-    Assert,
     Credentials,
     Decision,
     DeviceInfo,
-    Done,
     Element,
     Frame,
-    Launch,
     ModelCall,
     Observation,
     Point,
-    PressKey,
     Scenario,
     Screenshot,
     Step,
-    Swipe,
     Tap,
     Target,
-    Terminate,
     TypeText,
     Verification,
-    Wait,
 )
 
 SCENARIO = Scenario(
@@ -69,56 +62,8 @@ SCENARIO = Scenario(
 )
 INFO = DeviceInfo("ios", "iPhone 15", udid="SIM-1", width=390, height=844, scale=3)
 
-# Free text never contains digits, spaces or colons, so it cannot look like an API key, a
-# Bearer token or an Authorization header; secure values are digits only, so registering them
-# as secrets never touches other text. Redaction of mixed text is tested separately below.
-text = st.text(alphabet="abcdefXYZ_.éü漢•\u2028\"\\'\n", max_size=12)
-secret_digits = st.text(alphabet="0123456789", min_size=1, max_size=10)
-coordinate = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
-positive = st.floats(min_value=0, max_value=1e3, allow_nan=False)
+from strategies import coordinate, decisions, positive, secret_digits, text
 
-targets = st.builds(Target, label=text, id=st.none() | text)
-actions = st.one_of(
-    st.builds(Tap, x=coordinate, y=coordinate, target=st.none() | targets, duration=positive),
-    st.builds(Tap, target=targets, vision=st.booleans()),
-    st.builds(TypeText, text=text),
-    st.builds(TypeText, text=secret_digits, secure=st.just(True)),
-    st.builds(
-        Swipe,
-        start=st.builds(Point, coordinate, coordinate),
-        end=st.builds(Point, coordinate, coordinate),
-    ),
-    st.builds(PressKey, key=st.sampled_from(["return", "escape", "tab"]) | st.integers(0, 255)),
-    st.builds(Wait, seconds=positive),
-    st.builds(Launch, bundle_id=st.none() | text),
-    st.builds(Terminate, bundle_id=st.none() | text),
-    st.builds(
-        Assert,
-        target=targets,
-        condition=st.sampled_from(["visible", "absent", "value_equals"]),
-        value=st.none() | text,
-    ),
-    st.builds(Done, success=st.booleans(), summary=text),
-)
-calls = st.builds(
-    ModelCall,
-    model=text,
-    prompt_digest=st.text(alphabet="0123456789abcdef", max_size=16),
-    raw_response=text,
-    prompt_tokens=st.integers(0, 10**6),
-    completion_tokens=st.integers(0, 10**6),
-    latency_seconds=positive,
-    attempts=st.integers(1, 5),
-)
-decisions = st.builds(
-    Decision,
-    action=actions,
-    reasoning=text,
-    element_label=st.none() | text,
-    expected_outcome=text,
-    previous_outcome_met=st.none() | st.booleans(),
-    call=st.none() | calls,
-)
 plain_elements = st.builds(
     Element,
     role=st.sampled_from(["AXButton", "AXStaticText", "AXTextField", "AXOther"]),

@@ -3,10 +3,11 @@
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import scenarios
 
-from orav.codec import from_json, load_yaml, to_json
+from orav.codec import dump_yaml, from_json, load_yaml, to_json
 from orav.errors import InputError
 from orav.model import Frame, PressKey, Scenario, Tap, Target
 
@@ -74,3 +75,19 @@ def test_missing_field_and_syntax_errors(tmp_path: Path):
         load_yaml("name: a\nname: b\n", Scenario)
     with pytest.raises(InputError, match="cannot read"):
         load_yaml(tmp_path / "missing.yaml", Scenario)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios)
+def test_any_scenario_round_trips_through_json_and_yaml(scenario):
+    assert from_json(to_json(scenario), Scenario) == scenario
+    assert load_yaml(dump_yaml(scenario), Scenario) == scenario
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_loads_as_a_scenario_or_fails_with_a_located_error(text):
+    try:
+        load_yaml(MINIMAL + text, Scenario, source="s.yaml")
+    except InputError as error:
+        assert str(error).startswith("s.yaml")
