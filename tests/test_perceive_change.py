@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,7 +12,7 @@ from perceive_screens import render
 
 from orav.model import Observation
 from orav.perceive import changed, measure, raster, screen_key
-from orav.perceive.change import MIN_CHANGED_CELLS
+from orav.perceive.change import MIN_CHANGED_CELLS, _rasters, clear_rasters
 
 WORDS = (
     "Settings",
@@ -117,3 +120,41 @@ def test_screen_key_tells_screens_apart_and_falls_back_on_the_fingerprint():
     assert screen_key(inbox) != screen_key(cart)
     bare = attrs.evolve(inbox, screenshot=None)
     assert screen_key(bare) == bare.fingerprint
+
+
+def raster_count() -> int:
+    """How many screenshots perceive has decoded since ``clear_rasters``."""
+    return len(_rasters)
+
+
+def test_a_changed_tree_is_a_change_without_decoding_pixels():
+    before, after = render(("Inbox",)), render(("Cart",))
+    clear_rasters()
+    change = measure(before, after)
+    assert change.changed and change.tree
+    assert change.cells == -1  # the verdict needed no pixels
+    assert raster_count() == 0
+
+
+def test_byte_identical_screenshots_are_no_change_without_decoding():
+    obs = render(("Inbox", "Cart"))
+    clear_rasters()
+    change = measure(obs, attrs.evolve(obs, taken_at=obs.taken_at + 1))
+    assert (change.changed, change.cells, change.tree) == (False, 0, False)
+    assert raster_count() == 0
+
+
+def test_the_change_measure_does_not_import_numpy_until_pixels_are_compared():
+    code = (
+        "import sys\n"
+        "from orav.perceive import measure\n"
+        "from orav.model import Element, Frame, Observation\n"
+        "a = Observation((Element('AXButton', 'A', frame=Frame(0, 0, 9, 9)),))\n"
+        "b = Observation((Element('AXButton', 'B', frame=Frame(0, 0, 9, 9)),))\n"
+        "assert measure(a, b).changed and not measure(a, a).changed\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "False"

@@ -8,6 +8,10 @@ update frequently) are masked, and the cells whose gray level moved more than a 
 counted. The accessibility tree is compared too (roles, labels, ids, values, frames), so typed
 text inside a masked field still counts. ``dhash(16)`` of the reduced image serves only as a
 coarse "seen this screen before" key.
+
+Pixels are decoded only when the verdict needs them: a changed tree is a change whatever the
+pixels say, and byte-identical screenshots (same sha256) show no change. Most steps of a live
+run change the tree, so most never pay the PNG decode; numpy is imported on first need too.
 """
 
 from __future__ import annotations
@@ -16,11 +20,14 @@ import io
 import math
 from collections import OrderedDict
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-import numpy as np
 from attrs import field, frozen
 
 from orav.model import Element, Frame, Observation, Screenshot
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Height of the iOS status bar in points; its clock ticks every minute.
 STATUS_BAR_POINTS = 47.0
@@ -55,6 +62,7 @@ class Raster:
     def dhash(self) -> str:
         """A 256-bit difference hash (hex): equal or within 4 bits means "seen this screen"."""
         import imagehash  # scipy behind it: only when a key is asked for
+        import numpy as np
         from PIL import Image
 
         return str(imagehash.dhash(Image.fromarray(self.cells.astype(np.uint8)), hash_size=16))
@@ -88,6 +96,7 @@ def clear_rasters() -> None:
 
 
 def _decode(screenshot: Screenshot) -> Raster | None:
+    import numpy as np
     from PIL import Image, UnidentifiedImageError
 
     scale = screenshot.scale if screenshot.scale > 0 else 1.0
@@ -111,7 +120,8 @@ def _decode(screenshot: Screenshot) -> Raster | None:
 class Change:
     """How two observations differ: changed cells (masked), and whether the tree differs.
 
-    ``cells`` is -1 when the pixels could not be compared (no screenshot, different sizes).
+    ``cells`` is -1 when the pixels were not compared: the tree differs (the verdict needs no
+    pixels), or they cannot be (no screenshot, undecodable, different sizes).
     """
 
     changed: bool
@@ -124,16 +134,25 @@ class Change:
 
 def measure(before: Observation, after: Observation) -> Change:
     """Compare two observations of the same app: status bar, caret and spinners do not count."""
-    tree = tree_signature(before.elements) != tree_signature(after.elements)
-    a, b = raster(before.screenshot), raster(after.screenshot)
+    tree = before.elements != after.elements and (
+        tree_signature(before.elements) != tree_signature(after.elements)
+    )
+    if tree:
+        return Change(True, -1, True)
+    shot_a, shot_b = before.screenshot, after.screenshot
+    if shot_a is not None and shot_b is not None and shot_a.data and shot_a == shot_b:
+        return Change(False, 0, False)  # the same bytes (and size): nothing moved
+    a, b = raster(shot_a), raster(shot_b)
     if a is None or b is None or a.cells.shape != b.cells.shape or a.cell != b.cell:
         same_missing = a is None and b is None
-        pixels = not same_missing and (before.screenshot != after.screenshot)
-        return Change(tree or pixels, -1, tree)
+        pixels = not same_missing and (shot_a != shot_b)
+        return Change(pixels, -1, False)
+    import numpy as np
+
     diff = np.abs(a.cells - b.cells) > CELL_THRESHOLD
     mask = _mask(diff.shape, a.points_per_cell, (*before.elements, *after.elements))
     cells = int(np.count_nonzero(diff & mask))
-    return Change(tree or cells >= MIN_CHANGED_CELLS, cells, tree)
+    return Change(cells >= MIN_CHANGED_CELLS, cells, False)
 
 
 def changed(before: Observation, after: Observation) -> bool:
@@ -154,6 +173,8 @@ def volatile_frames(elements: Iterable[Element]) -> list[Frame]:
 
 def _mask(shape: tuple[int, int], points_per_cell: float, elements: Iterable[Element]):
     """True for cells that count: everything but the status bar and volatile frames."""
+    import numpy as np
+
     rows, cols = shape
     mask = np.ones(shape, dtype=bool)
     mask[: min(rows, math.ceil(STATUS_BAR_POINTS / points_per_cell)), :] = False
