@@ -743,3 +743,32 @@ async def test_engine_runs_the_demo_login_on_scripted_model_answers(server):
     assert 'Button "q"' not in second
     assert "type_text (secret)" in _user_text(bodies[6])
     assert PASSWORD not in json.dumps(bodies)
+
+
+async def test_an_llm_run_records_and_replays_offline_without_key_or_network(server, tmp_path):
+    from orav.runner import record, replay
+    from orav.scenario import example_scenarios, load_scenario
+
+    login = next(path for path in example_scenarios() if path.stem == "login")
+    scenario = attrs.evolve(load_scenario(login), script=(), settle_seconds=0.05)
+    tap = {"kind": "tap", "x": None, "y": None, "duration": None}
+    server.answer(
+        answer(tap, "e3", expected="The email field has focus"),
+        answer({"kind": "type_text", "text": "demo@orav.dev"}, None, True),
+        answer(tap, "e4", True),
+        answer({"kind": "type_text", "text": PASSWORD}, None, True),
+        answer(tap, "e5", True, expected='"Getting started" is listed'),
+        answer({"kind": "done", "success": True, "summary": "Signed in."}, None, True),
+    )
+    cassette = tmp_path / "llm.cassette"
+    recording = await record(scenario, cassette, agent=make_agent(server))
+    assert recording.report.status == "passed", recording.report.errors
+    assert recording.report.usage.calls == 6
+    raw = cassette.read_bytes()
+    assert API_KEY.encode() not in raw and PASSWORD.encode() not in raw
+    assert b"gpt-4o-mini" in raw  # the model name is kept, the secrets are not
+    served = len(server.bodies())
+    outcome = await replay(cassette)  # the replay agent: no network, no key
+    assert outcome.faithful, outcome.differences
+    assert outcome.report == recording.report
+    assert len(server.bodies()) == served
