@@ -32,7 +32,7 @@ from orav.cassette import (
 )
 from orav.device import Device
 from orav.errors import AgentError, DeviceError, InputError, OravError
-from orav.machines.recovery import RecoveryOutcome, recover
+from orav.machines.recovery import RecoveryMachine, RecoveryOutcome, recover
 from orav.machines.run import RunMachine
 from orav.model import (
     Action,
@@ -76,6 +76,12 @@ class RunTimeout(OravError):
             f"({report.total_steps} steps)"
         )
 
+
+# Recoveries allowed before the next action: faults can stack (a permission dialog, then an
+# alert, then a network banner), but a fault that comes back after every remedy must end the run.
+RECOVERIES_PER_STEP = 5
+# How often the goal may start over after the app was relaunched (the reference's "goal" retry).
+GOAL_RESTARTS = RecoveryMachine.RETRIES["goal"]
 
 _QUOTED = re.compile(r'["“]([^"”]{1,80})["”]')
 
@@ -182,6 +188,9 @@ class _Run:
         self.interacted: list[str] = []
         self.retries = 0
         self.crashes_recovered = 0
+        self.recoveries = 0  # since the last action
+        self.restarts = 0
+        self.attempt = 0  # index into history where the current attempt at the goal began
         self.achieved: list[str] = []
         self.missed: list[str] = []
         self.summary = ""
@@ -239,6 +248,11 @@ class _Run:
     async def launch(self) -> None:
         self.info = await self.device.describe()
         await self.device.launch(self.scenario.app)
+        await self.prepare()
+        self.machine.send("launched")
+
+    async def prepare(self) -> None:
+        """Bring the freshly launched app to the scenario's start with its preconditions."""
         for action in self.scenario.preconditions:
             self.observation = await self.device.observe()
             result = await self.perform(self.resolve(action, self.observation))
@@ -246,7 +260,6 @@ class _Run:
                 raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
             await self.clock.sleep(self.scenario.settle_seconds)
         self.observation = None
-        self.machine.send("launched")
 
     async def observe(self) -> None:
         if self.observation is None:
@@ -259,6 +272,12 @@ class _Run:
         self.machine.send("observed", fault=self.detection, elapsed=self.elapsed())
 
     async def recover(self) -> None:
+        self.recoveries += 1
+        if self.recoveries > RECOVERIES_PER_STEP:
+            raise DeviceError(
+                f"{self.recoveries} recoveries in a row without an action "
+                f"(at most {RECOVERIES_PER_STEP}); the last fault was {self.detection.kind}"
+            )
         detection = self.detection
         outcome = await recover(
             detection,
@@ -269,12 +288,30 @@ class _Run:
             on_transition=self.note_transition,
         )
         self.account(outcome)
-        self.previous, self.observation = self.observation, outcome.observation
+        # ``previous`` stays the last screen without a fault: what a login wall interrupted.
+        self.observation = outcome.observation
+        if outcome.resolved and outcome.restarted:
+            await self.restart()
         self.machine.send("recovered" if outcome.resolved else "unrecovered", error=outcome.error)
+
+    async def restart(self) -> None:
+        """The app was relaunched, so it is back at its start: set it up again and start the
+        goal over (the agent sees the steps of the new attempt only), within the goal budget."""
+        self.restarts += 1
+        if self.restarts > GOAL_RESTARTS:
+            raise DeviceError(
+                f"the app had to be restarted {self.restarts} times; the goal starts over "
+                f"at most {GOAL_RESTARTS} time{'s' if GOAL_RESTARTS != 1 else ''}"
+            )
+        await self.prepare()
+        self.attempt = len(self.history)
+        self.previous = self.observation = None
 
     def account(self, outcome: RecoveryOutcome) -> None:
         """Count what a recovery cost and write it down."""
-        self.retries += outcome.retries
+        # Re-performing an action that changed nothing is itself a retry, the first one too.
+        redone = outcome.kind == "stuck" and bool(outcome.actions)
+        self.retries += outcome.retries + redone
         if outcome.resolved:
             self.crashes_recovered += outcome.crashes
         remedy = ", ".join(show_action(a) for a in outcome.actions) or "none"
@@ -284,7 +321,8 @@ class _Run:
         action = self.detection.action
         self.errors.append(
             RunError(
-                step=self.step,
+                # an action that changed nothing belongs to the step that took it
+                step=len(self.history) if outcome.kind == "stuck" else self.step,
                 error=f"{outcome.kind}: {self.detection.note or outcome.kind}"
                 + ("" if outcome.resolved else f"; recovery failed: {outcome.error}"),
                 action=action.kind if action is not None else None,
@@ -300,7 +338,7 @@ class _Run:
             scenario=self.scenario,
             observation=self.observation,
             step=self.step,
-            history=tuple(self.history),
+            history=tuple(self.history[self.attempt :]),
             last_verification=self.verification,
             device=self.info,
         )
@@ -317,6 +355,7 @@ class _Run:
     async def act(self) -> None:
         action = self.resolve(self.decision.action, self.observation)
         self.result = await self.perform(action)
+        self.recoveries = 0
         target = getattr(action, "target", None)
         if target is not None and str(target) not in self.interacted:
             self.interacted.append(str(target))
@@ -353,6 +392,8 @@ class _Run:
         )
         if self.writer is not None:
             self.writer.write(VerificationEvent(self.verification))
+        if isinstance(action, Tap) and action.vision:
+            self.note_vision(action, changed)
         self.history.append(
             Step(
                 index=self.step,
@@ -365,6 +406,21 @@ class _Run:
         self.previous, self.observation = before, after
         self.detection = stuck(action) if dropped else None
         self.machine.send("verified", elapsed=self.elapsed(), fault=self.detection)
+
+    def note_vision(self, tap: Tap, changed: bool) -> None:
+        """A tap at coordinates estimated from pixels (the tree lacked the element) is an error
+        of the report: resolved when the screen changed after it, unresolved when not."""
+        outcome = "the screen changed" if changed else "nothing changed"
+        self.note_error(
+            RunError(
+                step=self.step,
+                error=f"vision fallback: tapped ({tap.x:g}, {tap.y:g}) estimated from the "
+                f"screenshot; {outcome}",
+                action=tap.kind,
+                target=str(tap.target) if tap.target is not None else None,
+                resolved=changed,
+            )
+        )
 
     async def check_goal(self) -> None:
         done = self.decision.action

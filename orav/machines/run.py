@@ -37,11 +37,16 @@ class RunMachine(StateChart):
     )
     recovered = recovering.to(observing)
     unrecovered = recovering.to(aborted)
-    decided = reasoning.to(goal_complete, cond="agent_done") | reasoning.to(acting)
+    decided = (
+        reasoning.to(goal_complete, cond="agent_done")
+        | reasoning.to(recovering, cond="fault_seen")  # the keyboard covers the target
+        | reasoning.to(acting)
+    )
     acted = acting.to(verifying)
     verified = (
         verifying.to(timed_out, cond="out_of_time")
         | verifying.to(step_limit, cond="out_of_steps")
+        | verifying.to(recovering, cond="fault_seen")  # the action changed nothing
         | verifying.to(observing)
     )
     checked = goal_complete.to(passed, cond="goal_met") | goal_complete.to(failed)
