@@ -8,12 +8,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attrs import fields, frozen
 
 from orav.agents import Agent
 from orav.errors import InputError
 from orav.model import RunReport, Scenario
+
+if TYPE_CHECKING:
+    from orav.cassette import Clock
 
 DEFAULT_DEVICE = "sim"
 
@@ -89,8 +93,12 @@ async def record(
     device: str = DEFAULT_DEVICE,
     agent: Agent | None = None,
     overwrite: bool = False,
+    clock: Clock | None = None,
 ) -> Recording:
-    """Run ``scenario`` live and write its cassette to ``out``."""
+    """Run ``scenario`` live and write its cassette to ``out``.
+
+    ``clock`` replaces the system clock (tests pass one whose sleeps do not wait).
+    """
     from orav.cassette import (
         CassetteWriter,
         Header,
@@ -115,7 +123,7 @@ async def record(
             engine = Engine(
                 RecordingDevice(live, writer),
                 RecordingAgent(agent, writer),
-                clock=RecordingClock(SystemClock(), writer),
+                clock=RecordingClock(clock or SystemClock(), writer),
                 writer=writer,
                 run_id=header.run_id,
             )

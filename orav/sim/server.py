@@ -9,12 +9,14 @@ from __future__ import annotations
 import abc
 import json
 import socket
+import weakref
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Self
 
 from grpclib import GRPCError, Status
+from grpclib.protocol import H2Protocol
 from grpclib.server import Server, Stream
 from idb.common.hid import KEY_MAP
 from idb.grpc import idb_pb2 as pb
@@ -277,6 +279,30 @@ class CompanionService(CompanionServiceBase):
             raise GRPCError(Status.NOT_FOUND, f"no app {bundle_id!r} is installed")
 
 
+class _Server(Server):
+    """grpclib's server, whose ``close`` also cuts the open client connections.
+
+    grpclib only stops listening and cancels running requests; a client holding a connection
+    would keep talking to a companion that is gone. A real companion that dies drops them.
+    """
+
+    def __init__(self, handlers: list) -> None:
+        super().__init__(handlers)
+        self._protocols: weakref.WeakSet[H2Protocol] = weakref.WeakSet()
+
+    def _protocol_factory(self) -> H2Protocol:
+        protocol = super()._protocol_factory()
+        self._protocols.add(protocol)
+        return protocol
+
+    def close(self) -> None:
+        super().close()
+        for protocol in list(self._protocols):
+            connection = getattr(protocol, "connection", None)  # set once the client connects
+            if connection is not None:
+                connection.close()
+
+
 class SimCompanion:
     """A simulated companion serving one app, as an async context manager.
 
@@ -300,7 +326,7 @@ class SimCompanion:
         self.service = CompanionService(self.state, scale)
         self.host = host
         self.port = port
-        self._server: Server | None = None
+        self._server: _Server | None = None
 
     @property
     def address(self) -> str:
@@ -320,7 +346,7 @@ class SimCompanion:
             sock.close()
             raise DeviceError(f"{self.address}: cannot listen: {exc.strerror}") from None
         self.port = sock.getsockname()[1]
-        self._server = Server([self.service])
+        self._server = _Server([self.service])
         await self._server.start(sock=sock)
 
     async def close(self) -> None:

@@ -111,6 +111,8 @@ class AppState:
 
     @property
     def keyboard_shown(self) -> bool:
+        """A focused field shows the keyboard; an alert hides it and keeps the focus, so the
+        keyboard comes back once the alert is dismissed (as UIKit restores the responder)."""
         return self.running and self.overlay is None and self.focus is not None
 
     def clock_text(self) -> str:
@@ -188,6 +190,9 @@ class AppState:
 
     def tap(self, point: Point) -> None:
         node = self.view().hit(point)
+        if self._blank(node):
+            self.focus = None  # a tap outside the text area ends editing: the keyboard hides
+            return
         if node is None or not node.enabled or not node.action:
             return
         kind, _, arg = node.action.partition(":")
@@ -203,6 +208,12 @@ class AppState:
             self._clear_overlay()
         elif kind == "el":
             self._element_tap(arg)
+
+    def _blank(self, node: Node | None) -> bool:
+        """A tap here does nothing but end editing: nothing, or a static element, was hit."""
+        if self.overlay is not None or not self.running:
+            return False  # an alert swallows taps around it; SpringBoard has no editing
+        return node is None or (not node.action and node.style != "keyboard")
 
     def swipe(self, start: Point, end: Point) -> None:
         if not self.running:
@@ -233,11 +244,13 @@ class AppState:
         self.stack[-1].values[self.focus] = self.stack[-1].values.get(self.focus, "") + char
 
     def press(self, key: str) -> None:
-        """A named key: return, backspace, tab, escape."""
+        """A named key: return, backspace, tab, escape (ends editing: the keyboard hides)."""
         if self.focus is None or not self.keyboard_shown:
             return
         current = self.stack[-1]
-        if key == "backspace":
+        if key == "escape":
+            self.focus = None
+        elif key == "backspace":
             current.values[self.focus] = current.values.get(self.focus, "")[:-1]
         elif key == "tab":
             fields = [
@@ -362,14 +375,12 @@ class AppState:
             wall = login_wall(self.model)
             self.stack.append(ScreenState.fresh("login_wall", wall, modal=True))
         elif fault.type == "alert":
-            self.focus = None
             title = fault.message or "Something went wrong"
             self.overlay = Overlay("alert", title, "Please try again later.")
         elif fault.type == "permission":
             title = fault.message or f"Allow \u201c{self.model.name}\u201d to use your location?"
             if title in self.permissions:
                 return  # iOS asks once and remembers the answer
-            self.focus = None
             message = "Your location is used to show nearby places."
             self.overlay = Overlay("permission", title, message)
         elif fault.type == "network":
@@ -452,7 +463,7 @@ class AppState:
             text = current.values.get(spec.id or "", "")
             value = (BULLET * len(text) if spec.secure else text) or None
             placeholder = spec.placeholder
-            focused = self.focus == spec.id
+            focused = self.focus == spec.id and self.overlay is None
             subrole = "AXSecureTextField" if spec.secure else None
         elif spec.role == "AXSwitch":
             value = current.values.get(spec.id or "", "0") or "0"
