@@ -1,0 +1,350 @@
+"""The HTML report and index, loaded in a real headless Chromium and checked against the cassette.
+
+Chromium comes from Debian (``apt-get install -y chromium``); without it the browser tests skip.
+"""
+
+import base64
+import shutil
+import subprocess
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from attrs import evolve
+from click.testing import CliRunner
+from report_runs import GOLDEN, PASSWORD, SCENARIOS, recorded
+
+from orav.cassette import (
+    DecideEvent,
+    ObserveEvent,
+    StepEvent,
+    TransitionEvent,
+    read_cassette,
+    show_action,
+)
+from orav.cli import cli
+from orav.machines import machine_classes
+from orav.report.audit import recovery_paths
+from orav.report.html import render_html, write_html, write_index
+from orav.report.run import StepView, read_run
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)"
+)
+
+
+def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / "chromium-profile"
+    command = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+
+
+def dump_dom(page: Path, tmp_path: Path) -> "Node":
+    """The DOM Chromium built from the page (after its script ran), parsed into a tree."""
+    return parse(_chromium(tmp_path, "--dump-dom", page.as_uri()).stdout)
+
+
+# --- a small DOM tree from the serialised HTML ----------------------------------------------------
+
+VOID = {"meta", "img", "br", "hr", "input", "link", "source", "area", "base", "col", "wbr"}
+
+
+class Node:
+    def __init__(self, tag: str, attrs: dict[str, str]) -> None:
+        self.tag, self.attrs, self.children = tag, attrs, []
+
+    @property
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text for c in self.children)
+
+    @property
+    def classes(self) -> set[str]:
+        return set(self.attrs.get("class", "").split())
+
+    def all(self, tag: str, cls: str | None = None) -> list["Node"]:
+        found = []
+        for child in self.children:
+            if isinstance(child, Node):
+                if child.tag == tag and (cls is None or cls in child.classes):
+                    found.append(child)
+                found += child.all(tag, cls)
+        return found
+
+    def one(self, tag: str, cls: str | None = None) -> "Node":
+        (found,) = self.all(tag, cls)
+        return found
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#document", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_endtag(self, tag):
+        while len(self.stack) > 1:
+            if self.stack.pop().tag == tag:
+                break
+
+    def handle_data(self, data):
+        self.stack[-1].children.append(data)
+
+
+def parse(html: str) -> Node:
+    builder = _TreeBuilder()
+    builder.feed(html)
+    return builder.root
+
+
+# --- what the cassette says, read independently of orav.report.run --------------------------------
+
+
+def recorded_steps(path: Path) -> list[tuple[int, str, bytes | None]]:
+    """Per step: its number, the action decided, and the bytes of the last screenshot before it."""
+    cassette = read_cassette(path)
+    steps, shot, number = [], None, None
+    for event in cassette.events:
+        if isinstance(event, ObserveEvent) and event.observation and event.observation.screenshot:
+            shot = cassette.blobs[event.observation.screenshot.sha256]
+        elif isinstance(event, StepEvent):
+            number, before = event.step, shot
+        elif isinstance(event, DecideEvent) and event.decision is not None:
+            steps.append((number, show_action(event.decision.action), before))
+    return steps
+
+
+def recorded_transitions(path: Path) -> Counter:
+    events = read_cassette(path).events
+    return Counter(
+        (e.machine, e.source, e.event, e.target) for e in events if isinstance(e, TransitionEvent)
+    )
+
+
+def data_url_bytes(src: str) -> bytes:
+    prefix, data = src.split(",", 1)
+    assert prefix == "data:image/png;base64"
+    return base64.b64decode(data)
+
+
+def check_report_dom(dom: Node, cassette: Path) -> None:
+    """Everything the brief asks a report to show, checked against the cassette itself."""
+    run = read_run(cassette)
+    header = dom.one("header")
+    assert run.header.scenario.name in header.one("h1").text
+    status = header.one("span", "status")
+    assert status.text == run.status.replace("_", " ")
+    assert status.classes & {"ok", "warn", "bad", "gray"}
+    assert run.header.scenario.goal in header.text
+
+    # Steps: one card per recorded step, its decided action, the screenshot the agent saw.
+    cards = dom.all("article", "step")
+    expected = recorded_steps(cassette)
+    assert [c.attrs["id"] for c in cards] == [f"step-{n}" for n, _, _ in expected]
+    for card, (_, action, shot) in zip(cards, expected, strict=True):
+        assert f"action{action}" in card.text.replace("\n", "")
+        assert data_url_bytes(card.one("img", "shot").attrs["src"]) == shot
+
+    # Recoveries: the same paths `orav audit` reads, in order.
+    shown = [
+        (
+            r.attrs["data-fault"],
+            r.attrs["data-outcome"],
+            [li.text for li in r.all("li", "transition")],
+        )
+        for r in dom.all("article", "recovery")
+    ]
+    audited = [
+        (p.fault, p.outcome, [f"{s} —{e}→ {t}" for s, e, t in p.transitions])
+        for p in recovery_paths(cassette)
+    ]
+    assert shown == audited
+
+    # Machines: the marked rows are exactly the run's transitions, with their counts; every
+    # transition of every machine class is listed once.
+    rows = dom.all("tr", "transition")
+    fired = Counter()
+    for row in rows:
+        if "fired" in row.classes:
+            key = tuple(row.attrs[f"data-{k}"] for k in ("machine", "source", "event", "target"))
+            fired[key] = int(row.attrs["data-count"])
+    assert fired == recorded_transitions(cassette)
+    defined = sum(len(s.transitions) for cls in machine_classes() for s in cls.states)
+    assert len([r for r in rows if "unknown" not in r.classes]) == defined
+
+    # Errors of the report, all shown.
+    if run.report is not None and run.report.errors:
+        shown_errors = dom.all("ul", "errors")[0].text
+        for error in run.report.errors:
+            assert error.error in shown_errors
+
+    # Nothing loads from anywhere.
+    for tag in ("script", "img", "link", "iframe"):
+        for node in dom.all(tag):
+            src = node.attrs.get("src", "") + node.attrs.get("href", "")
+            assert not src or src.startswith("data:"), src
+
+
+# --- tests --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def recovered_run(tmp_path_factory) -> Path:
+    return recorded("recovered", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def failed_run(tmp_path_factory) -> Path:
+    return recorded("failed", tmp_path_factory)
+
+
+@needs_chromium
+@pytest.mark.parametrize("name", ["login", "submit_form"])
+def test_golden_report_in_the_browser_matches_its_cassette(name: str, tmp_path: Path):
+    cassette = GOLDEN / f"{name}.cassette"
+    page = write_html(cassette, tmp_path / f"{name}.html")
+    dom = dump_dom(page, tmp_path)
+    check_report_dom(dom, cassette)
+    assert not dom.all("article", "recovery")
+
+
+@needs_chromium
+def test_a_resolved_recovery_is_shown_with_its_path(recovered_run: Path, tmp_path: Path):
+    dom = dump_dom(write_html(recovered_run, tmp_path / "r.html"), tmp_path)
+    check_report_dom(dom, recovered_run)
+    (recovery,) = dom.all("article", "recovery")
+    assert recovery.attrs["data-outcome"] == "resolved"
+    assert "failed" not in recovery.classes
+    assert "dismissing_alert —cleared→ resolved" in recovery.text
+    assert "tap 'OK'" in recovery.text
+    assert dom.one("header").one("span", "status").text == "completed with errors"
+    # The fault's screen is the alert the engine saw.
+    assert recovery.one("img", "shot").attrs["alt"] == "the screen that showed the alert fault"
+
+
+@needs_chromium
+def test_a_failed_run_shows_its_unresolved_recovery_and_errors(failed_run: Path, tmp_path: Path):
+    dom = dump_dom(write_html(failed_run, tmp_path / "f.html"), tmp_path)
+    check_report_dom(dom, failed_run)
+    status = dom.one("header").one("span", "status")
+    assert status.text == "aborted" and "bad" in status.classes
+    failed = [r for r in dom.all("article", "recovery") if "failed" in r.classes]
+    assert failed and failed[-1].attrs["data-outcome"].startswith("failed: ")
+    assert "no credentials" in dom.one("ul", "errors").text
+    aborted = [r for r in dom.all("tr", "fired") if r.attrs["data-target"] == "aborted"]
+    assert [r.attrs["data-machine"] for r in aborted] == ["run"]
+
+
+@needs_chromium
+def test_the_report_renders_readably(failed_run: Path, tmp_path: Path):
+    """A screenshot of the page in Chromium: the status badge and recovery border are drawn."""
+    from PIL import Image
+
+    page = write_html(failed_run, tmp_path / "f.html")
+    png = tmp_path / "page.png"
+    _chromium(tmp_path, "--window-size=1100,900", f"--screenshot={png}", page.as_uri())
+    image = Image.open(png).convert("RGB")
+    assert image.size == (1100, 900)
+    colours = {colour: count for count, colour in image.getcolors(maxcolors=1 << 24)}
+    assert colours.get((0xCF, 0x22, 0x2E), 0) > 200  # the red "aborted" badge
+    assert len(colours) > 50  # screenshots and text, not a blank page
+
+
+@needs_chromium
+def test_recorded_strings_are_text_not_markup(tmp_path: Path):
+    run = read_run(GOLDEN / "login.cassette")
+    nasty = '<img src=x onerror="document.title=1"><script>document.title=2</script> & "q"'
+    first = run.timeline[0]
+    assert isinstance(first, StepView)
+    step = evolve(first, decision=evolve(first.decision, reasoning=nasty))
+    page = tmp_path / "nasty.html"
+    page.write_text(render_html(evolve(run, timeline=(step, *run.timeline[1:]))))
+    dom = dump_dom(page, tmp_path)
+    card = dom.all("article", "step")[0]
+    assert nasty in card.text
+    assert len(card.all("img")) == 1 and not card.all("script")
+    assert dom.one("title").text.startswith("orav: login")
+
+
+def test_secrets_do_not_reach_the_report(recovered_run: Path, tmp_path: Path):
+    text = write_html(recovered_run, tmp_path / "r.html").read_text()
+    assert PASSWORD not in text
+    assert "(secure)" in text  # the step that typed it is there, without its text
+
+
+@needs_chromium
+def test_index_links_every_report(recovered_run: Path, failed_run: Path, tmp_path: Path):
+    runs = [read_run(p) for p in (GOLDEN / "login.cassette", recovered_run, failed_run)]
+    pages = [write_html(run, tmp_path / "reports" / f"{i}.html") for i, run in enumerate(runs)]
+    index = write_index(list(zip(runs, pages, strict=True)), tmp_path / "index.html")
+    dom = dump_dom(index, tmp_path)
+    rows = dom.all("tr", "run")
+    assert [r.attrs["data-status"] for r in rows] == ["passed", "completed_with_errors", "aborted"]
+    for row, run, page in zip(rows, runs, pages, strict=True):
+        link = row.one("a")
+        assert link.text == run.header.scenario.name
+        assert (index.parent / link.attrs["href"]).resolve() == page.resolve()
+    assert "2 of 3 met their goal" in dom.text
+
+
+def test_an_unfinished_recording_still_reports_its_steps(tmp_path: Path):
+    lines = (GOLDEN / "login.cassette").read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "cut.cassette"
+    cut.write_bytes(b"".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:20])
+    run = read_run(cut)
+    assert run.report is None and run.truncated
+    dom = parse(render_html(run))
+    assert dom.one("span", "status").text == "incomplete"
+    assert "did not finish" in dom.text and "cut off" in dom.text
+    assert len(dom.all("article", "step")) == len(run.steps) > 0
+
+
+def test_cli_report_writes_html_index_and_junit(failed_run: Path, tmp_path: Path):
+    out = tmp_path / "html"
+    result = CliRunner().invoke(
+        cli,
+        ["report", str(GOLDEN / "login.cassette"), str(failed_run), "--html", str(out)]
+        + ["--junit", str(tmp_path / "junit.xml")],
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["failed.html", "index.html", "login.html"]
+    assert (tmp_path / "junit.xml").read_text().count("<testcase ") == 2
+    clash = CliRunner().invoke(cli, ["report", str(failed_run), str(failed_run), "--html", "x"])
+    assert clash.exit_code == 2
+    assert "would both write failed.html" in clash.output
+
+
+def test_cli_report_without_html_writes_next_to_the_cassette(tmp_path: Path):
+    cassette = tmp_path / "login.cassette"
+    shutil.copy(GOLDEN / "login.cassette", cassette)
+    result = CliRunner().invoke(cli, ["report", str(cassette)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "login.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_cli_record_writes_the_html_report_next_to_its_cassette(tmp_path: Path):
+    out = tmp_path / "open_detail.cassette"
+    scenario = SCENARIOS / "open_detail.yaml"
+    result = CliRunner().invoke(cli, ["record", str(scenario), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.with_suffix(".html")
+    assert f"html:     {page}" in result.output
+    assert len(parse(page.read_text()).all("article", "step")) == 4
