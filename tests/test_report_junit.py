@@ -1,0 +1,91 @@
+"""JUnit XML: parsed back with xml.etree and checked against the runs' reports."""
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from attrs import evolve
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from report_runs import GOLDEN, recorded
+
+from orav.model import RunError
+from orav.report.junit import junit_xml, write_junit
+from orav.report.run import read_run
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory):
+    """A passed golden run, a recovered one, an aborted one."""
+    paths = [
+        GOLDEN / "login.cassette",
+        recorded("recovered", tmp_path_factory),
+        recorded("failed", tmp_path_factory),
+    ]
+    return [read_run(p) for p in paths]
+
+
+def test_one_testsuite_one_testcase_per_run(runs, tmp_path: Path):
+    root = ET.parse(write_junit(runs, tmp_path / "junit.xml")).getroot()
+    assert root.tag == "testsuites"
+    (suite,) = root.findall("testsuite")
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == [r.header.scenario.name for r in runs]
+    assert suite.get("tests") == "3" and root.get("tests") == "3"
+    assert suite.get("failures") == "1" and suite.get("errors") == "0"
+    total = sum(r.report.duration_seconds for r in runs)
+    assert float(suite.get("time")) == pytest.approx(total, abs=0.002)
+    for case, run in zip(cases, runs, strict=True):
+        assert case.get("classname") == "com.orav.demo"
+        assert float(case.get("time")) == pytest.approx(run.report.duration_seconds)
+        assert case.get("file") == str(run.path)
+        properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+        assert properties["status"] == run.status
+        assert properties["run_id"] == run.header.run_id
+
+
+def test_passing_runs_have_no_failure_and_list_resolved_errors(runs):
+    cases = ET.fromstring(junit_xml(runs)).find("testsuite").findall("testcase")
+    passed, recovered, _ = cases
+    assert passed.find("failure") is None and passed.find("error") is None
+    assert recovered.find("failure") is None
+    assert "step 3: alert: Something went wrong (resolved)" in recovered.find("system-out").text
+
+
+def test_a_failed_run_is_a_failure_with_the_reports_errors(runs):
+    failed = ET.fromstring(junit_xml(runs)).find("testsuite").findall("testcase")[2]
+    report = runs[2].report
+    (failure,) = failed.findall("failure")
+    assert failure.get("type") == "aborted"
+    assert failure.get("message").startswith("aborted: login: a login screen")
+    for error in report.errors:
+        assert error.error in failure.text
+    for goal in report.goals_missed:
+        assert f"goal missed: {goal}" in failure.text
+
+
+def test_an_unfinished_recording_is_an_error(tmp_path: Path):
+    lines = (GOLDEN / "login.cassette").read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "cut.cassette"
+    cut.write_bytes(b"".join(lines[:-3]) + lines[-3][:10])
+    suite = ET.fromstring(junit_xml([read_run(cut)])).find("testsuite")
+    assert suite.get("errors") == "1" and suite.get("failures") == "0"
+    error = suite.find("testcase").find("error")
+    assert error.get("type") == "incomplete"
+    assert "did not finish" in error.get("message") and "cut off" in error.get("message")
+
+
+XML_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",))
+
+
+@settings(deadline=None, max_examples=60)
+@given(messages=st.lists(st.text(XML_CHARS, max_size=40), min_size=1, max_size=4))
+def test_any_error_text_gives_parseable_xml(runs, messages):
+    run = runs[2]
+    errors = tuple(RunError(step=i, error=m) for i, m in enumerate(messages))
+    odd = evolve(run, report=evolve(run.report, errors=errors, summary=""))
+    failure = ET.fromstring(junit_xml([odd])).find("testsuite/testcase/failure")
+    for message in messages:
+        kept = "".join(c if c in "\t\n\r" or c >= " " else "\ufffd" for c in message)
+        kept = kept.replace("\r\n", "\n").replace("\r", "\n")  # XML parsers normalise them
+        assert kept.replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd") in failure.text
