@@ -1,0 +1,257 @@
+"""The fault matrix: every fault type injected into the demo scenarios, run through the whole
+engine (simulator over real gRPC, fb-idb client, cassette), then replayed.
+
+Each run must end recovered (goal met, every recovery error resolved) or reported the way the
+recovery reference says (a login wall without credentials, an app that keeps crashing: aborted
+with a clear error); no recovery may spend more than its budget, and no run may hang. Sleeps
+are virtual (``FastClock``): the remedies' 2-3 s waits are recorded, not waited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from attrs import evolve, field, frozen
+
+from orav.machines.recovery import RecoveryMachine
+from orav.model import Credentials, Fault, RunReport, Scenario
+from orav.runner import record, replay
+from orav.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "orav" / "scenarios"
+FAULTS = DEMO / "faults"
+WALL_SECONDS = 15.0  # one recorded run and its replay; they take well under a second each
+
+
+class FastClock:
+    """Monotonic time plus every sleep taken, without waiting: virtual waits, real work."""
+
+    def __init__(self) -> None:
+        self.skipped = 0.0
+
+    def now(self) -> float:
+        return time.monotonic() + self.skipped
+
+    async def sleep(self, seconds: float) -> None:
+        self.skipped += seconds
+        await asyncio.sleep(0)
+
+
+@frozen
+class Case:
+    """One pair of the matrix: a scenario, the faults injected, and what the report must say."""
+
+    id: str
+    scenario: str  # a path under orav/scenarios
+    faults: tuple[Fault, ...] | None = None  # None: the scenario's own
+    changes: dict = field(factory=dict)
+    status: str = "completed_with_errors"
+    kinds: tuple[str, ...] = ()  # the recovered faults, in order
+    crashes: int = 0
+    min_retries: int = 0
+    restarted: bool = False
+    error: str | None = None  # aborted runs: text of the last error
+
+
+CREDENTIALS = Credentials("demo@orav.dev", "Orav-Demo-1!")
+CASES = [
+    # alerts: behind a focused field (the keyboard comes back), on entering a screen, at random
+    Case("alert-login", "faults/alert.yaml", kinds=("alert",)),
+    Case(
+        "alert-detail",
+        "open_detail.yaml",
+        (Fault("alert", on_screen="detail_2", message="Rate this app"),),
+        kinds=("alert",),
+    ),
+    Case(
+        "alert-random-twice",
+        "login.yaml",  # no preconditions: they run blind, faults belong after them
+        (Fault("alert", probability=0.5, times=2),),  # after any input, seeded
+        kinds=("alert",),  # the second fires on the tap on OK: the same recovery taps again
+        min_retries=1,
+    ),
+    Case("permission-allow", "faults/permission.yaml", kinds=("permission",)),
+    Case(
+        "permission-deny",
+        "faults/permission.yaml",
+        changes={"permissions": "deny"},
+        kinds=("permission",),
+    ),
+    Case("crash-mid-form", "faults/crash.yaml", kinds=("crash",), crashes=1, restarted=True),
+    Case(
+        "crash-at-start",
+        "login.yaml",
+        (Fault("crash", at_step=2),),  # typing the email
+        kinds=("crash",),
+        crashes=1,
+        restarted=True,
+    ),
+    Case(
+        "crash-keeps-crashing",
+        "login.yaml",
+        (Fault("crash", times=3),),  # after every input
+        status="aborted",
+        kinds=("crash", "crash"),
+        crashes=2,
+        restarted=True,
+        error="restarted 2 times; the goal starts over at most 1 time",
+    ),
+    Case("loading-stuck", "faults/loading.yaml", kinds=("loading",), min_retries=2),
+    Case(
+        "loading-passes",
+        "open_detail.yaml",
+        (Fault("loading", on_screen="detail_2", duration=2),),
+        kinds=("loading",),
+        min_retries=1,
+    ),
+    Case("network-settings", "faults/network.yaml", kinds=("network",)),
+    Case(
+        "network-form",
+        "submit_form.yaml",
+        (Fault("network", on_screen="form"),),
+        kinds=("network",),
+    ),
+    Case("login-wall", "faults/login.yaml", kinds=("login",)),
+    Case(
+        "login-wall-from-detail",
+        "open_detail.yaml",
+        (Fault("login", on_screen="detail_2"),),
+        changes={"credentials": CREDENTIALS},
+        kinds=("login",),
+    ),
+    Case(
+        "login-wall-no-credentials",
+        "faults/login.yaml",
+        changes={"credentials": None},
+        status="aborted",
+        kinds=("login",),
+        error="a login screen, but the scenario has no credentials",
+    ),
+    Case("empty-dump-once", "faults/empty_dump.yaml", kinds=("empty_dump",)),
+    Case(
+        "empty-dump-until-relaunch",
+        "faults/empty_dump.yaml",
+        (Fault("empty_dump", on_screen="detail_2"),),
+        kinds=("empty_dump",),
+        restarted=True,
+    ),
+    Case("frozen-tap", "faults/frozen.yaml", kinds=("stuck",), min_retries=1),
+    Case(
+        "frozen-typing",
+        "login.yaml",
+        (Fault("frozen", at_step=1, duration=1),),  # the email is typed into nothing
+        kinds=("stuck",),
+        min_retries=1,
+    ),
+    Case(
+        "frozen-until-relaunch",
+        "change_setting.yaml",
+        (Fault("frozen", at_step=5),),
+        kinds=("stuck",),
+        min_retries=2,
+        restarted=True,
+    ),
+    Case("keyboard-over-switch", "faults/keyboard.yaml", kinds=("keyboard",)),
+]
+
+
+def scenario_of(case: Case) -> Scenario:
+    scenario = load_scenario(DEMO / case.scenario)
+    if case.faults is not None:
+        scenario = evolve(scenario, faults=case.faults)
+    return evolve(scenario, settle_seconds=0.05, **case.changes)
+
+
+def recoveries(report: RunReport) -> list[list[tuple[str, str, str]]]:
+    """The recovery machine's transitions of a run, one list per recovery."""
+    found: list[list[tuple[str, str, str]]] = []
+    for t in report.transitions:
+        if t.machine != "recovery":
+            continue
+        if t.source == "detected":
+            found.append([])
+        found[-1].append((t.source, t.event, t.target))
+    return found
+
+
+def limit(state: str) -> int:
+    """The most entries the reference allows ``state`` in one recovery (machine tables)."""
+    machine = RecoveryMachine
+    if state == "waiting_loading":
+        return math.ceil(machine.LADDER["change"] / machine.LADDER["network"])
+    if state == "retrying_action":
+        return max(machine.RETRIES[b] for b in machine.ACTION_BUDGET.values())
+    spends = machine.SPENDS.get(state)
+    return machine.RETRIES[spends] if spends else 1
+
+
+def restarted(path: list[tuple[str, str, str]]) -> bool:
+    return any(target in ("relaunching", "restarting") for _, _, target in path)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+async def test_fault_is_recovered_or_reported(case: Case, tmp_path: Path):
+    scenario = scenario_of(case)
+    started = time.monotonic()
+    recording = await asyncio.wait_for(
+        record(scenario, tmp_path / "run.cassette", clock=FastClock()), WALL_SECONDS
+    )
+    report = recording.report
+    assert report.status == case.status, report
+
+    paths = recoveries(report)
+    assert [path[0][1] for path in paths] == list(case.kinds)
+    for path in paths:
+        entries = Counter(target for _, _, target in path if target not in ("resolved", "failed"))
+        for state, count in entries.items():
+            assert count <= limit(state), f"{state} entered {count} times: {path}"
+        assert len(path) <= RecoveryMachine.max_events()
+    assert any(map(restarted, paths)) == case.restarted
+    assert report.crashes_recovered == case.crashes
+    assert report.retries >= case.min_retries
+
+    fault_errors = [e for e in report.errors if e.error.split(":")[0] in case.kinds]
+    assert len(fault_errors) == len(paths)
+    if case.status == "completed_with_errors":
+        assert report.ok and not report.goals_missed and report.goals_achieved
+        assert all(e.resolved for e in fault_errors), report.errors
+        assert all(path[-1][2] == "resolved" for path in paths)
+    else:
+        assert case.error in report.errors[-1].error
+        assert not report.goals_achieved
+
+    outcome = await asyncio.wait_for(replay(recording.cassette), WALL_SECONDS)
+    assert outcome.faithful, outcome.differences
+    assert outcome.report == report
+    assert time.monotonic() - started < WALL_SECONDS
+
+
+def test_every_fault_type_is_in_the_matrix():
+    from orav.model.fault import FaultType
+
+    injected = {f.type for case in CASES for f in scenario_of(case).faults}
+    assert injected == set(FaultType.__args__)
+    assert {"keyboard", "stuck"} <= {k for case in CASES for k in case.kinds}
+
+
+def test_fault_scenarios_are_not_demo_examples():
+    from orav.scenario import example_scenarios
+
+    assert not any("faults" in p.parts for p in example_scenarios())
+    assert {p.stem for p in FAULTS.glob("*.yaml")} == {
+        "alert",
+        "crash",
+        "empty_dump",
+        "frozen",
+        "keyboard",
+        "loading",
+        "login",
+        "network",
+        "permission",
+    }
