@@ -233,8 +233,10 @@ class _Run:
             handler = handlers[self.machine.state]
             remaining = self.scenario.timeout_seconds - self.elapsed()
             try:
-                # The scenario's timeout bounds every phase, a model call in flight included.
-                await asyncio.wait_for(handler(), max(remaining, 0.001))
+                # The scenario's timeout bounds every phase, a model call in flight included;
+                # in this task (wait_for would start a task per phase: ~7 µs each on 3.11).
+                async with asyncio.timeout(max(remaining, 0.001)):
+                    await handler()
             except TimeoutError:
                 self.machine.send("time_up")
             except (DeviceError, AgentError, InputError) as exc:
