@@ -113,9 +113,9 @@ def stuck(action: Action, note: str = "the action changed nothing") -> Detection
 
 
 def _permission(elements: tuple[Element, ...]) -> Detection | None:
-    buttons = [e for e in elements if e.role in BUTTON_ROLES]
-    allow = [b for b in buttons if _labelled(b, ALLOW_LABELS[:-1])]
-    deny = [b for b in buttons if _labelled(b, DENY_LABELS)]
+    buttons = [(_label_key(e), e) for e in elements if e.role in BUTTON_ROLES]
+    allow = [b for key, b in buttons if key in _ALLOW_KEYS]
+    deny = [b for key, b in buttons if key in _DENY_KEYS]
     alerts = [e for e in elements if _is_alert(e)]
     if deny and (allow or alerts):
         return Detection("permission", (*alerts[:1], *allow, *deny), "a permission dialog")
@@ -184,15 +184,17 @@ def _text(element: Element) -> str | None:
     return element.label or element.value
 
 
-def _labelled(element: Element, labels: Iterable[str]) -> bool:
-    text = (element.label or "").strip().casefold()
-    return any(text == label.casefold() for label in labels)
+def _label_key(element: Element) -> str:
+    """The label as buttons are matched: trimmed and casefolded."""
+    return (element.label or "").strip().casefold()
+
+
+_ALLOW_KEYS = frozenset(label.casefold() for label in ALLOW_LABELS[:-1])  # "OK" alone is no proof
+_DENY_KEYS = frozenset(label.casefold() for label in DENY_LABELS)
 
 
 def _is_alert(element: Element) -> bool:
-    return element.role in ALERT_ROLES or bool(
-        ALERT_TRAITS.intersection(t.casefold() for t in element.traits)
-    )
+    return element.role in ALERT_ROLES or any(t.casefold() in ALERT_TRAITS for t in element.traits)
 
 
 def alert_buttons(elements: tuple[Element, ...], index: int) -> tuple[Element, ...]:
@@ -207,11 +209,16 @@ def alert_buttons(elements: tuple[Element, ...], index: int) -> tuple[Element, .
 
 def find_button(elements: Iterable[Element], labels: Iterable[str]) -> Element | None:
     """The first enabled button whose label is one of ``labels``, preferring earlier labels."""
-    buttons = [e for e in elements if e.role in BUTTON_ROLES and e.enabled]
+    buttons: dict[str, Element] = {}
+    for e in elements:
+        if e.role in BUTTON_ROLES and e.enabled:
+            buttons.setdefault(_label_key(e), e)  # the first in pre-order wins
+    if not buttons:
+        return None
     for label in labels:
-        for button in buttons:
-            if _labelled(button, (label,)):
-                return button
+        button = buttons.get(label.casefold())
+        if button is not None:
+            return button
     return None
 
 
