@@ -1,0 +1,112 @@
+"""Golden cassettes of recovered runs (recordings/recovery/, one per fault type): they replay
+faithfully, hold every recovery transition and remedy, and `orav audit` prints their paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from orav.cassette import (
+    Cassette,
+    LaunchEvent,
+    PerformEvent,
+    RecoveryEvent,
+    ReportEvent,
+    TerminateEvent,
+    TransitionEvent,
+    read_cassette,
+    show_action,
+)
+from orav.cli import cli
+from orav.codec import structure
+from orav.model import Launch, RunReport, Terminate
+from orav.model.fault import FaultType
+from orav.report import recovery_paths
+from orav.runner import replay
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = sorted((ROOT / "recordings" / "recovery").glob("*.cassette"))
+# What the detectors call each injected fault: a frozen app shows as input that changed nothing.
+KIND = {"frozen": "stuck"}
+
+
+def test_one_golden_cassette_per_fault_type():
+    assert {p.stem for p in GOLDEN} == {*FaultType.__args__, "keyboard"}
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+async def test_recovered_golden_replays_faithfully(path: Path):
+    outcome = await replay(path)
+    assert outcome.faithful, outcome.differences
+    report = outcome.report
+    assert report.status == "completed_with_errors" and report.ok
+    assert not report.goals_missed
+    assert report.errors and all(e.resolved for e in report.errors)
+    kind = KIND.get(path.stem, path.stem)
+    assert [p.fault for p in recovery_paths(path)] == [kind]
+    assert report.errors[0].error.startswith(f"{kind}: ")
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_every_transition_and_remedy_is_in_the_cassette(path: Path):
+    """Between the run entering ``recovering`` and the recovery's summary, the device calls
+    made are its remedy; the machine's transitions are those the report lists."""
+    cassette = read_cassette(path)
+    report = recorded_report(cassette)
+    recorded = [
+        (t.source, t.event, t.target) for t in report.transitions if t.machine == "recovery"
+    ]
+    paths = recovery_paths(path)
+    assert [t for p in paths for t in p.transitions] == recorded
+
+    remedies, actions, inside = [], [], False
+    for event in cassette.events:
+        if isinstance(event, TransitionEvent) and event.target == "recovering":
+            inside = True
+        elif isinstance(event, RecoveryEvent):
+            remedies.append((event.remedy, ", ".join(actions) or "none"))
+            actions, inside = [], False
+        elif inside and isinstance(event, PerformEvent):
+            actions.append(show_action(event.action))
+        elif inside and isinstance(event, LaunchEvent | TerminateEvent):
+            kind = Launch if isinstance(event, LaunchEvent) else Terminate
+            actions.append(show_action(kind(event.bundle_id)))
+    assert remedies and all(summary == performed for summary, performed in remedies)
+
+
+def recorded_report(cassette: Cassette) -> RunReport:
+    (event,) = [e for e in cassette.events if isinstance(e, ReportEvent)]
+    return structure(event.report, RunReport)
+
+
+def test_audit_prints_fault_transitions_remedy_and_outcome():
+    network = ROOT / "recordings" / "recovery" / "network.cassette"
+    loading = ROOT / "recordings" / "recovery" / "loading.cassette"
+    result = CliRunner().invoke(cli, ["audit", str(network), str(loading)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    start = lines.index(f"{network}: 1 recovery")
+    assert lines[start + 1 : start + 5] == [
+        "  step 1: network -> resolved",
+        "    remedy: tap #retry",
+        "    detected --network--> retrying_network",
+        "    retrying_network --cleared--> resolved",
+    ]
+    start = lines.index(f"{loading}: 1 recovery")
+    assert lines[start + 1 : start + 8] == [
+        "  step 1: loading -> resolved",
+        "    remedy: swipe (195, 253.2) → (195, 590.8)",  # pull to refresh
+        "    detected --loading--> waiting_loading",
+        "    waiting_loading --persists--> waiting_loading",
+        "    waiting_loading --persists--> waiting_loading",
+        "    waiting_loading --stalled--> refreshing",
+        "    refreshing --cleared--> resolved",
+    ]
+
+
+def test_orav_replay_reproduces_every_recovered_golden():
+    result = CliRunner().invoke(cli, ["replay", *map(str, GOLDEN)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("faithful") == len(GOLDEN)
