@@ -18,10 +18,25 @@ from pathlib import Path
 import pytest
 from attrs import evolve, field, frozen
 
+from orav.drivers.idb import IdbDevice
+from orav.errors import DeviceError
 from orav.machines.recovery import RecoveryMachine
-from orav.model import Credentials, Fault, RunReport, Scenario
+from orav.model import (
+    Assert,
+    Credentials,
+    Decision,
+    Done,
+    Fault,
+    PressKey,
+    RunReport,
+    Scenario,
+    Tap,
+    Target,
+)
+from orav.perceive import keyboard_frame
 from orav.runner import record, replay
 from orav.scenario import load_scenario
+from orav.sim import SimCompanion
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "orav" / "scenarios"
@@ -255,3 +270,88 @@ def test_fault_scenarios_are_not_demo_examples():
         "network",
         "permission",
     }
+
+
+# --- vision fallback: a tap at coordinates the agent estimated from the screenshot ------------
+
+RELEASE_NOTES = (195.0, 184.0)  # the centre of the "Release notes" cell on the home list
+
+
+def vision_scenario(*faults: Fault) -> Scenario:
+    scenario = load_scenario(DEMO / "open_detail.yaml")
+    script = (
+        Decision(Tap(*RELEASE_NOTES, vision=True), expected_outcome='"Version 1.0"'),
+        Decision(Done(summary="opened by pixels")),
+    )
+    criteria = (Assert(Target(label="Version 1.0: first release.")),)
+    return evolve(
+        scenario, script=script, success_criteria=criteria, faults=faults, settle_seconds=0.05
+    )
+
+
+async def test_a_vision_tap_that_changed_the_screen_is_a_resolved_error(tmp_path: Path):
+    report = (await record(vision_scenario(), tmp_path / "v.cassette", clock=FastClock())).report
+    assert report.status == "completed_with_errors"
+    (error,) = report.errors
+    assert error.error.startswith("vision fallback: tapped (195, 184)")
+    assert error.resolved and error.action == "tap" and error.step == 1
+
+
+async def test_a_vision_tap_that_changed_nothing_is_unresolved_and_retried(tmp_path: Path):
+    frozen = Fault("frozen", at_step=5, duration=1)  # the vision tap (input 6) is dropped
+    path = tmp_path / "v.cassette"
+    report = (await record(vision_scenario(frozen), path, clock=FastClock())).report
+    vision, dropped = report.errors
+    assert vision.error.startswith("vision fallback") and "nothing changed" in vision.error
+    assert not vision.resolved
+    assert dropped.error.startswith("stuck:") and dropped.resolved  # the nudged tap worked
+    assert report.ok
+    assert (await replay(path)).faithful
+
+
+# --- the simulator's keyboard and lifetime ------------------------------------------------
+
+
+async def keyboard_up(sim: SimCompanion, device: IdbDevice) -> None:
+    await device.perform(Tap(target=Target(id="email")))
+    assert sim.state.keyboard_shown
+
+
+@pytest.mark.parametrize(
+    "dismiss",
+    [PressKey("escape"), Tap(195, 140), Tap(380, 480)],  # escape, a label, a blank area
+    ids=["escape", "label", "blank"],
+)
+async def test_escape_or_a_tap_outside_the_fields_hides_the_keyboard(dismiss):
+    async with (
+        SimCompanion() as sim,
+        IdbDevice.connect(sim.address, bundle_id="com.orav.demo") as device,
+    ):
+        await keyboard_up(sim, device)
+        await device.perform(dismiss)
+        assert not sim.state.keyboard_shown
+        assert keyboard_frame(await device.observe()) is None
+        await device.perform(Tap(target=Target(id="password")))  # a field still takes focus
+        assert sim.state.focus == "password"
+
+
+async def test_an_alert_hides_the_keyboard_and_gives_it_back():
+    async with (
+        SimCompanion(faults=[Fault("alert", at_step=1)]) as sim,
+        IdbDevice.connect(sim.address, bundle_id="com.orav.demo") as device,
+    ):
+        await device.perform(Tap(target=Target(id="email")))  # input 1: the alert
+        behind = await device.observe()
+        assert keyboard_frame(behind) is None and behind.focused is None
+        await device.perform(Tap(target=Target(label="OK")))
+        assert (await device.observe()).focused.unique_id == "email"
+
+
+async def test_a_closed_sim_cuts_its_clients_off():
+    sim = SimCompanion()
+    await sim.start()
+    async with IdbDevice.connect(sim.address, bundle_id="com.orav.demo", timeout=2) as device:
+        await device.observe()
+        await sim.close()
+        with pytest.raises(DeviceError):
+            await device.observe()
