@@ -349,8 +349,9 @@ def reference() -> str:
         "Generated from the code (`just docs`); do not edit. Exit status: 0 success, 1 the run",
         "failed or the replay diverged, 2 bad input (scenario, cassette, app model, flags).",
     ]
-    width = {"terminal_width": 100, "max_content_width": 100}  # the same text on any terminal
-    root = click.Context(cli, info_name="orav", **width)
+    # The same text on any terminal, whatever ran before in this process.
+    width = {"terminal_width": 100, "max_content_width": 100}
+    root = click.Context(cli, info_name="orav", help_option_names=["-h", "--help"], **width)
     for name in cli.list_commands(root):
         command = cli.get_command(root, name)
         context = click.Context(command, info_name=f"orav {name}", parent=root, **width)
