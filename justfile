@@ -37,3 +37,5 @@ docs:
 # Re-record the golden cassettes after a deliberate change of behaviour.
 golden:
     for s in orav/scenarios/*.yaml; do {{venv}}/bin/orav record "$s" --overwrite; done
+    for s in orav/scenarios/faults/*.yaml; do {{venv}}/bin/orav record "$s" --overwrite --out "recordings/recovery/$(basename "$s" .yaml).cassette"; done
+    rm -f recordings/*.html recordings/recovery/*.html
