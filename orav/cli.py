@@ -198,8 +198,15 @@ def replay(
         rows.append((outcome.report, path, outcome))
         for difference in outcome.differences:
             click.echo(f"{path}: {difference}", err=True)
+        if agent is not None:
+            same = outcome.compared - len(outcome.decisions)
+            click.echo(f"{path}: {agent.name} decided as recorded at {same} of {outcome.compared}")
+        for diff in outcome.decisions:
+            click.echo(
+                f"{path}: step {diff.step}: recorded {diff.recorded}, {agent.name}: {diff.candidate}"
+            )
     _print_reports(rows)
-    sys.exit(0 if all(outcome.faithful for _, _, outcome in rows) else 1)
+    sys.exit(0 if all(outcome.ok for _, _, outcome in rows) else 1)
 
 
 @cli.command()
@@ -252,6 +259,8 @@ def _print_reports(rows) -> None:
             continue
         colour = "green" if report.ok else "red"
         replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")
+        if outcome is not None and outcome.decisions:
+            replayed += f", {len(outcome.decisions)} decisions differ"
         table.add_row(
             report.scenario,
             f"[{colour}]{report.status}[/]",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from attrs import fields, frozen
 
 from orav.agents import Agent
+from orav.cassette.regression import DecisionDiff
 from orav.errors import InputError
 from orav.model import RunReport, Scenario
 
@@ -40,6 +41,13 @@ class Replay:
     recorded: RunReport | None
     faithful: bool
     differences: tuple[str, ...] = ()
+    decisions: tuple[DecisionDiff, ...] = ()
+    compared: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """Faithful, and a candidate agent (if any) decided as recorded at every step."""
+        return self.faithful and not self.decisions
 
 
 def make_agent(spec: str, **options) -> Agent:
@@ -139,10 +147,12 @@ async def record(
 async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
     """Rerun the engine from the cassette alone and compare with what was recorded.
 
-    With ``agent``, the recorded observations are shown to a new agent instead (decision
-    regression): its decisions must match the recorded ones.
+    With ``agent``, a candidate agent is shown every recorded screen as well (decision
+    regression): where it would have decided otherwise is in ``decisions``; the replay itself
+    follows the recorded decisions, so every step is judged.
     """
     from orav.cassette import (
+        ComparingAgent,
         ReplayAgent,
         ReplayClock,
         ReplayDevice,
@@ -164,9 +174,10 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
         None,
     )
     device = ReplayDevice(cassette)
+    judge = ComparingAgent(ReplayAgent(cassette), agent) if agent is not None else None
     engine = Engine(
         device,
-        agent or ReplayAgent(cassette),
+        judge or ReplayAgent(cassette),
         clock=ReplayClock(cassette),
         run_id=recorded.run_id if recorded else header.run_id,
     )
@@ -193,4 +204,6 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
         ]
     if device.pending:
         differences.append(f"{device.pending} recorded device calls were not replayed")
-    return Replay(report, recorded, not differences, tuple(differences))
+    decisions = tuple(judge.differences) if judge else ()
+    compared = judge.compared if judge else 0
+    return Replay(report, recorded, not differences, tuple(differences), decisions, compared)

@@ -7,7 +7,7 @@ import pytest
 from attrs import evolve
 
 from orav.agents.scripted import ScriptedAgent
-from orav.cassette import ReplayDivergence, read_cassette
+from orav.cassette import ReplayClock, ReplayDevice, ReplayDivergence, read_cassette
 from orav.codec import load_yaml
 from orav.drivers.idb import IdbDevice
 from orav.engine import Engine, RunTimeout, StepLimitExceeded
@@ -113,17 +113,37 @@ async def test_a_tap_on_a_missing_element_is_a_failed_action_not_a_crash():
 async def test_replay_names_the_first_divergent_step(tmp_path: Path):
     scenario = load_scenario(ROOT / "scenarios" / "login.yaml")
     recording = await record(scenario, tmp_path / "login.cassette")
-    other = list(scenario.script)
-    other[2] = Decision(Tap(target=Target(id="sign_in")))
-
-    class Different(ScriptedAgent):
-        async def decide(self, context):
-            return other[len(context.history)]
-
+    cassette = read_cassette(recording.cassette)
+    engine = Engine(ReplayDevice(cassette), _Swapped(scenario), clock=ReplayClock(cassette))
     with pytest.raises(ReplayDivergence) as caught:
-        await replay(recording.cassette, agent=Different())
+        await engine.run(scenario)
     assert "step 3" in str(caught.value)
     assert "#sign_in" in str(caught.value) and "#password" in str(caught.value)
+
+
+class _Swapped(ScriptedAgent):
+    """The login script with step 3 tapping Sign in instead of the password field."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.script = list(scenario.script)
+        self.script[2] = Decision(Tap(target=Target(id="sign_in")))
+
+    async def decide(self, context):
+        return self.script[len(context.history)]
+
+
+async def test_decision_regression_judges_every_step_against_the_recording(tmp_path: Path):
+    scenario = load_scenario(ROOT / "scenarios" / "login.yaml")
+    recording = await record(scenario, tmp_path / "login.cassette")
+    outcome = await replay(recording.cassette, agent=_Swapped(scenario))
+    assert outcome.faithful  # the replay follows the recorded decisions
+    assert outcome.compared == len(scenario.script)
+    assert [(d.step, d.recorded, d.candidate) for d in outcome.decisions] == [
+        (3, "tap #password", "tap #sign_in")
+    ]
+    assert not outcome.ok
+    same = await replay(recording.cassette, agent=ScriptedAgent())
+    assert same.ok and same.compared == len(scenario.script)
 
 
 async def test_secrets_never_reach_the_cassette(tmp_path: Path):

@@ -36,6 +36,7 @@ from orav.cassette.events import (
 from orav.cassette.reader import Blobs, Cassette, read_cassette
 from orav.cassette.record import RecordingAgent, RecordingDevice
 from orav.cassette.redact import REDACTED, Scrubber, matches_redacted
+from orav.cassette.regression import ComparingAgent, DecisionDiff, same_action
 from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence, show_action
 from orav.cassette.writer import CassetteWriter
 
@@ -50,7 +51,9 @@ __all__ = [
     "CassetteWriter",
     "Clock",
     "ClockEvent",
+    "ComparingAgent",
     "DecideEvent",
+    "DecisionDiff",
     "DescribeEvent",
     "ErrorEvent",
     "Event",
@@ -80,5 +83,6 @@ __all__ = [
     "VerificationEvent",
     "matches_redacted",
     "read_cassette",
+    "same_action",
     "show_action",
 ]
