@@ -772,3 +772,23 @@ async def test_an_llm_run_records_and_replays_offline_without_key_or_network(ser
     assert outcome.faithful, outcome.differences
     assert outcome.report == recording.report
     assert len(server.bodies()) == served
+
+
+async def test_the_scenario_timeout_bounds_a_model_call_in_flight(server):
+    from orav.drivers.idb import IdbDevice
+    from orav.engine import Engine
+    from orav.model import Scenario
+    from orav.sim import SimCompanion
+
+    server.replies.append({"hang": True})
+    scenario = Scenario(name="t", app="com.orav.demo", goal="g", timeout_seconds=1.0)
+    started = time.monotonic()
+    async with (
+        SimCompanion() as sim,
+        IdbDevice.connect(sim.address, bundle_id=scenario.app) as device,
+        make_agent(server, timeout=60.0) as agent,
+    ):
+        report = await Engine(device, agent).run(scenario)
+    assert report.status == "timed_out"
+    assert report.transitions[-1].source == "reasoning"
+    assert time.monotonic() - started < 5
