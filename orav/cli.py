@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,15 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("orav: interrupted", err=True)
             sys.exit(130)
+        except Exception as exc:  # a bug in orav: one line, the traceback only when asked for
+            if os.environ.get("ORAV_DEBUG"):
+                raise
+            click.echo(
+                f"orav: internal error: {type(exc).__name__}: {exc} "
+                "(set ORAV_DEBUG=1 for the traceback, and please report it)",
+                err=True,
+            )
+            sys.exit(1)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -122,7 +132,8 @@ _device_option = click.option(
     "--device",
     default="sim",
     show_default=True,
-    help="'sim' (the embedded simulator with the demo app) or 'idb:HOST:PORT' (an idb companion).",
+    help="'sim' (the simulator with the demo app), 'sim:APP.yaml' (with your app model) or "
+    "'idb:HOST:PORT' (an idb companion).",
 )
 _agent_option = click.option(
     "--agent",

@@ -65,14 +65,16 @@ def make_agent(spec: str, **options) -> Agent:
 
 @asynccontextmanager
 async def open_device(spec: str, scenario: Scenario, *, timeout: float = 5.0) -> AsyncIterator:
-    """``sim`` (the embedded simulator with the demo app) or ``idb:HOST:PORT``."""
+    """``sim`` (the embedded simulator with the demo app), ``sim:APP.yaml`` (the simulator
+    with your app model) or ``idb:HOST:PORT`` (an idb companion, e.g. on a Mac)."""
     from orav.drivers.idb import IdbDevice
 
-    if spec == "sim":
-        from orav.sim import SimCompanion
+    if spec == "sim" or spec.startswith("sim:"):
+        from orav.sim import SimCompanion, load_app_model
 
+        app = load_app_model(Path(spec.removeprefix("sim:"))) if spec != "sim" else None
         async with (
-            SimCompanion(faults=scenario.faults) as sim,
+            SimCompanion(app, faults=scenario.faults) as sim,
             IdbDevice.connect(sim.address, bundle_id=scenario.app, timeout=timeout) as d,
         ):
             yield d
@@ -81,7 +83,10 @@ async def open_device(spec: str, scenario: Scenario, *, timeout: float = 5.0) ->
         async with IdbDevice.connect(address, bundle_id=scenario.app, timeout=timeout) as d:
             yield d
     else:
-        raise InputError(f"unknown device {spec!r}; expected 'sim' or 'idb:HOST:PORT'", "--device")
+        raise InputError(
+            f"unknown device {spec!r}; expected 'sim', 'sim:APP.yaml' or 'idb:HOST:PORT'",
+            "--device",
+        )
 
 
 def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:
