@@ -1,0 +1,136 @@
+"""What an exploration covered: the screens found, their elements, and the screen graph.
+
+The explorer (``orav.agents.explorer``) builds a ``Coverage``; ``write_coverage`` puts it next
+to the cassette as JSON (through the one converter) and as markdown with a mermaid flowchart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import frozen
+
+from orav.codec import to_json
+
+
+@frozen
+class ScreenCoverage:
+    """One screen: its interactive elements (``#id`` or ``'label'``) and what became of them.
+
+    ``no_effect``: tried, and the screen did not change (input dropped, or a control that does
+    nothing). ``skipped``: never tried on purpose (sign-out without credentials to sign back in).
+    """
+
+    key: str
+    name: str
+    elements: tuple[str, ...] = ()
+    tried: tuple[str, ...] = ()
+    no_effect: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    first_step: int = 0
+
+    @property
+    def untried(self) -> tuple[str, ...]:
+        return tuple(e for e in self.elements if e not in self.tried)
+
+
+@frozen
+class ScreenTransition:
+    """``source --element--> target`` (screen keys), first seen at ``step``.
+
+    The target is the screen the explorer saw at its next decision: a recovery in between
+    (a login wall passed with the scenario's credentials) is folded into the transition.
+    """
+
+    source: str
+    element: str
+    target: str
+    step: int = 0
+
+
+@frozen
+class Coverage:
+    """The whole exploration: ``finished`` is true when the explorer ran out of things to try
+    (rather than out of steps); ``dead_ends`` are screens no observed transition left."""
+
+    screens: tuple[ScreenCoverage, ...] = ()
+    transitions: tuple[ScreenTransition, ...] = ()
+    dead_ends: tuple[str, ...] = ()
+    steps: int = 0
+    finished: bool = False
+    summary: str = ""
+
+    @property
+    def elements_total(self) -> int:
+        return sum(len(s.elements) for s in self.screens)
+
+    @property
+    def elements_tried(self) -> int:
+        return sum(len(s.tried) for s in self.screens)
+
+    def name_of(self, key: str) -> str:
+        return next((s.name for s in self.screens if s.key == key), key)
+
+    def to_mermaid(self) -> str:
+        """The screen graph as a mermaid ``flowchart`` (transitions that stay on a screen are
+        left out: they are in the element counts)."""
+        ids = {screen.key: f"s{index}" for index, screen in enumerate(self.screens)}
+        lines = ["flowchart LR"]
+        for screen in self.screens:
+            counts = f"{len(screen.tried)}/{len(screen.elements)} tried"
+            lines.append(f'  {ids[screen.key]}["{_mermaid(screen.name)}<br/>{counts}"]')
+        seen = set()
+        for t in self.transitions:
+            edge = (t.source, t.element, t.target)
+            if t.source == t.target or edge in seen or t.source not in ids or t.target not in ids:
+                continue
+            seen.add(edge)
+            lines.append(f'  {ids[t.source]} -->|"{_mermaid(t.element)}"| {ids[t.target]}')
+        return "\n".join(lines) + "\n"
+
+    def to_markdown(self, title: str = "Exploration coverage") -> str:
+        rows = [
+            f"# {title}",
+            "",
+            self.summary,
+            "",
+            "| screen | tried | no effect | untried |",
+            "| --- | --- | --- | --- |",
+        ]
+        for s in self.screens:
+            untried = ", ".join((*s.untried,)) or "-"
+            rows.append(
+                f"| {_cell(s.name)} | {len(s.tried)}/{len(s.elements)} | "
+                f"{_cell(', '.join(s.no_effect) or '-')} | {_cell(untried)} |"
+            )
+        if self.dead_ends:
+            names = ", ".join(self.name_of(key) for key in self.dead_ends)
+            rows += ["", f"Dead ends (no way out was observed): {_cell(names)}"]
+        rows += ["", "```mermaid", self.to_mermaid().rstrip(), "```"]
+        return "\n".join(rows) + "\n"
+
+
+def coverage_paths(cassette: Path) -> tuple[Path, Path]:
+    """Where the coverage of the exploration recorded in ``cassette`` goes: JSON, markdown."""
+    return cassette.with_suffix(".coverage.json"), cassette.with_suffix(".coverage.md")
+
+
+def write_coverage(coverage: Coverage, cassette: Path) -> tuple[Path, Path]:
+    """Write the coverage next to its cassette; returns the JSON and markdown paths."""
+    json_path, md_path = coverage_paths(cassette)
+    json_path.write_text(to_json(coverage) + "\n", encoding="utf-8")
+    md_path.write_text(
+        coverage.to_markdown(f"Exploration coverage: {cassette.name}"), encoding="utf-8"
+    )
+    return json_path, md_path
+
+
+def _mermaid(text: str) -> str:
+    """Text safe inside a quoted mermaid label (entity codes for the characters it parses)."""
+    for char, code in (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;")):
+        text = text.replace(char, code)
+    return text
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

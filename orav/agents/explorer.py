@@ -1,0 +1,523 @@
+"""The systematic explorer: finds every reachable screen depth-first, with no model.
+
+It keeps a map of the screens it has seen, keyed by ``screen_identity`` (see there for why not
+``Observation.fingerprint`` or ``perceive.screen_key``), the interactive elements of each and
+which it has tried, and the transitions it observed: what it tapped on screen A, and the screen
+it saw at its next decision. On each screen it tries the next untried element (a text field
+takes three steps: tap, type a plausible value, press return); when none is left it walks the
+known screen graph to the nearest screen that still has one (a Back button is an element like
+any other, tried after the rest), tries a back gesture once where it knows no way on, and
+says ``done`` when nothing untried is reachable. No randomness: the same app gives the same run.
+
+    explorer = ExplorerAgent()
+    await runner.record(scenario, out, agent=explorer)   # any Device: it sees Observations only
+    explorer.coverage()                                  # -> orav.agents.coverage.Coverage
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import deque
+from typing import Literal
+
+from attrs import define, evolve, field
+
+from orav.agents import AgentContext
+from orav.agents.coverage import Coverage, ScreenCoverage, ScreenTransition
+from orav.model import (
+    Credentials,
+    Decision,
+    Done,
+    Element,
+    Observation,
+    Point,
+    PressKey,
+    Swipe,
+    Tap,
+    Target,
+    TypeText,
+)
+from orav.perceive.faults import (
+    BUTTON_ROLES,
+    KEY_ROLES,
+    KEYBOARD_ROLES,
+    TEXT_FIELD_ROLES,
+    keyboard_frame,
+    screen_size,
+)
+
+# Roles an explorer taps; elements of other roles count when their traits say button or link.
+TAPPABLE_ROLES = BUTTON_ROLES | {
+    "AXCell",
+    "AXSwitch",
+    "AXCheckBox",
+    "AXRadioButton",
+    "AXPopUpButton",
+    "AXTab",
+    "AXToggle",
+}
+TAPPABLE_TRAITS = frozenset({"button", "link"})
+INTERACTIVE_ROLES = TAPPABLE_ROLES | TEXT_FIELD_ROLES
+# Elements that go back (by label or id, casefolded): tried after the rest of their screen.
+BACK_WORDS = frozenset({"back", "close", "cancel"})
+# Elements tried last: they may end the session or destroy what the app holds.
+_SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
+_RISKY = re.compile(r"\b(?:delete|remove|erase|reset)\b", re.IGNORECASE)
+_PASSWORD = re.compile(r"pass(?:word|code)|\bpin\b", re.IGNORECASE)
+_USER = re.compile(r"e-?mail|user|login|account", re.IGNORECASE)
+_NUMBER = re.compile(r"phone|number|zip|postcode|amount|\bage\b|quantity", re.IGNORECASE)
+
+SAMPLE_EMAIL = "tester@example.com"
+SAMPLE_PASSWORD = "Sample-Pass-1"
+SAMPLE_NUMBER = "5550100"
+SAMPLE_TEXT = "Sample text"
+
+BACK_GESTURE = "(back gesture)"
+ESCAPE = "(escape)"
+
+Stage = Literal["tap", "type", "return", "navigate", "back"]
+
+
+def _traits(element: Element) -> set[str]:
+    return {t.casefold() for t in element.traits}
+
+
+def _is_heading(element: Element) -> bool:
+    return bool(element.label) and (element.role == "AXHeading" or "header" in _traits(element))
+
+
+def _is_field(element: Element) -> bool:
+    return element.role in TEXT_FIELD_ROLES or element.role == "AXSecureTextField"
+
+
+def _is_interactive(element: Element) -> bool:
+    if not (element.label or element.unique_id):
+        return False  # nothing to name it by in a Target
+    return (
+        element.role in INTERACTIVE_ROLES
+        or element.role == "AXSecureTextField"
+        or bool(TAPPABLE_TRAITS & _traits(element))
+    )
+
+
+def _is_back(element: Element) -> bool:
+    words = {(element.label or "").strip().casefold(), (element.unique_id or "").casefold()}
+    return bool(words & BACK_WORDS)
+
+
+def _signs_out(element: Element) -> bool:
+    return bool(_SIGN_OUT.search(f"{element.label or ''} {element.unique_id or ''}"))
+
+
+def _risky(element: Element) -> bool:
+    return _signs_out(element) or bool(
+        _RISKY.search(f"{element.label or ''} {element.unique_id or ''}")
+    )
+
+
+def app_elements(observation: Observation) -> list[Element]:
+    """The app's own elements: no keyboard, no keys, not the application element itself.
+
+    Elements the keyboard covers stay: they are still in the tree, and still the same screen.
+    """
+    return [
+        e
+        for e in observation.elements
+        if e.role not in KEYBOARD_ROLES
+        and e.role not in KEY_ROLES
+        and e.role != "AXApplication"
+        and "keyboardkey" not in _traits(e)
+    ]
+
+
+def screen_identity(observation: Observation) -> str:
+    """Which screen this is: the app, its headings, and its interactive elements by role and
+    id (or label when there is no id). 12 hex digits.
+
+    Values, frames, focus, static text and the keyboard are left out, so typed text, a flipped
+    switch, a ticking clock, an error message shown under a field or the keyboard coming up do
+    not make a new screen. ``Observation.fingerprint`` keeps static text and the keyboard's
+    keys (a validation message or the keyboard would split a screen in two); the perceptual
+    ``perceive.screen_key`` sees typed text and a flipped switch in the pixels.
+    """
+    parts = [observation.app or ""]
+    for element in app_elements(observation):
+        if _is_heading(element):
+            parts.append(f"heading\x1f{element.label}")
+        elif _is_interactive(element):
+            parts.append(f"{element.role}\x1f{element.unique_id or element.label}")
+    return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()[:12]
+
+
+def screen_title(observation: Observation, key: str) -> str:
+    """A readable name: the first heading (a navigation title), else the first label, else
+    the key."""
+    elements = app_elements(observation)
+    for element in elements:
+        if element.role == "AXHeading" and element.label:
+            return element.label
+    for element in elements:
+        if _is_heading(element):
+            return element.label or key
+    return next((e.label for e in elements if e.label), key)
+
+
+def target_of(element: Element) -> Target:
+    """An element's target: its id when it has one (stable across languages), else its label."""
+    if element.unique_id:
+        return Target(id=element.unique_id)
+    return Target(label=element.label)
+
+
+def ref(element: Element) -> str:
+    return str(target_of(element))
+
+
+def sample_text(element: Element, credentials: Credentials | None) -> TypeText:
+    """A plausible value for a text field: the scenario's credentials for a login's fields,
+    else a short sample that fits the field's name."""
+    names = f"{element.label or ''} {element.unique_id or ''} {element.placeholder or ''}"
+    if element.secure or element.role == "AXSecureTextField" or _PASSWORD.search(names):
+        return TypeText(credentials.password if credentials else SAMPLE_PASSWORD, secure=True)
+    if _USER.search(names):
+        return TypeText(credentials.username if credentials else SAMPLE_EMAIL)
+    if _NUMBER.search(names):
+        return TypeText(SAMPLE_NUMBER)
+    return TypeText(SAMPLE_TEXT)
+
+
+@define
+class _Screen:
+    """What the explorer knows of one screen."""
+
+    key: str
+    name: str
+    first_step: int
+    elements: dict[str, Element] = field(factory=dict)  # by ref, first-seen order
+    order: list[str] = field(factory=list)  # refs in the order they are tried
+    tried: list[str] = field(factory=list)
+    no_effect: list[str] = field(factory=list)
+    skipped: list[str] = field(factory=list)
+    gesture_tried: bool = False
+
+    def update(self, observation: Observation, credentials: Credentials | None) -> None:
+        """Take in the current state of the screen's elements (enabled, value, frame)."""
+        ranked = []
+        for index, element in enumerate(app_elements(observation)):
+            if not _is_interactive(element):
+                continue
+            name = ref(element)
+            if name in self.elements and name not in self.order:
+                continue  # skipped before
+            first = name not in self.elements
+            self.elements[name] = element
+            if first and _signs_out(element) and credentials is None:
+                self.skipped.append(name)  # a login wall the engine could not pass
+                continue
+            ranked.append((_rank(element), index, name))
+        known = set(self.order)
+        self.order += [name for _, _, name in sorted(ranked) if name not in known]
+
+    def untried(self) -> list[str]:
+        return [name for name in self.order if name not in self.tried]
+
+    def pending(self) -> bool:
+        """Untried elements that were enabled when last seen: worth coming back for."""
+        return any(self.elements[name].enabled for name in self.untried())
+
+
+def _rank(element: Element) -> int:
+    """Try order within a screen: controls, then text fields, then back, then risky ones."""
+    if _risky(element):
+        return 3
+    if _is_back(element):
+        return 2
+    return 1 if _is_field(element) else 0
+
+
+@define
+class _Pending:
+    """The last decision, until the next context says it was performed and what it did."""
+
+    step: int
+    screen: str
+    element: str | None
+    stage: Stage
+    expect: str | None = None
+
+
+class ExplorerAgent:
+    """Depth-first exploration of every reachable screen; ``coverage()`` says what it found.
+
+    ``wander`` bounds the steps spent walking to screens with untried elements between two new
+    tries (None: twice the screens known, plus two).
+    """
+
+    name = "explorer"
+
+    def __init__(self, *, wander: int | None = None) -> None:
+        self.wander = wander
+        self._screens: dict[str, _Screen] = {}
+        self._edges: dict[str, dict[str, str]] = {}  # source -> element -> target
+        self._transitions: list[ScreenTransition] = []
+        self._pending: _Pending | None = None
+        self._field: _Pending | None = None  # a text field between tap and return
+        self._wandered = 0
+        self._finished = False
+        self._summary = ""
+        self._step = 0
+
+    # --- the Agent protocol ------------------------------------------------------------------
+
+    async def decide(self, context: AgentContext) -> Decision:
+        observation = context.observation
+        key = screen_identity(observation)
+        met = self._learn(context, key)
+        screen = self._screens.get(key)
+        if screen is None:
+            screen = _Screen(key, screen_title(observation, key), context.step)
+            self._screens[key] = screen
+        screen.update(observation, context.scenario.credentials)
+        self._step = context.step
+        decision = self._next(context, screen)
+        return decision if met is None else evolve(decision, previous_outcome_met=met)
+
+    # --- learning from the screen the last action led to -------------------------------------
+
+    def _learn(self, context: AgentContext, key: str) -> bool | None:
+        """Fold the last decision's outcome into the map; the verdict on its expectation."""
+        pending, self._pending = self._pending, None
+        if pending is None or context.step <= pending.step:
+            return None  # not performed: the engine recovered first and asks again
+        verification = context.last_verification
+        dropped = verification is not None and verification.input_dropped
+        source = self._screens[pending.screen]
+        tried = pending.stage == "tap" and pending.element not in source.tried
+        if tried:
+            source.tried.append(pending.element)
+        if dropped:
+            if pending.element is not None and pending.element not in source.no_effect:
+                source.no_effect.append(pending.element)
+            self._field = None
+            return False if pending.expect is not None else None
+        stays = key == pending.screen
+        element = source.elements.get(pending.element or "")
+        if pending.stage in ("tap", "type") and stays and element and _is_field(element):
+            self._field = pending  # tapped or typed into: the next stage follows
+            return None
+        self._field = None
+        if pending.element is not None:
+            self._note(pending.screen, pending.element, key, pending.step)
+        return None if pending.expect is None else key == pending.expect
+
+    def _note(self, source: str, element: str, target: str, step: int) -> None:
+        if not any(
+            t.source == source and t.element == element and t.target == target
+            for t in self._transitions
+        ):
+            self._transitions.append(ScreenTransition(source, element, target, step))
+        edges = self._edges.setdefault(source, {})
+        if target == source:
+            edges.pop(element, None)
+        else:
+            edges[element] = target  # the latest outcome wins: back buttons follow history
+
+    # --- choosing the next action -------------------------------------------------------------
+
+    def _next(self, context: AgentContext, screen: _Screen) -> Decision:
+        observation = context.observation
+        if self._field is not None and self._field.screen == screen.key:
+            decision = self._continue_field(context, screen)
+            if decision is not None:
+                return decision
+        self._field = None
+        for name in screen.untried():
+            element = observation.find(*_selector(name, screen.elements[name]))
+            if element is not None and element.enabled:
+                self._wandered = 0
+                return self._try(context, screen, element)
+        waiting = [s for s in self._screens.values() if s.pending()]
+        if not waiting:
+            return self._done(f"every reachable element was tried. {self._counts()}")
+        budget = self.wander if self.wander is not None else 2 * len(self._screens) + 2
+        if self._wandered >= budget:
+            return self._done(
+                f"gave up walking back to {_names(waiting)} after {self._wandered} steps. "
+                + self._counts()
+            )
+        self._wandered += 1
+        hop = self._route(screen, observation, {s.key for s in waiting})
+        if hop is not None:
+            return self._navigate(screen, observation, hop)
+        if not screen.gesture_tried:
+            screen.gesture_tried = True
+            return self._go_back(context, screen)
+        return self._done(f"no known way to {_names(waiting)}. {self._counts()}")
+
+    def _try(self, context: AgentContext, screen: _Screen, element: Element) -> Decision:
+        name = ref(element)
+        left = len(screen.untried())
+        where = (
+            f"Screen {screen.name!r} ({len(self._screens)} found so far): {left} of "
+            f"{len(screen.order)} elements untried"
+        )
+        if _is_field(element):
+            self._pending = _Pending(context.step, screen.key, name, "tap")
+            return Decision(
+                Tap(target=target_of(element)),
+                f"{where}; text field {name} next: tap it, type a value, press return.",
+                element.label,
+                "the field takes focus and the keyboard comes up",
+            )
+        self._pending = _Pending(context.step, screen.key, name, "tap")
+        kind = element.type.casefold() or "element"
+        return Decision(
+            Tap(target=target_of(element)),
+            f"{where}; trying {kind} {name} to see where it leads.",
+            element.label,
+            f"tapping {name} opens another screen or changes this one",
+        )
+
+    def _continue_field(self, context: AgentContext, screen: _Screen) -> Decision | None:
+        """Type into the field just tapped, then press return; None when it took no focus."""
+        field_ = self._field
+        element = screen.elements[field_.element]
+        observation = context.observation
+        focus = keyboard_frame(observation) is not None or observation.focused is not None
+        if not focus:
+            return None
+        if field_.stage == "tap":
+            text = sample_text(element, context.scenario.credentials)
+            what = "the test password" if text.secure else repr(text.text)
+            self._pending = _Pending(context.step, screen.key, field_.element, "type")
+            return Decision(
+                text,
+                f"Typing {what} into {field_.element} on {screen.name!r}.",
+                element.label,
+                f"{field_.element} holds the typed value",
+            )
+        self._pending = _Pending(context.step, screen.key, field_.element, "return")
+        return Decision(
+            PressKey("return"),
+            f"Pressing return in {field_.element} on {screen.name!r}: it may submit the form.",
+            element.label,
+            "the keyboard goes away; a form may be submitted",
+        )
+
+    def _route(self, screen: _Screen, observation: Observation, goals: set[str]) -> str | None:
+        """The first element on the shortest known path to a screen in ``goals``."""
+        first: dict[str, str] = {}
+        queue = deque()
+        for element, target in self._edges.get(screen.key, {}).items():
+            usable = element in (BACK_GESTURE, ESCAPE) or _present(observation, screen, element)
+            if usable and target not in first:
+                first[target] = element
+                queue.append(target)
+        while queue:
+            node = queue.popleft()
+            if node in goals:
+                return first[node]
+            for target in self._edges.get(node, {}).values():
+                if target not in first and target != screen.key:
+                    first[target] = first[node]
+                    queue.append(target)
+        return None
+
+    def _navigate(self, screen: _Screen, observation: Observation, element_ref: str) -> Decision:
+        target = self._edges[screen.key][element_ref]
+        name = self._screens[target].name
+        self._pending = _Pending(self._step, screen.key, element_ref, "navigate", target)
+        why = (
+            f"Nothing left to try on {screen.name!r}; walking back towards screens with "
+            f"untried elements: {element_ref} led to {name!r} before."
+        )
+        if element_ref in (BACK_GESTURE, ESCAPE):
+            return Decision(
+                self._gesture(observation, element_ref), why, None, f"the {name} screen"
+            )
+        element = screen.elements[element_ref]
+        # A quoted name is checked on screen by the engine's verification: only real titles.
+        expected = f'"{name}" appears' if name != target else f"screen {target} appears"
+        return Decision(Tap(target=target_of(element)), why, element.label, expected)
+
+    def _go_back(self, context: AgentContext, screen: _Screen) -> Decision:
+        textual = context.device is not None and context.device.platform == "textual"
+        gesture = ESCAPE if textual else BACK_GESTURE
+        self._pending = _Pending(context.step, screen.key, gesture, "back")
+        return Decision(
+            self._gesture(context.observation, gesture),
+            f"Nothing left to try on {screen.name!r} and no known way on: going back "
+            f"({'escape' if textual else 'a swipe from the left edge'}).",
+            None,
+            "the previous screen",
+        )
+
+    @staticmethod
+    def _gesture(observation: Observation, gesture: str) -> PressKey | Swipe:
+        if gesture == ESCAPE:
+            return PressKey("escape")
+        width, height = screen_size(observation)
+        return Swipe(Point(2, height / 2), Point(width * 0.8, height / 2))
+
+    def _done(self, why: str) -> Decision:
+        self._finished = True
+        self._summary = f"Exploration finished: {why}"
+        return Decision(
+            Done(success=True, summary=self._summary),
+            self._summary,
+            expected_outcome="the run ends with the coverage written",
+        )
+
+    def _counts(self) -> str:
+        coverage = self.coverage()
+        return (
+            f"{len(coverage.screens)} screens, {coverage.elements_tried} of "
+            f"{coverage.elements_total} elements tried, "
+            f"{sum(t.source != t.target for t in coverage.transitions)} transitions."
+        )
+
+    # --- what was covered ---------------------------------------------------------------------
+
+    def coverage(self) -> Coverage:
+        """The screens, elements and transitions found so far (the run may still be going)."""
+        screens = tuple(
+            ScreenCoverage(
+                key=s.key,
+                name=s.name,
+                elements=tuple(s.order) + tuple(s.skipped),
+                tried=tuple(s.tried),
+                no_effect=tuple(s.no_effect),
+                skipped=tuple(s.skipped),
+                first_step=s.first_step,
+            )
+            for s in self._screens.values()
+        )
+        leaving = {t.source for t in self._transitions if t.source != t.target}
+        dead_ends = tuple(
+            s.key for s in self._screens.values() if s.key not in leaving and not s.pending()
+        )
+        return Coverage(
+            screens=screens,
+            transitions=tuple(self._transitions),
+            dead_ends=dead_ends,
+            steps=self._step - 1 if self._finished else self._step,  # done acts on nothing
+            finished=self._finished,
+            summary=self._summary or f"Exploration stopped at step {self._step}.",
+        )
+
+
+def _selector(name: str, element: Element) -> tuple[str | None, str | None]:
+    return (None, element.unique_id) if element.unique_id else (element.label, None)
+
+
+def _present(observation: Observation, screen: _Screen, name: str) -> bool:
+    element = screen.elements.get(name)
+    if element is None:
+        return False
+    found = observation.find(*_selector(name, element))
+    return found is not None and found.enabled
+
+
+def _names(screens: list[_Screen]) -> str:
+    return ", ".join(repr(s.name) for s in screens)
