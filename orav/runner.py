@@ -66,7 +66,14 @@ def make_agent(spec: str, **options) -> Agent:
 @asynccontextmanager
 async def open_device(spec: str, scenario: Scenario, *, timeout: float = 5.0) -> AsyncIterator:
     """``sim`` (the embedded simulator with the demo app), ``sim:APP.yaml`` (the simulator
-    with your app model) or ``idb:HOST:PORT`` (an idb companion, e.g. on a Mac)."""
+    with your app model), ``idb:HOST:PORT`` (an idb companion, e.g. on a Mac) or
+    ``textual:package.module:AppClass`` (a Textual app, run in-process under Pilot)."""
+    if spec.startswith("textual:"):
+        from orav.drivers.textual import TextualDevice
+
+        async with TextualDevice.from_spec(spec.removeprefix("textual:"), timeout=timeout) as d:
+            yield d
+        return
     from orav.drivers.idb import IdbDevice
 
     if spec == "sim" or spec.startswith("sim:"):
@@ -84,7 +91,8 @@ async def open_device(spec: str, scenario: Scenario, *, timeout: float = 5.0) ->
             yield d
     else:
         raise InputError(
-            f"unknown device {spec!r}; expected 'sim', 'sim:APP.yaml' or 'idb:HOST:PORT'",
+            f"unknown device {spec!r}; expected 'sim', 'sim:APP.yaml', 'idb:HOST:PORT' or "
+            "'textual:package.module:AppClass'",
             "--device",
         )
 
