@@ -132,8 +132,9 @@ _device_option = click.option(
     "--device",
     default="sim",
     show_default=True,
-    help="'sim' (the simulator with the demo app), 'sim:APP.yaml' (with your app model) or "
-    "'idb:HOST:PORT' (an idb companion).",
+    help="'sim' (the simulator with the demo app), 'sim:APP.yaml' (with your app model), "
+    "'idb:HOST:PORT' (an idb companion) or 'textual:package.module:AppClass' (a Textual app, "
+    "in-process).",
 )
 _agent_option = click.option(
     "--agent",
@@ -254,6 +255,116 @@ def demo(out: Path) -> None:
     click.echo(f"{len(rows)} scenarios recorded and replayed into {out}/ (JUnit: {junit})")
     click.echo(f"HTML report: {index}")
     sys.exit(0 if ok else 1)
+
+
+@cli.command()
+@click.option("--app", "bundle", help="Bundle id to explore (default: the simulated app's).")
+@_device_option
+@click.option(
+    "--max-steps",
+    default=100,
+    show_default=True,
+    type=click.IntRange(1, 10_000),
+    help="Step budget of the exploration.",
+)
+@click.option(
+    "--timeout",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(1.0),
+    help="Seconds the exploration may take.",
+)
+@click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
+@click.option(
+    "--credentials",
+    metavar="USER:PASS",
+    help="Test credentials for login fields (default: the simulated app's).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
+def explore(
+    bundle: str | None,
+    device: str,
+    max_steps: int,
+    timeout: float,
+    out: Path | None,
+    credentials: str | None,
+    overwrite: bool,
+) -> None:
+    """Discover every reachable screen with the systematic explorer (no model); report coverage.
+
+    Writes a cassette that `orav replay` replays, and the coverage next to it as JSON and as
+    markdown with a mermaid screen graph. Exit 0 when the exploration finished within the
+    step budget.
+    """
+    from orav import runner
+    from orav.agents.coverage import write_coverage
+    from orav.agents.explorer import ExplorerAgent
+    from orav.model import Scenario
+
+    app, known = _explore_target(bundle, device)
+    scenario = Scenario(
+        name=f"explore-{app}",
+        app=app,
+        goal="explore",
+        description="orav explore: discover every reachable screen, report coverage",
+        max_steps=max_steps,
+        timeout_seconds=timeout,
+        credentials=_credentials(credentials) if credentials else known,
+    )
+    out = out or Path("recordings") / f"{scenario.name}.cassette"
+    explorer = ExplorerAgent()
+    result = _run(runner.record(scenario, out, device=device, agent=explorer, overwrite=overwrite))
+    coverage = explorer.coverage()
+    json_path, md_path = write_coverage(coverage, out)
+    _print_coverage(coverage)
+    _print_reports([(result.report, out, None)])
+    click.echo(coverage.summary)
+    click.echo(f"cassette: {out}\ncoverage: {json_path}\ngraph:    {md_path}")
+    sys.exit(0 if coverage.finished and result.report.ok else 1)
+
+
+def _explore_target(bundle: str | None, device: str):
+    """The bundle to explore and the app model's credentials, when the simulator hosts it."""
+    if device == "sim" or device.startswith("sim:"):
+        from orav.sim import DEMO_APP, load_app_model
+
+        model = load_app_model(Path(device.removeprefix("sim:")) if device != "sim" else DEMO_APP)
+        return bundle or model.bundle_id, model.credentials
+    if bundle is None:
+        raise InputError(f"name the app to explore on {device!r}", "--app")
+    return bundle, None
+
+
+def _credentials(text: str):
+    from orav.model import Credentials
+
+    user, sep, password = text.partition(":")
+    if not sep or not user or not password:
+        raise InputError("expected USER:PASS", "--credentials")
+    return Credentials(user, password)
+
+
+def _print_coverage(coverage) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("screen", "tried", "no effect", "untried", "leads to"):
+        table.add_column(column, justify="right" if column == "tried" else "left", overflow="fold")
+    for screen in coverage.screens:
+        targets = dict.fromkeys(
+            coverage.name_of(t.target)
+            for t in coverage.transitions
+            if t.source == screen.key and t.target != screen.key
+        )
+        table.add_row(
+            screen.name,
+            f"{len(screen.tried)}/{len(screen.elements)}",
+            ", ".join(screen.no_effect),
+            ", ".join(screen.untried),
+            ", ".join(targets),
+        )
+    Console(highlight=False).print(table)
 
 
 def _print_reports(rows) -> None:

@@ -6,11 +6,12 @@ to the cassette as JSON (through the one converter) and as markdown with a merma
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from attrs import frozen
 
-from orav.codec import to_json
+from orav.codec import unstructure
 
 
 @frozen
@@ -118,7 +119,8 @@ def coverage_paths(cassette: Path) -> tuple[Path, Path]:
 def write_coverage(coverage: Coverage, cassette: Path) -> tuple[Path, Path]:
     """Write the coverage next to its cassette; returns the JSON and markdown paths."""
     json_path, md_path = coverage_paths(cassette)
-    json_path.write_text(to_json(coverage) + "\n", encoding="utf-8")
+    text = json.dumps(unstructure(coverage), indent=2, ensure_ascii=False)
+    json_path.write_text(text + "\n", encoding="utf-8")
     md_path.write_text(
         coverage.to_markdown(f"Exploration coverage: {cassette.name}"), encoding="utf-8"
     )
