@@ -599,10 +599,9 @@ async def _type(pilot: Pilot, keys: list[tuple[str, str]]) -> None:
 
 
 async def _tap(pilot: Pilot, tap: Tap) -> Point:
-    if tap.x is not None and tap.y is not None:
-        point = Point(tap.x, tap.y)
-    else:
-        point = _target_point(pilot.app, tap)
+    # As the idb driver does: a target is found on the screen as it is now (a control before
+    # a text with the same label); coordinates serve when there is no target.
+    point = Point(tap.x, tap.y) if tap.target is None else _target_point(pilot.app, tap)
     cell = (int(point.x), int(point.y))
     width, height = pilot.app.screen.size
     if not (0 <= cell[0] < width and 0 <= cell[1] < height):
