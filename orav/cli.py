@@ -330,6 +330,8 @@ def _explore_target(bundle: str | None, device: str):
 
         model = load_app_model(Path(device.removeprefix("sim:")) if device != "sim" else DEMO_APP)
         return bundle or model.bundle_id, model.credentials
+    if device.startswith("textual:"):
+        return bundle or device.removeprefix("textual:"), None  # the app is the spec
     if bundle is None:
         raise InputError(f"name the app to explore on {device!r}", "--app")
     return bundle, None

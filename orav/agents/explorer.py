@@ -63,7 +63,7 @@ INTERACTIVE_ROLES = TAPPABLE_ROLES | TEXT_FIELD_ROLES
 BACK_WORDS = frozenset({"back", "close", "cancel"})
 # Elements tried last: they may end the session or destroy what the app holds.
 _SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
-_RISKY = re.compile(r"\b(?:delete|remove|erase|reset)\b", re.IGNORECASE)
+_RISKY = re.compile(r"\b(?:delete|remove|erase|reset|quit|exit)\b", re.IGNORECASE)
 _PASSWORD = re.compile(r"pass(?:word|code)|\bpin\b", re.IGNORECASE)
 _USER = re.compile(r"e-?mail|user|login|account", re.IGNORECASE)
 _NUMBER = re.compile(r"phone|number|zip|postcode|amount|\bage\b|quantity", re.IGNORECASE)

@@ -1,0 +1,451 @@
+"""The explorer's strategy on hand-built observations: depth-first order, backtracking, a screen
+reached twice, dead ends, text fields, dropped input, and the coverage it reports.
+
+``Tiny`` is a small app written as data: screens of elements and what tapping each does. It
+answers the explorer's actions the way an app would, so whole explorations run in microseconds.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from attrs import evolve, field, frozen
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orav.agents import AgentContext
+from orav.agents.coverage import Coverage, write_coverage
+from orav.agents.explorer import (
+    BACK_GESTURE,
+    SAMPLE_TEXT,
+    ExplorerAgent,
+    sample_text,
+    screen_identity,
+)
+from orav.codec import from_json
+from orav.model import (
+    ActionResult,
+    Credentials,
+    Decision,
+    Done,
+    Element,
+    Frame,
+    Observation,
+    PressKey,
+    Scenario,
+    Step,
+    Swipe,
+    Tap,
+    TypeText,
+    Verification,
+)
+
+BACK = "back"  # a move that pops the screen stack
+
+
+def heading(text: str) -> Element:
+    return Element("AXHeading", text, traits=("header",), frame=Frame(0, 47, 390, 44))
+
+
+def button(id_: str, label: str, role: str = "AXButton", y: float = 100) -> Element:
+    return Element(role, label, id_, frame=Frame(20, y, 350, 44))
+
+
+def text_field(id_: str, label: str, *, secure: bool = False) -> Element:
+    return Element("AXTextField", label, id_, frame=Frame(20, 300, 350, 44), secure=secure)
+
+
+@frozen
+class Tiny:
+    """An app as data: ``screens`` by name, ``moves[(screen, '#id')]`` the screen a tap (or a
+    return in a text field) leads to; anything else leaves the screen as it is."""
+
+    screens: dict[str, tuple[Element, ...]]
+    moves: dict[tuple[str, str], str] = field(factory=dict)
+    start: str = "home"
+    back_gesture: bool = False  # a left-edge swipe pops the stack
+
+
+class Run:
+    """The explorer against a ``Tiny`` app, step by step, as the engine would drive it."""
+
+    def __init__(self, app: Tiny, *, credentials: Credentials | None = None, max_steps=80):
+        self.app = app
+        self.agent = ExplorerAgent()
+        self.scenario = Scenario("explore", "tiny", "explore", credentials=credentials)
+        self.max_steps = max_steps
+        self.stack = [app.start]
+        self.focus: str | None = None
+        self.values: dict[str, str] = {}
+        self.history: list[Step] = []
+        self.verification: Verification | None = None
+        self.decisions: list[Decision] = []
+        self.visits: list[str] = []
+
+    def observe(self) -> Observation:
+        elements = tuple(
+            evolve(e, focused=e.unique_id == self.focus, value=self.values.get(e.unique_id))
+            for e in self.app.screens[self.stack[-1]]
+        )
+        return Observation(elements, app="tiny")
+
+    def context(self) -> AgentContext:
+        step = len(self.history) + 1
+        return AgentContext(
+            self.scenario, self.observe(), step, tuple(self.history), self.verification
+        )
+
+    async def decide(self) -> Decision:
+        decision = await self.agent.decide(self.context())
+        self.decisions.append(decision)
+        return decision
+
+    def act(self, decision: Decision) -> None:
+        before = self.observe()
+        screen, action = self.stack[-1], decision.action
+        if isinstance(action, Tap):
+            element = before.find(action.target.label, action.target.id)
+            if element.role == "AXTextField":
+                self.focus = element.unique_id
+            else:
+                self.move(self.app.moves.get((screen, str(action.target))))
+        elif isinstance(action, TypeText) and self.focus:
+            self.values[self.focus] = action.text
+        elif isinstance(action, PressKey) and action.key == "return" and self.focus:
+            field_, self.focus = self.focus, None
+            self.move(self.app.moves.get((screen, f"#{field_}")))
+        elif isinstance(action, Swipe) and self.app.back_gesture:
+            self.move(BACK)
+        after = self.observe()
+        changed = after != before
+        self.verification = Verification(changed=changed, input_dropped=not changed)
+        self.history.append(
+            Step(len(self.history) + 1, screen, decision, ActionResult(), self.verification)
+        )
+
+    def move(self, target: str | None) -> None:
+        if target == BACK and len(self.stack) > 1:
+            self.stack.pop()
+        elif target not in (None, BACK):
+            self.stack.append(target)
+        self.visits.append(self.stack[-1])
+
+    async def explore(self) -> Run:
+        for _ in range(self.max_steps):
+            decision = await self.decide()
+            if isinstance(decision.action, Done):
+                break
+            self.act(decision)
+        return self
+
+    @property
+    def coverage(self) -> Coverage:
+        return self.agent.coverage()
+
+    def names(self) -> list[str]:
+        return [s.name for s in self.coverage.screens]
+
+    def taps(self) -> list[str]:
+        return [str(d.action.target) for d in self.decisions if isinstance(d.action, Tap)]
+
+
+# home -> list -> (item a | item b) ; every detail has Back; home -> about
+TREE = Tiny(
+    {
+        "home": (heading("Home"), button("list", "List"), button("about", "About", y=150)),
+        "list": (
+            heading("List"),
+            button("back", "Back"),
+            button("a", "Alpha", "AXCell", 100),
+            button("b", "Beta", "AXCell", 160),
+        ),
+        "alpha": (heading("Alpha"), button("back", "Back")),
+        "beta": (heading("Beta"), button("back", "Back")),
+        "about": (heading("About"), button("close", "Close")),
+    },
+    {
+        ("home", "#list"): "list",
+        ("home", "#about"): "about",
+        ("list", "#back"): BACK,
+        ("list", "#a"): "alpha",
+        ("list", "#b"): "beta",
+        ("alpha", "#back"): BACK,
+        ("beta", "#back"): BACK,
+        ("about", "#close"): BACK,
+    },
+)
+
+
+async def test_depth_first_with_backtracking_reaches_every_screen() -> None:
+    run = await Run(TREE).explore()
+    # Deepest first: the list's items before the list's Back, Back before home's next button.
+    assert run.taps() == ["#list", "#a", "#back", "#b", "#back", "#back", "#about", "#close"]
+    assert run.names() == ["Home", "List", "Alpha", "Beta", "About"]
+    coverage = run.coverage
+    assert coverage.finished and coverage.elements_tried == coverage.elements_total == 8
+    assert coverage.dead_ends == ()
+    assert isinstance(run.decisions[-1].action, Done)
+    assert "5 screens, 8 of 8 elements tried" in run.decisions[-1].action.summary
+    assert coverage.steps == len(run.history) == 8
+
+
+async def test_a_screen_reached_twice_is_one_screen_and_known_paths_lead_back() -> None:
+    # Two ways into "shared"; the second way in is found only after Back taught the way home.
+    app = Tiny(
+        {
+            "home": (heading("Home"), button("one", "One"), button("two", "Two", y=150)),
+            "shared": (heading("Shared"), button("back", "Back"), button("deep", "Deep", y=150)),
+            "deep": (heading("Deep"), button("back", "Back")),
+        },
+        {
+            ("home", "#one"): "shared",
+            ("home", "#two"): "shared",
+            ("shared", "#back"): BACK,
+            ("shared", "#deep"): "deep",
+            ("deep", "#back"): BACK,
+        },
+    )
+    run = await Run(app).explore()
+    assert run.names() == ["Home", "Shared", "Deep"]
+    assert run.taps() == ["#one", "#deep", "#back", "#back", "#two"]  # then nothing is left
+    transitions = {(t.source, t.element, t.target) for t in run.coverage.transitions}
+    home, shared = (s.key for s in run.coverage.screens[:2])
+    assert (home, "#one", shared) in transitions and (home, "#two", shared) in transitions
+
+
+async def test_walks_the_known_graph_to_screens_with_untried_elements() -> None:
+    # "settings" is entered, left by Back before its risky button, and walked back to later.
+    app = Tiny(
+        {
+            "home": (heading("Home"), button("settings", "Settings"), button("x", "X", y=150)),
+            "settings": (
+                heading("Settings"),
+                button("reset", "Reset everything", y=200),
+                button("back", "Back"),
+            ),
+            "x": (heading("X"), button("back", "Back")),
+        },
+        {
+            ("home", "#settings"): "settings",
+            ("home", "#x"): "x",
+            ("settings", "#back"): BACK,
+            ("x", "#back"): BACK,
+        },
+    )
+    run = await Run(app).explore()
+    assert run.taps() == ["#settings", "#back", "#x", "#back", "#settings", "#reset"]
+    walk = run.decisions[4]
+    assert "walking back" in walk.reasoning and walk.expected_outcome == '"Settings" appears'
+    assert run.decisions[5].previous_outcome_met is True  # it did lead to Settings
+    assert run.coverage.finished
+
+
+async def test_a_dead_end_is_reported_after_one_back_gesture() -> None:
+    app = Tiny(
+        {
+            "home": (heading("Home"), button("trap", "Trap"), button("later", "Later", y=150)),
+            "trap": (heading("Trap"), Element("AXStaticText", "Nothing to do here")),
+        },
+        {("home", "#trap"): "trap"},
+    )
+    run = await Run(app).explore()
+    gestures = [d for d in run.decisions if isinstance(d.action, Swipe)]
+    assert len(gestures) == 1 and gestures[0].action.start.x < 10  # from the left edge
+    done = run.decisions[-1]
+    assert isinstance(done.action, Done) and "no known way to 'Home'" in done.action.summary
+    coverage = run.coverage
+    trap = coverage.screens[1]
+    assert coverage.dead_ends == (trap.key,)
+    assert trap.no_effect == (BACK_GESTURE,)
+    assert coverage.screens[0].untried == ("#later",)
+
+
+async def test_a_back_gesture_that_works_is_learnt_as_a_transition() -> None:
+    app = Tiny(
+        {
+            "home": (heading("Home"), button("open", "Open"), button("later", "Later", y=150)),
+            "page": (heading("Page"), Element("AXStaticText", "Swipe back to leave")),
+        },
+        {("home", "#open"): "page"},
+        back_gesture=True,
+    )
+    run = await Run(app).explore()
+    assert run.taps() == ["#open", "#later"]
+    home, page = (s.key for s in run.coverage.screens)
+    assert (page, BACK_GESTURE, home) in {
+        (t.source, t.element, t.target) for t in run.coverage.transitions
+    }
+    assert run.coverage.dead_ends == ()
+
+
+async def test_text_fields_get_credentials_then_return() -> None:
+    app = Tiny(
+        {
+            "login": (
+                heading("Sign in"),
+                text_field("email", "Email"),
+                text_field("password", "Password", secure=True),
+                button("sign_in", "Sign in", y=400),
+            ),
+            "home": (heading("Home"),),
+        },
+        {("login", "#password"): "home"},
+        start="login",
+    )
+    credentials = Credentials("demo@orav.dev", "Orav-Demo-1!")
+    run = await Run(app, credentials=credentials).explore()
+    actions = [d.action for d in run.decisions]
+    assert actions[:7] == [
+        Tap(target=actions[0].target),  # the button first: the empty form's validation
+        Tap(target=actions[1].target),
+        TypeText("demo@orav.dev"),
+        PressKey("return"),
+        Tap(target=actions[4].target),
+        TypeText("Orav-Demo-1!", secure=True),
+        PressKey("return"),
+    ]
+    assert [str(a.target) for a in actions if isinstance(a, Tap)] == [
+        "#sign_in",
+        "#email",
+        "#password",
+    ]
+    assert run.names() == ["Sign in", "Home"]
+    login = run.coverage.screens[0]
+    assert login.tried == ("#sign_in", "#email", "#password")
+    assert login.no_effect == ("#sign_in",)  # the empty form did nothing here
+
+
+def test_sample_values_fit_the_field() -> None:
+    creds = Credentials("me@example.com", "s3cret!")
+    assert sample_text(text_field("user", "Email"), creds) == TypeText("me@example.com")
+    assert sample_text(text_field("pw", "Passcode"), None).secure
+    assert sample_text(text_field("pw", "Password", secure=True), creds) == TypeText(
+        "s3cret!", secure=True
+    )
+    assert sample_text(text_field("tel", "Phone"), creds).text.isdigit()
+    assert sample_text(text_field("name", "Name"), creds) == TypeText(SAMPLE_TEXT)
+
+
+async def test_sign_out_is_skipped_without_credentials_and_tried_last_with() -> None:
+    screens = {
+        "home": (
+            heading("Home"),
+            button("sign_out", "Sign out"),
+            button("help", "Help", y=200),
+        ),
+        "login": (heading("Sign in"),),
+    }
+    app = Tiny(screens, {("home", "#sign_out"): "login"})
+    run = await Run(app).explore()
+    assert run.taps() == ["#help"]
+    home = run.coverage.screens[0]
+    assert home.skipped == ("#sign_out",) and home.untried == ("#sign_out",)
+    run = await Run(app, credentials=Credentials("a", "b")).explore()
+    assert run.taps() == ["#help", "#sign_out"]
+
+
+async def test_a_decision_the_engine_did_not_act_on_is_asked_again_and_not_counted() -> None:
+    run = Run(TREE)
+    first = await run.decide()
+    again = await run.decide()  # same step: the engine recovered (keyboard) and asks again
+    assert first == again
+    assert run.coverage.screens[0].tried == ()
+    run.act(again)
+    await run.decide()
+    assert run.coverage.screens[0].tried == ("#list",)
+
+
+async def test_dropped_input_is_reported_and_not_retried() -> None:
+    app = Tiny({"home": (heading("Home"), button("dead", "Dead"), button("ok", "Ok", y=150))})
+    run = await Run(app).explore()
+    assert run.taps() == ["#dead", "#ok"]
+    assert run.coverage.screens[0].no_effect == ("#dead", "#ok")
+    assert run.coverage.transitions == ()
+    assert run.coverage.dead_ends == (run.coverage.screens[0].key,)
+
+
+def test_screen_identity_survives_values_focus_keyboard_clock_and_messages() -> None:
+    base = (
+        Element("AXApplication", "Demo"),
+        heading("Settings"),
+        Element("AXSwitch", "Notifications", "notify", "1", Frame(0, 100, 390, 52)),
+        text_field("name", "Name"),
+        Element("AXStaticText", "9:41", frame=Frame(20, 14, 40, 20)),
+    )
+    key = screen_identity(Observation(base, app="demo"))
+    flipped = (*base[:2], evolve(base[2], value="0"), evolve(base[3], value="Ada", focused=True))
+    clock = Element("AXStaticText", "9:42", frame=Frame(20, 14, 40, 20))
+    keyboard = (
+        Element("AXKeyboard", frame=Frame(0, 553, 390, 291)),
+        Element("AXButton", "q", traits=("keyboardKey",), frame=Frame(3, 561, 33, 42)),
+    )
+    message = Element("AXStaticText", "Enter your name", "error", frame=Frame(20, 350, 350, 28))
+    same = Observation((*flipped, clock, message, *keyboard), app="demo")
+    assert screen_identity(same) == key
+    assert Observation(base).fingerprint != same.fingerprint  # why the explorer has its own
+    other = Observation((base[0], heading("Profile"), *base[2:]), app="demo")
+    more = Observation((*base, button("save", "Save")), app="demo")
+    assert len({key, screen_identity(other), screen_identity(more)}) == 3
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=12))
+def test_exploration_is_deterministic_and_bounded(links: list[int]) -> None:
+    """Any small graph of screens (screen i links to ``links[i]``, each has a Back): two runs
+    decide the same, never try an element twice, and finish within the budget."""
+    import asyncio
+
+    count = len(links)
+    screens, moves = {}, {}
+    for index, target in enumerate(links):
+        name = f"s{index}"
+        screens[name] = (
+            heading(f"Screen {index}"),
+            button("next", "Next"),
+            button("back", "Back", y=200),
+        )
+        moves[(name, "#next")] = f"s{target % count}"
+        moves[(name, "#back")] = BACK
+    app = Tiny(screens, moves, start="s0")
+    first = asyncio.run(Run(app, max_steps=200).explore())
+    second = asyncio.run(Run(app, max_steps=200).explore())
+    assert first.decisions == second.decisions
+    assert isinstance(first.decisions[-1].action, Done)
+    for screen in first.coverage.screens:
+        assert len(set(screen.tried)) == len(screen.tried)
+    assert len(first.decisions) <= 200
+
+
+async def test_coverage_json_and_markdown(tmp_path) -> None:
+    run = await Run(TREE).explore()
+    cassette = tmp_path / "tree.cassette"
+    json_path, md_path = write_coverage(run.coverage, cassette)
+    assert (json_path.name, md_path.name) == ("tree.coverage.json", "tree.coverage.md")
+    data = json.loads(json_path.read_text())
+    assert set(data) == {"screens", "transitions", "steps", "finished", "summary"}
+    assert set(data["screens"][1]) == {"key", "name", "elements", "tried", "first_step"}
+    assert data["screens"][1]["elements"] == ["#a", "#b", "#back"]
+    assert set(data["transitions"][0]) == {"source", "element", "target", "step"}
+    assert from_json(json_path.read_text(), Coverage) == run.coverage
+    markdown = md_path.read_text()
+    assert "| List | 3/3 | - | - |" in markdown
+    assert "```mermaid\nflowchart LR\n" in markdown
+    assert 's0 -->|"#35;list"| s1' in markdown  # '#' escaped for mermaid
+    assert markdown.count("-->") == 8
+
+
+@pytest.mark.parametrize("platform, action", [("ios", Swipe), ("textual", PressKey)])
+async def test_back_gesture_fits_the_platform(platform: str, action: type) -> None:
+    from orav.model import DeviceInfo
+
+    app = Tiny({"home": (heading("Home"),), "other": (heading("Other"), button("x", "X"))})
+    agent = ExplorerAgent()
+    scenario = Scenario("explore", "tiny", "explore")
+    device = DeviceInfo(platform=platform, name="test")
+    # "other" is known with an untried element, but there is no known way to it.
+    await agent.decide(AgentContext(scenario, Observation(app.screens["other"]), 1, device=device))
+    decision = await agent.decide(
+        AgentContext(scenario, Observation(app.screens["home"]), 1, device=device)
+    )
+    assert isinstance(decision.action, action)
