@@ -330,11 +330,10 @@ def _explore_target(bundle: str | None, device: str):
 
         model = load_app_model(Path(device.removeprefix("sim:")) if device != "sim" else DEMO_APP)
         return bundle or model.bundle_id, model.credentials
-    if device.startswith("textual:"):
-        return bundle or device.removeprefix("textual:"), None  # the app is the spec
-    if bundle is None:
+    if bundle is None and device.startswith("idb:"):
         raise InputError(f"name the app to explore on {device!r}", "--app")
-    return bundle, None
+    # A Textual app is named by its spec; an unknown device is the runner's to report.
+    return bundle or device.removeprefix("textual:"), None
 
 
 def _credentials(text: str):

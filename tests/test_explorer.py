@@ -423,8 +423,16 @@ async def test_coverage_json_and_markdown(tmp_path) -> None:
     json_path, md_path = write_coverage(run.coverage, cassette)
     assert (json_path.name, md_path.name) == ("tree.coverage.json", "tree.coverage.md")
     data = json.loads(json_path.read_text())
-    assert set(data) == {"screens", "transitions", "steps", "finished", "summary"}
-    assert set(data["screens"][1]) == {"key", "name", "elements", "tried", "first_step"}
+    assert set(data) == {"screens", "transitions", "dead_ends", "steps", "finished", "summary"}
+    assert set(data["screens"][1]) == {
+        "key",
+        "name",
+        "elements",
+        "tried",
+        "no_effect",
+        "skipped",
+        "first_step",
+    }
     assert data["screens"][1]["elements"] == ["#a", "#b", "#back"]
     assert set(data["transitions"][0]) == {"source", "element", "target", "step"}
     assert from_json(json_path.read_text(), Coverage) == run.coverage

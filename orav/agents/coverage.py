@@ -10,8 +10,9 @@ import json
 from pathlib import Path
 
 from attrs import frozen
+from cattrs.gen import make_dict_unstructure_fn
 
-from orav.codec import unstructure
+from orav.codec import converter, unstructure
 
 
 @frozen
@@ -109,6 +110,13 @@ class Coverage:
             rows += ["", f"Dead ends (no way out was observed): {_cell(names)}"]
         rows += ["", "```mermaid", self.to_mermaid().rstrip(), "```"]
         return "\n".join(rows) + "\n"
+
+
+# Every field in the JSON, defaults too: readers see one shape whatever the run found.
+for _cls in (ScreenCoverage, ScreenTransition, Coverage):
+    converter.register_unstructure_hook(
+        _cls, make_dict_unstructure_fn(_cls, converter, _cattrs_omit_if_default=False)
+    )
 
 
 def coverage_paths(cassette: Path) -> tuple[Path, Path]:

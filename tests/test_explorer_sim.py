@@ -1,0 +1,142 @@
+"""The explorer through the whole engine: the simulator's demo app over real gRPC and the fb-idb
+client, a cassette written by ``orav.runner.record`` and replayed; and ``orav explore``.
+
+Sleeps are virtual (``FastClock``): the settle time after each action is recorded, not waited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from click.testing import CliRunner
+
+from orav.agents.coverage import coverage_paths
+from orav.agents.explorer import ExplorerAgent
+from orav.cassette import read_cassette
+from orav.cassette.events import DecideEvent
+from orav.cli import cli
+from orav.model import Credentials, Scenario, TypeText
+from orav.runner import record, replay
+
+DEMO_SCREENS = {"Sign in", "Home", "Getting started", "Release notes", "Privacy"}
+DEMO_SCREENS |= {"Settings", "Feedback"}
+CREDENTIALS = Credentials("demo@orav.dev", "Orav-Demo-1!")
+
+
+class FastClock:
+    """Monotonic time plus every sleep taken, without waiting."""
+
+    def __init__(self) -> None:
+        self.skipped = 0.0
+
+    def now(self) -> float:
+        return time.monotonic() + self.skipped
+
+    async def sleep(self, seconds: float) -> None:
+        self.skipped += seconds
+        await asyncio.sleep(0)
+
+
+def explore_scenario(max_steps: int = 60) -> Scenario:
+    return Scenario(
+        "explore-demo",
+        "com.orav.demo",
+        "explore",
+        max_steps=max_steps,
+        settle_seconds=0.05,
+        credentials=CREDENTIALS,
+    )
+
+
+async def test_the_demo_app_is_explored_completely_and_replays_faithfully(tmp_path) -> None:
+    explorer = ExplorerAgent()
+    cassette = tmp_path / "explore.cassette"
+    recorded = await record(explore_scenario(), cassette, agent=explorer, clock=FastClock())
+    report = recorded.report
+    coverage = explorer.coverage()
+    assert {s.name for s in coverage.screens} == DEMO_SCREENS
+    assert len(coverage.screens) == 7  # each screen once, however often it was reached
+    assert set(report.screens_visited) == DEMO_SCREENS
+    assert coverage.finished and report.ok, report
+    assert coverage.elements_tried == coverage.elements_total == 19
+    assert coverage.dead_ends == ()
+    assert coverage.steps == report.total_steps <= 40
+    # Every screen but the start was reached through a transition the explorer recorded.
+    reached = {coverage.name_of(t.target) for t in coverage.transitions}
+    assert reached == DEMO_SCREENS
+    # The credentials went into the login form, the password as a secure value kept out.
+    typed = [
+        e.decision.action
+        for e in read_cassette(cassette).events
+        if isinstance(e, DecideEvent) and isinstance(e.decision.action, TypeText)
+    ]
+    assert typed[0] == TypeText(CREDENTIALS.username)
+    assert typed[1].secure and typed[1].text != CREDENTIALS.password
+    assert CREDENTIALS.password.encode() not in cassette.read_bytes()
+
+    replayed = await replay(cassette)
+    assert replayed.faithful, replayed.differences
+    assert replayed.report == report
+
+
+async def test_a_small_step_budget_ends_the_run_unfinished(tmp_path) -> None:
+    explorer = ExplorerAgent()
+    cassette = tmp_path / "short.cassette"
+    recorded = await record(explore_scenario(5), cassette, agent=explorer, clock=FastClock())
+    assert recorded.report.status == "step_limit"
+    coverage = explorer.coverage()
+    assert not coverage.finished and coverage.steps == 5
+    assert [s.name for s in coverage.screens] == ["Sign in"]
+    # step 5 tapped the password field; no later observation showed what that did
+    assert coverage.screens[0].tried == ("#sign_in", "#email")
+    assert (await replay(cassette)).faithful
+
+
+APP = """\
+name: Tiny
+bundle_id: com.example.tiny
+start: main
+screens:
+  main:
+    title: Main
+    elements:
+      - {role: AXButton, id: open, label: Open, frame: [20, 120, 350, 44], on_tap: [{to: detail}]}
+  detail:
+    title: Detail
+    elements:
+      - {role: AXButton, id: back, label: Back, frame: [8, 47, 80, 44], on_tap: [{to: back}]}
+"""
+
+
+def test_orav_explore_exit_codes_and_files(tmp_path) -> None:
+    app = tmp_path / "tiny.yaml"
+    app.write_text(APP)
+    out = tmp_path / "tiny.cassette"
+    runner = CliRunner()
+    args = ["explore", "--device", f"sim:{app}", "--out", str(out)]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "Exploration finished: every reachable element was tried" in result.output
+    assert "Main" in result.output and "Detail" in result.output
+    json_path, md_path = coverage_paths(out)
+    data = json.loads(json_path.read_text())
+    assert [s["name"] for s in data["screens"]] == ["Main", "Detail"]
+    assert data["finished"] is True
+    assert "flowchart LR" in md_path.read_text()
+    assert runner.invoke(cli, ["replay", str(out)]).exit_code == 0
+
+    # the step budget runs out before the exploration finishes: exit 1, coverage still written
+    result = runner.invoke(cli, [*args, "--max-steps", "1", "--overwrite"])
+    assert result.exit_code == 1, result.output
+    assert json.loads(json_path.read_text())["finished"] is False
+
+    for bad, message in [
+        (["--credentials", "nopassword"], "--credentials: expected USER:PASS"),
+        (["--device", "idb:127.0.0.1:9"], "--app: name the app to explore"),
+        (["--device", "nowhere"], "unknown device 'nowhere'"),
+    ]:
+        result = runner.invoke(cli, ["explore", "--out", str(tmp_path / "x.cassette"), *bad])
+        assert result.exit_code == 2, result.output
+        assert message in result.output
