@@ -381,7 +381,8 @@ def test_screen_identity_survives_values_focus_keyboard_clock_and_messages() -> 
         Element("AXButton", "q", traits=("keyboardKey",), frame=Frame(3, 561, 33, 42)),
     )
     message = Element("AXStaticText", "Enter your name", "error", frame=Frame(20, 350, 350, 28))
-    same = Observation((*flipped, clock, message, *keyboard), app="demo")
+    footer = Element("AXButton", "Quit", traits=("binding:ctrl+q",))  # Textual's, by focus
+    same = Observation((*flipped, clock, message, *keyboard, footer), app="demo")
     assert screen_identity(same) == key
     assert Observation(base).fingerprint != same.fingerprint  # why the explorer has its own
     other = Observation((base[0], heading("Profile"), *base[2:]), app="demo")

@@ -101,6 +101,10 @@ def _is_interactive(element: Element) -> bool:
     )
 
 
+def _is_footer_key(element: Element) -> bool:
+    return element.role == "AXButton" and any(t.startswith("binding:") for t in element.traits)
+
+
 def _is_back(element: Element) -> bool:
     words = {(element.label or "").strip().casefold(), (element.unique_id or "").casefold()}
     return bool(words & BACK_WORDS)
@@ -135,14 +139,16 @@ def screen_identity(observation: Observation) -> str:
     """Which screen this is: the app, its headings, and its interactive elements by role and
     id (or label when there is no id). 12 hex digits.
 
-    Values, frames, focus, static text and the keyboard are left out, so typed text, a flipped
-    switch, a ticking clock, an error message shown under a field or the keyboard coming up do
-    not make a new screen. ``Observation.fingerprint`` keeps static text and the keyboard's
+    Values, frames, focus, static text, the keyboard and a terminal app's footer keys are left
+    out, so typed text, a flipped switch, a ticking clock, an error message shown under a
+    field, the keyboard coming up or focus moving do not make a new screen. ``Observation.fingerprint`` keeps static text and the keyboard's
     keys (a validation message or the keyboard would split a screen in two); the perceptual
     ``perceive.screen_key`` sees typed text and a flipped switch in the pixels.
     """
     parts = [observation.app or ""]
     for element in app_elements(observation):
+        if _is_footer_key(element):
+            continue  # a terminal app's footer shows the bindings of whatever has focus
         if _is_heading(element):
             parts.append(f"heading\x1f{element.label}")
         elif _is_interactive(element):
@@ -228,8 +234,9 @@ class _Screen:
 
 
 def _rank(element: Element) -> int:
-    """Try order within a screen: controls, then text fields, then back, then risky ones."""
-    if _risky(element):
+    """Try order within a screen: controls, then text fields, then back, then risky ones and
+    a terminal app's footer keys (app-wide bindings: quit, the command palette)."""
+    if _risky(element) or _is_footer_key(element):
         return 3
     if _is_back(element):
         return 2
