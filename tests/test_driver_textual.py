@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, Label
 
 from orav.demo_tui import EMAIL, PASSWORD, DemoApp
 from orav.drivers.textual import CELL_HEIGHT, CELL_WIDTH, TextualDevice, load_app_factory
-from orav.errors import InputError
+from orav.errors import DeviceError, InputError
 from orav.model import (
     Launch,
     Observation,
@@ -308,3 +308,15 @@ async def test_golden_cassette_replays_faithfully(path: Path):
     assert outcome.faithful, outcome.differences
     assert outcome.report.status == "passed" and not outcome.report.goals_missed
     assert PASSWORD not in path.read_text()
+
+
+class NeedsArguments(App):
+    def __init__(self, config: str) -> None:
+        super().__init__()
+
+
+async def test_an_app_that_cannot_be_built_is_a_device_error():
+    async with TextualDevice.from_spec(f"{__name__}:NeedsArguments") as device:
+        with pytest.raises(DeviceError, match="NeedsArguments failed to start: TypeError"):
+            await device.launch()
+        assert not await device.is_running("NeedsArguments")

@@ -196,11 +196,10 @@ class TextualDevice:
         if self._running():
             return
         await self._stop()
-        session = _Session(self.factory(), self.size)
-        self._session = session
         try:
             async with asyncio.timeout(self.timeout):
-                await session.start()
+                self._session = _Session(self.factory(), self.size)
+                await self._session.start()
         except TimeoutError:
             await self._stop()
             raise DeviceError(
