@@ -24,6 +24,8 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("orav: interrupted", err=True)
             sys.exit(130)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise  # usage errors (exit 2), --help and friends: click reports them itself
         except Exception as exc:  # a bug in orav: one line, the traceback only when asked for
             if os.environ.get("ORAV_DEBUG"):
                 raise
@@ -66,7 +68,13 @@ def validate(scenarios: tuple[Path, ...]) -> None:
 
 @cli.command()
 @click.argument("app", required=False, type=click.Path(path_type=Path))
-@click.option("--port", default=0, show_default=True, help="TCP port on 127.0.0.1 (0: pick one).")
+@click.option(
+    "--port",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="TCP port on 127.0.0.1 (0: pick one).",
+)
 @click.option(
     "--scale",
     default=1.0,
