@@ -44,7 +44,7 @@ def cli() -> None:
 
 
 def main() -> None:
-    cli()
+    cli(prog_name="orav")
 
 
 @cli.command()
