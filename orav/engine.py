@@ -439,7 +439,7 @@ class _Run:
     def resolve(self, action: Action, observation: Observation) -> Action:
         """Give a targeted tap the centre of its element on the current screen."""
         if isinstance(action, Tap) and action.target is not None and action.x is None:
-            element = observation.find(action.target.label, action.target.id)
+            element = observation.locate(action.target.label, action.target.id)
             if element is not None:
                 centre = element.frame.center
                 return evolve(action, x=centre.x, y=centre.y)

@@ -48,6 +48,7 @@ from orav.model import (
     TypeText,
     Wait,
 )
+from orav.model.observation import locate
 
 T = TypeVar("T")
 
@@ -68,29 +69,6 @@ _CLIENT_ERRORS = (
 
 # gRPC statuses that mean the companion itself is gone, not that it refused the request.
 _GONE = {Status.UNAVAILABLE, Status.CANCELLED}
-
-# What a tap by label is meant for when a plain text carries the same label.
-_INTERACTIVE_ROLES = frozenset(
-    {
-        "AXButton",
-        "AXCell",
-        "AXCheckBox",
-        "AXLink",
-        "AXMenuItem",
-        "AXPopUpButton",
-        "AXRadioButton",
-        "AXSearchField",
-        "AXSecureTextField",
-        "AXSegmentedControl",
-        "AXSlider",
-        "AXSwitch",
-        "AXTab",
-        "AXTextField",
-        "AXTextView",
-        "AXToggle",
-    }
-)
-_INTERACTIVE_TRAITS = frozenset({"button", "Button", "link", "Link", "keyboardKey", "KeyboardKey"})
 
 _FLAT = AccessibilityInfoOptions(nested=False)
 _log = logging.getLogger(__name__)
@@ -368,7 +346,9 @@ class IdbDevice:
         return None
 
     async def _tap_point(self, tap: Tap) -> Point:
-        if tap.target is None:
+        """Coordinates when the tap has them (a target then only names what is meant);
+        otherwise the centre of the target's element on a fresh tree."""
+        if tap.x is not None and tap.y is not None:
             point = Point(tap.x, tap.y)
             self._check_on_screen(point, "tap")
             return point
@@ -376,16 +356,15 @@ class IdbDevice:
             elements = await self._elements()
         except AccessibilityError as exc:
             raise _Invalid(f"cannot resolve target {tap.target}: {exc}") from None
-        matches = [e for e in elements if e.matches(tap.target.label, tap.target.id)]
-        if not matches:
+        element = locate(elements, tap.target.label, tap.target.id)
+        if element is None:
             raise _Invalid(f"no element {tap.target} on screen")
-        # A label is often both a title and a button ("Sign in"): the control is meant.
-        matches.sort(key=lambda e: (not _interactive(e), not e.enabled))
-        for element in matches:
-            if not element.frame.is_empty and self._on_screen(element.frame.center):
-                return element.frame.center
-        centre = matches[0].frame.center
-        raise _Invalid(f"element {tap.target} is off screen (centre {centre.x:g}, {centre.y:g})")
+        centre = element.frame.center
+        if not self._on_screen(centre):
+            raise _Invalid(
+                f"element {tap.target} is off screen (centre {centre.x:g}, {centre.y:g})"
+            )
+        return centre
 
     def _on_screen(self, point: Point) -> bool:
         info = self._info
@@ -399,10 +378,6 @@ class IdbDevice:
                 f"{what} at ({point.x:g}, {point.y:g}) is outside the "
                 f"{self._info.width:g}x{self._info.height:g} pt screen"
             )
-
-
-def _interactive(element: Element) -> bool:
-    return element.role in _INTERACTIVE_ROLES or bool(_INTERACTIVE_TRAITS & set(element.traits))
 
 
 def _check_typable(text: str, secure: bool) -> None:

@@ -39,6 +39,7 @@ from orav.model import (
     TypeText,
     Wait,
 )
+from orav.model.observation import locate
 
 if TYPE_CHECKING:
     from PIL import ImageFont
@@ -97,19 +98,6 @@ ROLES: dict[str, tuple[str, bool]] = {
     "FooterKey": ("AXButton", False),
     "Footer": ("", True),  # its keys only
 }
-_INTERACTIVE_ROLES = frozenset(
-    {
-        "AXButton",
-        "AXCell",
-        "AXLink",
-        "AXPopUpButton",
-        "AXRadioButton",
-        "AXSwitch",
-        "AXTab",
-        "AXTextField",
-        "AXTextView",
-    }
-)
 _RASTER_CACHE = 16
 
 
@@ -612,11 +600,10 @@ async def _tap(pilot: Pilot, tap: Tap) -> Point:
 def _target_point(app: App, tap: Tap) -> Point:
     strips = render_strips(app)
     target = tap.target
-    matches = [e for e in _elements(app, strips) if e.matches(target.label, target.id)]
-    if not matches:
+    element = locate(_elements(app, strips), target.label, target.id)
+    if element is None:
         raise _Refused(f"no element {target} on screen")
-    matches.sort(key=lambda e: (e.role not in _INTERACTIVE_ROLES, not e.enabled))
-    return matches[0].frame.center
+    return element.frame.center
 
 
 async def _scroll(pilot: Pilot, start: Point, end: Point) -> Point:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from functools import cached_property
 
 from attrs import field, frozen
@@ -53,6 +54,20 @@ class Observation:
         """The first element (in pre-order) with that label and/or id, or None."""
         return next((e for e in self.elements if e.matches(label, unique_id)), None)
 
+    def locate(self, label: str | None = None, unique_id: str | None = None) -> Element | None:
+        """The element a tap on that label and/or id means (see ``locate``)."""
+        return locate(self.elements, label, unique_id)
+
     @property
     def focused(self) -> Element | None:
         return next((e for e in self.elements if e.focused), None)
+
+
+def locate(
+    elements: Iterable[Element], label: str | None = None, unique_id: str | None = None
+) -> Element | None:
+    """The element a tap on ``label``/``unique_id`` means: of the matches with a size, controls
+    before plain text ("Sign in" is often a title and a button), enabled ones first, then the
+    first in pre-order."""
+    matches = [e for e in elements if e.matches(label, unique_id) and not e.frame.is_empty]
+    return min(matches, key=lambda e: (not e.interactive, not e.enabled), default=None)
