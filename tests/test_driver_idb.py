@@ -147,6 +147,15 @@ async def test_tap_by_label_prefers_the_button_over_a_title(device: IdbDevice) -
     assert result.ok and result.point == button.frame.center
 
 
+async def test_a_tap_with_coordinates_lands_there_even_with_a_target(device: IdbDevice) -> None:
+    """A nudged retry keeps its target for the record but must land on its own coordinates."""
+    email = (await device.observe()).find(unique_id="email").frame.center
+    nudged = Tap(x=email.x + 10, y=email.y - 10, target=Target(id="email"))
+    result = await device.perform(nudged)
+    assert result.ok, result.error
+    assert (result.point.x, result.point.y) == (email.x + 10, email.y - 10)
+
+
 async def test_detail_and_back_by_button_and_by_swipe(device: IdbDevice) -> None:
     await log_in(device)
     await tap(device, "item_1")
