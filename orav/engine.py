@@ -24,6 +24,7 @@ from orav.cassette import (
     Clock,
     ErrorEvent,
     RecoveryEvent,
+    ReplayDivergence,
     ReportEvent,
     SystemClock,
     TransitionEvent,
@@ -49,6 +50,7 @@ from orav.model import (
     Step,
     Tap,
     Transition,
+    Usage,
     Verification,
     Wait,
 )
@@ -240,9 +242,15 @@ class _Run:
             except TimeoutError:
                 self.machine.send("time_up")
             except (DeviceError, AgentError, InputError) as exc:
-                # A replay divergence is not the run's failure: it propagates to the caller.
+                if getattr(exc, "call", None) is not None:
+                    self.calls.append(exc.call)  # a failed decision still cost tokens
                 self.note_error(RunError(step=self.step, error=str(exc)))
                 self.machine.send("abort", error=str(exc))
+            except ReplayDivergence:
+                raise  # not the run's failure: the replay's, reported to the caller
+            except Exception as exc:  # noqa: BLE001 - a bug: the run ends aborted, error reported
+                self.note_error(RunError(step=self.step, error=f"{type(exc).__name__}: {exc}"))
+                self.machine.send("error.execution", error=exc)
         return self.build_report()
 
     # --- phases --------------------------------------------------------------------------
@@ -469,11 +477,7 @@ class _Run:
             criteria = self.scenario.success_criteria
             missed = [describe_assertion(a) for a in criteria] or [self.scenario.goal]
         results = [step.result for step in self.history]
-        usage = None
-        if self.calls:
-            from orav.agents.openai import usage_of  # the price table lives with the LLM agent
-
-            usage = usage_of(self.calls)
+        usage = Usage.of(self.calls) if self.calls else None
         return RunReport(
             run_id=self.engine.run_id,
             scenario=self.scenario.name,

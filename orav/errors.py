@@ -26,6 +26,10 @@ class DeviceError(OravError):
 
 
 class AgentError(OravError):
-    """The agent could not produce a valid decision within its budget (fails the step)."""
+    """The agent could not produce a valid decision within its budget (fails the step).
+
+    ``call`` is the model call (an ``orav.model.ModelCall``) the failed attempt cost, if any.
+    """
 
     exit_code = 1
+    call = None

@@ -24,12 +24,10 @@ from PIL import Image
 from orav.agents import AgentContext
 from orav.agents.answer import InvalidAnswer, parse_answer, strip_fence
 from orav.agents.openai import (
-    DEFAULT_PRICES,
     OpenAIAgent,
     OpenAIConfig,
     Price,
     redact,
-    usage_of,
 )
 from orav.agents.prompt import SYSTEM_PROMPT, encode_tree, screen_of
 from orav.agents.schema import ANSWER_SCHEMA
@@ -44,7 +42,6 @@ from orav.model import (
     Done,
     Element,
     Frame,
-    ModelCall,
     Observation,
     PressKey,
     Scenario,
@@ -529,18 +526,17 @@ def test_spec_parsing_and_option_errors():
         OpenAIConfig.from_spec("openai:gpt-4o", image_detail="ultra")
 
 
-def test_usage_sums_tokens_and_cost_with_the_price_table():
-    calls = [
-        ModelCall("gpt-4o-2024-08-06", prompt_tokens=1_000_000, completion_tokens=100_000),
-        None,
-        ModelCall("gpt-4o-mini", prompt_tokens=2_000_000, completion_tokens=0),
-        ModelCall("llava:7b", prompt_tokens=10, completion_tokens=10),
-    ]
-    assert usage_of(calls) == Usage(3, 3_000_010, 100_010, None)  # llava has no price
-    free = usage_of(calls, {**DEFAULT_PRICES, "llava": Price(0, 0)})
-    assert free == Usage(3, 3_000_010, 100_010, pytest.approx(2.5 + 1.0 + 0.3))
-    assert usage_of([calls[3]], {"llava": Price(1.0, 1.0)}).cost == pytest.approx(20 / 1e6)
-    assert usage_of([]) == Usage(0, 0, 0, 0.0)
+def test_usage_sums_tokens_and_the_costs_each_call_was_priced_at():
+    agent = OpenAIAgent.from_spec("openai:gpt-4o", api_key=API_KEY)
+    priced = agent._call("gpt-4o-2024-08-06", "", "", 1_000_000, 100_000, 0.1, 1)
+    assert priced.cost == pytest.approx(2.5 + 1.0)  # a dated model takes its family's price
+    unknown = agent._call("llava:7b", "", "", 10, 10, 0.1, 1)
+    assert unknown.cost is None
+    local = OpenAIAgent.from_spec("openai:llava:7b", api_key=API_KEY, prices={"llava": Price(1, 1)})
+    assert local._call(None, "", "", 10, 10, 0.1, 1).cost == pytest.approx(20 / 1e6)
+    assert Usage.of([priced, unknown]) == Usage(2, 1_000_010, 100_010, None)
+    assert Usage.of([priced, priced]).cost == pytest.approx(7.0)
+    assert Usage.of([]) == Usage(0, 0, 0, 0)
 
 
 def test_redact_removes_keys_and_bearer_tokens():

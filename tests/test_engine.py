@@ -233,3 +233,60 @@ def test_cli_exit_codes(tmp_path: Path):
     )
     assert result.returncode == 1
     assert "127.0.0.1:1" in result.stderr and "Traceback" not in result.stderr
+
+
+async def test_a_timed_out_run_replays_as_it_ran(tmp_path: Path):
+    """The deadline cut a sleep and a device call short: replay cuts them at the same place."""
+    scenario = _scenario(timeout_seconds=1.2, script=(TAP_EMAIL, Decision(Wait(5.0))))
+    recording = await record(scenario, tmp_path / "late.cassette")
+    assert recording.report.status == "timed_out"
+    outcome = await replay(recording.cassette)
+    assert outcome.faithful, outcome.differences
+    assert outcome.report == recording.report
+
+
+class _Broken:
+    """Stands in for a device with a bug: observe raises something no driver should."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def __getattr__(self, name):
+        return getattr(self.device, name)
+
+    async def observe(self):
+        raise KeyError("frame")
+
+
+async def test_a_bug_in_a_callee_aborts_the_run_with_the_error_in_the_report():
+    scenario = _scenario(script=(TAP_EMAIL,))
+    async with (
+        SimCompanion() as sim,
+        IdbDevice.connect(sim.address, bundle_id=scenario.app) as device,
+    ):
+        report = await Engine(_Broken(device), ScriptedAgent()).run(scenario)
+    assert report.status == "aborted"
+    assert report.errors[-1].error == "KeyError: 'frame'"
+    assert report.transitions[-1].event == "error.execution"
+
+
+async def test_a_failed_model_call_still_counts_in_usage_and_replays(tmp_path: Path):
+    from orav.errors import AgentError
+    from orav.model import ModelCall
+
+    class Failing:
+        """Stands in for an LLM agent whose every answer was invalid (no server needed)."""
+
+        name = "openai:stand-in"
+
+        async def decide(self, context):
+            error = AgentError("no valid decision after 3 answers")
+            error.call = ModelCall("stand-in", prompt_tokens=300, completion_tokens=30, cost=0.01)
+            raise error
+
+    recording = await record(_scenario(), tmp_path / "f.cassette", agent=Failing())
+    assert recording.report.status == "aborted"
+    assert (recording.report.usage.calls, recording.report.usage.prompt_tokens) == (1, 300)
+    assert recording.report.usage.cost == 0.01
+    outcome = await replay(recording.cassette)
+    assert outcome.faithful, outcome.differences

@@ -27,7 +27,7 @@ from orav.agents.prompt import build_messages, screen_of, screenshot_data_url
 from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT
 from orav.codec import structure, unstructure
 from orav.errors import AgentError, InputError
-from orav.model import Decision, ModelCall, Usage
+from orav.model import Decision, ModelCall
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -62,29 +62,6 @@ def price_of(model: str, prices: dict[str, Price]) -> Price | None:
         return prices[model]
     matches = [name for name in prices if model.startswith(name)]
     return prices[max(matches, key=len)] if matches else None
-
-
-def usage_of(calls: Iterable[ModelCall | None], prices: dict[str, Price] | None = None) -> Usage:
-    """Sum tokens and cost over model calls (``step.decision.call`` of a run; None skipped).
-
-    The cost is None when a model is missing from the price table: a partial sum would
-    understate it. Local models are free: give them a zero price.
-    """
-    table = DEFAULT_PRICES if prices is None else prices
-    count = prompt = completion = 0
-    cost: float | None = 0.0
-    for call in calls:
-        if call is None:
-            continue
-        count += 1
-        prompt += call.prompt_tokens
-        completion += call.completion_tokens
-        price = price_of(call.model, table)
-        if price is None or cost is None:
-            cost = None
-            continue
-        cost += (call.prompt_tokens * price.input + call.completion_tokens * price.output) / 1e6
-    return Usage(count, prompt, completion, cost)
 
 
 @frozen
@@ -317,14 +294,8 @@ class OpenAIAgent:
                     },
                 ]
                 continue
-            call = ModelCall(
-                model=completion.model or config.model,
-                prompt_digest=digest,
-                raw_response=text,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                latency_seconds=latency,
-                attempts=attempt,
+            call = self._call(
+                completion.model, digest, text, prompt_tokens, completion_tokens, latency, attempt
             )
             log.debug(
                 "step %d: %s in %d attempt(s), %d+%d tokens, %.3f s",
@@ -336,9 +307,40 @@ class OpenAIAgent:
                 latency,
             )
             return attrs.evolve(decision, call=call)
-        raise self._error(
+        error = self._error(
             context,
             f"no valid decision after {config.reasks + 1} answers; last problem: {problem}",
+        )
+        error.call = self._call(
+            None, digest, text, prompt_tokens, completion_tokens, latency, config.reasks + 1
+        )
+        raise error
+
+    def _call(
+        self,
+        model: str | None,
+        digest: str,
+        raw: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+        latency: float,
+        attempts: int,
+    ) -> ModelCall:
+        """The call's record, priced with this agent's table (None for an unknown model)."""
+        model = model or self.config.model
+        price = price_of(model, self.config.prices)
+        cost = None
+        if price is not None:
+            cost = (prompt_tokens * price.input + completion_tokens * price.output) / 1e6
+        return ModelCall(
+            model=model,
+            prompt_digest=digest,
+            raw_response=raw,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_seconds=latency,
+            attempts=attempts,
+            cost=cost,
         )
 
     async def close(self) -> None:

@@ -56,8 +56,12 @@ class RecordingClock:
         return now
 
     async def sleep(self, seconds: float) -> None:
+        try:
+            await self._clock.sleep(seconds)
+        except asyncio.CancelledError:  # a deadline ended it: replay ends it there too
+            self._writer.write(SleepEvent(seconds, cut=True))
+            raise
         self._writer.write(SleepEvent(seconds))
-        await self._clock.sleep(seconds)
 
 
 class ReplayClock:
@@ -80,3 +84,5 @@ class ReplayClock:
         if event.seconds != seconds:
             self._track.diverge(index, f"sleep {event.seconds:g}s", actual)
         self._track.advance()
+        if event.cut:
+            raise TimeoutError("cut off by a deadline")

@@ -23,6 +23,7 @@ from orav.model import (
     ActionResult,
     Decision,
     DeviceInfo,
+    ModelCall,
     Scenario,
     Screenshot,
     Verification,
@@ -63,6 +64,7 @@ converter.register_unstructure_hook(
     Header, make_dict_unstructure_fn(Header, converter, _cattrs_omit_if_default=False)
 )
 
+DEADLINE = "TimeoutError"
 _RAISABLE: dict[str, type[OravError]] = {
     "DeviceError": DeviceError,
     "AgentError": AgentError,
@@ -83,7 +85,15 @@ class Raised:
         family = next(name for name, kind in _RAISABLE.items() if isinstance(exc, kind))
         return cls(family, str(exc))
 
-    def exception(self) -> OravError:
+    @classmethod
+    def deadline(cls) -> Raised:
+        """The call was cut off by a deadline (the run's timeout, a recovery's ladder): replay
+        raises TimeoutError at the same place, so a timed-out run replays as it ran."""
+        return cls(DEADLINE, "cut off by a deadline")
+
+    def exception(self) -> Exception:
+        if self.error == DEADLINE:
+            return TimeoutError(self.message)
         kind = _RAISABLE.get(self.error, OravError)
         return kind(self.message)
 
@@ -171,6 +181,7 @@ class DecideEvent:
     step: int
     decision: Decision | None = None
     raised: Raised | None = None
+    call: ModelCall | None = None  # what a failed decision cost (the error's model call)
 
 
 @frozen
@@ -183,8 +194,11 @@ class ClockEvent:
 
 @frozen
 class SleepEvent:
+    """A sleep of ``seconds``; ``cut`` when a deadline ended it early."""
+
     type: ClassVar[str] = "sleep"
     seconds: float
+    cut: bool = False
 
 
 @frozen

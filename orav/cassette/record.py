@@ -12,10 +12,15 @@ Screenshots and element lists become blobs, stored once: an unchanged tree costs
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 from orav.agents import Agent, AgentContext
 from orav.cassette.events import (
     DecideEvent,
     DescribeEvent,
+    Event,
     IsRunningEvent,
     LaunchEvent,
     ObserveEvent,
@@ -31,6 +36,19 @@ from orav.errors import OravError
 from orav.model import Action, ActionResult, Decision, DeviceInfo, Element, Observation
 
 
+@contextmanager
+def _failures(writer: CassetteWriter, event: Callable[[Raised], Event]) -> Iterator[None]:
+    """Record a call that failed (an OravError) or was cut off by a deadline, then re-raise."""
+    try:
+        yield
+    except OravError as exc:
+        writer.write(event(Raised.of(exc)))
+        raise
+    except (asyncio.CancelledError, TimeoutError):
+        writer.write(event(Raised.deadline()))
+        raise
+
+
 class RecordingDevice:
     """A Device that passes every call to ``device`` and records it in order."""
 
@@ -41,54 +59,36 @@ class RecordingDevice:
         self._last_sha = ""
 
     async def describe(self) -> DeviceInfo:
-        try:
+        with _failures(self._writer, lambda raised: DescribeEvent(raised=raised)):
             info = await self._device.describe()
-        except OravError as exc:
-            self._writer.write(DescribeEvent(raised=Raised.of(exc)))
-            raise
         self._writer.write(DescribeEvent(info))
         return info
 
     async def observe(self) -> Observation:
-        try:
+        with _failures(self._writer, lambda raised: ObserveEvent(raised=raised)):
             observation = await self._device.observe()
-        except OravError as exc:
-            self._writer.write(ObserveEvent(raised=Raised.of(exc)))
-            raise
         self._writer.write(ObserveEvent(self._store(observation)))
         return observation
 
     async def perform(self, action: Action) -> ActionResult:
-        try:
+        with _failures(self._writer, lambda raised: PerformEvent(action, raised=raised)):
             result = await self._device.perform(action)
-        except OravError as exc:
-            self._writer.write(PerformEvent(action, raised=Raised.of(exc)))
-            raise
         self._writer.write(PerformEvent(action, result))
         return result
 
     async def launch(self, bundle_id: str) -> None:
-        try:
+        with _failures(self._writer, lambda raised: LaunchEvent(bundle_id, raised=raised)):
             await self._device.launch(bundle_id)
-        except OravError as exc:
-            self._writer.write(LaunchEvent(bundle_id, raised=Raised.of(exc)))
-            raise
         self._writer.write(LaunchEvent(bundle_id))
 
     async def terminate(self, bundle_id: str) -> None:
-        try:
+        with _failures(self._writer, lambda raised: TerminateEvent(bundle_id, raised=raised)):
             await self._device.terminate(bundle_id)
-        except OravError as exc:
-            self._writer.write(TerminateEvent(bundle_id, raised=Raised.of(exc)))
-            raise
         self._writer.write(TerminateEvent(bundle_id))
 
     async def is_running(self, bundle_id: str) -> bool:
-        try:
+        with _failures(self._writer, lambda raised: IsRunningEvent(bundle_id, raised=raised)):
             running = await self._device.is_running(bundle_id)
-        except OravError as exc:
-            self._writer.write(IsRunningEvent(bundle_id, raised=Raised.of(exc)))
-            raise
         self._writer.write(IsRunningEvent(bundle_id, running))
         return running
 
@@ -125,10 +125,15 @@ class RecordingAgent:
         self.name = agent.name
 
     async def decide(self, context: AgentContext) -> Decision:
+        step = context.step
         try:
             decision = await self._agent.decide(context)
-        except OravError as exc:
-            self._writer.write(DecideEvent(context.step, raised=Raised.of(exc)))
+        except OravError as exc:  # an AgentError keeps what the failed decision cost
+            call = getattr(exc, "call", None)
+            self._writer.write(DecideEvent(step, raised=Raised.of(exc), call=call))
             raise
-        self._writer.write(DecideEvent(context.step, decision))
+        except (asyncio.CancelledError, TimeoutError):
+            self._writer.write(DecideEvent(step, raised=Raised.deadline()))
+            raise
+        self._writer.write(DecideEvent(step, decision))
         return decision

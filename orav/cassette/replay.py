@@ -263,5 +263,8 @@ class ReplayAgent:
         if event.step != context.step:
             self._track.diverge(index, _show_call(event), actual)
         self._track.advance()
-        _raise_if(event.raised)
+        if event.raised is not None:
+            error = event.raised.exception()
+            error.call = event.call
+            raise error
         return event.decision

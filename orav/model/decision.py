@@ -9,7 +9,10 @@ from orav.model.action import Action
 
 @frozen
 class ModelCall:
-    """What one model call cost: for the cassette, the report and the price table."""
+    """What one model call cost: for the cassette and the report.
+
+    ``cost`` is priced by the agent's own price table when it knows the model, else None.
+    """
 
     model: str
     prompt_digest: str = ""
@@ -18,6 +21,7 @@ class ModelCall:
     completion_tokens: int = 0
     latency_seconds: float = 0.0
     attempts: int = 1
+    cost: float | None = None
 
 
 @frozen

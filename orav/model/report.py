@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from attrs import field, frozen
+
+from orav.model.decision import ModelCall
 
 RunStatus = Literal[
     "passed",  # goal met, no errors on the way
@@ -40,12 +43,25 @@ class Transition:
 
 @frozen
 class Usage:
-    """Model calls and tokens over a run; cost when a price table was given."""
+    """Model calls and tokens over a run; the cost when every call was priced."""
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
+
+    @classmethod
+    def of(cls, calls: Iterable[ModelCall]) -> Usage:
+        """Sum over calls; the cost is None when any call is unpriced (a partial sum would
+        understate it)."""
+        calls = list(calls)
+        costs = [call.cost for call in calls]
+        return cls(
+            calls=len(calls),
+            prompt_tokens=sum(call.prompt_tokens for call in calls),
+            completion_tokens=sum(call.completion_tokens for call in calls),
+            cost=None if None in costs else sum(costs),
+        )
 
 
 @frozen
