@@ -149,7 +149,8 @@ _agent_option = click.option(
     "agent_spec",
     default="scripted",
     show_default=True,
-    help="'scripted' (the scenario's script) or 'openai:MODEL' (any OpenAI-compatible API).",
+    help="'scripted' (the scenario's script), 'explorer' (tries every control, no model) or "
+    "'openai:MODEL' (any OpenAI-compatible API).",
 )
 _base_url_option = click.option(
     "--base-url", default=None, help="OpenAI-compatible API base URL (else OPENAI_BASE_URL)."
@@ -210,11 +211,18 @@ def replay(
     With --agent, a new agent sees the recorded screens and must decide as recorded.
     """
     from orav import runner
+    from orav.cassette import ReplayDivergence
 
     rows = []
+    diverged = False
     for path in cassettes:
         agent = None if agent_spec == "scripted" else _agent(agent_spec, base_url, agent_options)
-        outcome = _run(runner.replay(path, agent=agent))
+        try:
+            outcome = _run(runner.replay(path, agent=agent))
+        except ReplayDivergence as exc:  # name the cassette and go on with the next one
+            click.echo(f"{path}: {exc}", err=True)
+            diverged = True
+            continue
         rows.append((outcome.report, path, outcome))
         for difference in outcome.differences:
             click.echo(f"{path}: {difference}", err=True)
@@ -226,7 +234,7 @@ def replay(
                 f"{path}: step {diff.step}: recorded {diff.recorded}, {agent.name}: {diff.candidate}"
             )
     _print_reports(rows)
-    sys.exit(0 if all(outcome.ok for _, _, outcome in rows) else 1)
+    sys.exit(0 if not diverged and all(outcome.ok for _, _, outcome in rows) else 1)
 
 
 @cli.command()

@@ -369,6 +369,8 @@ class _Run:
         target = getattr(action, "target", None)
         if target is not None and str(target) not in self.interacted:
             self.interacted.append(str(target))
+        if isinstance(action, Assert) and not self.result.ok:
+            self.missed.append(describe_assertion(action))  # a failed check fails the run
         if not self.result.ok:
             self.note_error(
                 RunError(

@@ -51,16 +51,25 @@ class Replay:
 
 
 def make_agent(spec: str, **options) -> Agent:
-    """``scripted`` or ``openai:MODEL``; imports the LLM client only when asked for."""
+    """``scripted``, ``explorer`` or ``openai:MODEL``; imports the LLM client only when asked."""
     if spec == "scripted":
         from orav.agents.scripted import ScriptedAgent
 
         return ScriptedAgent()
+    if spec == "explorer":
+        from orav.agents.explorer import ExplorerAgent
+
+        return ExplorerAgent()
     if spec.startswith("openai:"):
         from orav.agents.openai import OpenAIAgent
 
-        return OpenAIAgent.from_spec(spec, **options)
-    raise InputError(f"unknown agent {spec!r}; expected 'scripted' or 'openai:MODEL'", "--agent")
+        agent = OpenAIAgent.from_spec(spec, **options)
+        if agent.missing_key:  # say so before a device is started, as bad input
+            raise InputError(agent.missing_key, "--agent")
+        return agent
+    raise InputError(
+        f"unknown agent {spec!r}; expected 'scripted', 'explorer' or 'openai:MODEL'", "--agent"
+    )
 
 
 @asynccontextmanager

@@ -290,3 +290,13 @@ async def test_a_failed_model_call_still_counts_in_usage_and_replays(tmp_path: P
     assert recording.report.usage.cost == 0.01
     outcome = await replay(recording.cassette)
     assert outcome.faithful, outcome.differences
+
+
+async def test_a_failed_assertion_fails_the_run_even_when_the_agent_says_done():
+    from orav.model import Assert
+
+    check = Decision(Assert(Target(id="settings")))  # not on the login screen
+    report = await _run(_scenario(script=(check, Decision(Done(success=True)))))
+    assert report.status == "failed"
+    assert report.goals_missed == ("#settings is visible",)
+    assert report.failed_actions == 1

@@ -175,18 +175,22 @@ class OpenAIAgent:
     def base_url(self) -> str:
         return _public_url(self._base_url)
 
+    @property
+    def missing_key(self) -> str | None:
+        """Why this agent cannot call its model (OpenAI itself needs a key), or None."""
+        if self._api_key or self._base_url.rstrip("/") != OPENAI_URL:
+            return None
+        return (
+            f"no API key for {self.name}: set OPENAI_API_KEY (or use --base-url for a local server)"
+        )
+
     def _connect(self) -> AsyncOpenAI:
         if self._client is None:
             from openai import AsyncOpenAI
 
-            key = self._api_key
-            if not key:
-                if self._base_url.rstrip("/") == OPENAI_URL:
-                    raise AgentError(
-                        f"no API key for {self.name}: set OPENAI_API_KEY (or use --base-url "
-                        "for a local server)"
-                    )
-                key = "unused"  # local servers ignore it, the SDK insists on one
+            if self.missing_key:
+                raise AgentError(self.missing_key)
+            key = self._api_key or "unused"  # local servers ignore it, the SDK insists on one
             self._client = AsyncOpenAI(
                 api_key=key,
                 base_url=self._base_url,

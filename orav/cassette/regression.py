@@ -18,7 +18,7 @@ from orav.cassette.redact import matches_redacted
 from orav.cassette.replay import show_action
 from orav.codec import unstructure
 from orav.errors import AgentError
-from orav.model import Action, Decision, Tap, TypeText
+from orav.model import Action, Decision, Done, Tap, TypeText
 
 TAP_TOLERANCE = 10.0  # points: two taps this close without targets hit the same thing
 
@@ -49,6 +49,8 @@ def same_action(recorded: Action, candidate: Action) -> bool:
         )
     if isinstance(recorded, TypeText):
         return matches_redacted(recorded.text, candidate.text)
+    if isinstance(recorded, Done):  # the summary is prose: the verdict is what counts
+        return recorded.success == candidate.success
     return matches_redacted(unstructure(recorded), unstructure(candidate))
 
 
