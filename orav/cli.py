@@ -191,7 +191,7 @@ def record(
     out = out or Path("recordings") / f"{scenario.name}.cassette"
     agent = _agent(agent_spec, base_url, agent_options)
     result = _run(runner.record(scenario, out, device=device, agent=agent, overwrite=overwrite))
-    report_path = write_json(result.report, out.with_suffix(".report.json"))
+    report_path = write_json(result.report, out.with_suffix(".report.json"), secrets=result.secrets)
     html_path = write_html(out)
     _print_reports([(result.report, out, None)])
     click.echo(f"cassette: {out}\nreport:   {report_path}\nhtml:     {html_path}")
@@ -260,7 +260,7 @@ def demo(out: Path) -> None:
         scenario = load_scenario(path)
         cassette = out / f"{scenario.name}.cassette"
         recorded = _run(runner.record(scenario, cassette, overwrite=True))
-        write_json(recorded.report, cassette.with_suffix(".report.json"))
+        write_json(recorded.report, cassette.with_suffix(".report.json"), secrets=recorded.secrets)
         run = read_run(cassette)
         runs.append((run, write_html(run)))
         rows.append((recorded.report, cassette, _run(runner.replay(cassette))))

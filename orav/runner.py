@@ -25,8 +25,11 @@ DEFAULT_DEVICE = "sim"
 
 @frozen
 class Recording:
+    """A live run's report and cassette; ``secrets`` must be scrubbed from anything written."""
+
     report: RunReport
     cassette: Path
+    secrets: tuple[str, ...] = ()
 
 
 @frozen
@@ -163,7 +166,7 @@ async def record(
                 close = getattr(agent, "close", None)
                 if close is not None:
                     await close()
-    return Recording(report, out)
+    return Recording(report, out, tuple(secrets))
 
 
 async def replay(path: Path, *, agent: Agent | None = None) -> Replay:

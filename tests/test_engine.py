@@ -300,3 +300,18 @@ async def test_a_failed_assertion_fails_the_run_even_when_the_agent_says_done():
     assert report.status == "failed"
     assert report.goals_missed == ("#settings is visible",)
     assert report.failed_actions == 1
+
+
+def test_the_json_report_is_scrubbed_like_a_cassette(tmp_path: Path):
+    from orav.model import RunError, RunReport
+    from orav.report import write_json
+
+    report = RunReport(
+        "r",
+        "s",
+        "aborted",
+        errors=(RunError(1, "server said: bad key sk-abcdefghijklmnop for hunter2222"),),
+    )
+    text = write_json(report, tmp_path / "r.json", secrets=["hunter2222"]).read_text()
+    assert "sk-abcdefghijklmnop" not in text and "hunter2222" not in text
+    assert '"status": "aborted"' in text
