@@ -16,7 +16,7 @@ def write_json(report: RunReport, path: Path, *, secrets: Iterable[str] = ()) ->
     """Write the report as indented JSON, every field included, scrubbed like a cassette
     (``secrets``, API keys, bearer tokens), and return the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = Scrubber(secrets).data(asdict(report, retain_collection_types=False))
+    data = Scrubber(secrets).data(asdict(report))
     text = json.dumps(data, indent=2, ensure_ascii=False)
     path.write_text(text + "\n", encoding="utf-8")
     return path
