@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -47,10 +49,19 @@ def main() -> None:
     cli(prog_name="orav")
 
 
+@contextmanager
+def _file_errors(verb: str, path: Path) -> Iterator[None]:
+    """A path orav cannot write (or read back) is bad input naming the path, exit 2."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(f"cannot {verb}: {exc.strerror}", str(exc.filename or path)) from None
+
+
 @cli.command()
 @click.argument("scenarios", nargs=-1, required=True, type=click.Path(path_type=Path))
 def validate(scenarios: tuple[Path, ...]) -> None:
-    """Check scenario files without running them (exit 2 on the first bad one)."""
+    """Check scenario files without running them (each bad one is reported; exit 2 if any)."""
     from orav.scenario import load_scenario
 
     bad = 0
@@ -58,7 +69,7 @@ def validate(scenarios: tuple[Path, ...]) -> None:
         try:
             scenario = load_scenario(path)
         except OravError as exc:
-            click.echo(f"{exc}", err=True)
+            click.echo(f"orav: error: {exc}", err=True)
             bad += 1
             continue
         click.echo(f"{path}: ok ({scenario.name}, {len(scenario.script)} scripted steps)")
@@ -254,6 +265,8 @@ def demo(out: Path) -> None:
     from orav.report.run import read_run
     from orav.scenario import example_scenarios, load_scenario
 
+    with _file_errors("write", out):
+        out.mkdir(parents=True, exist_ok=True)
     rows = []
     runs = []
     for path in example_scenarios():
@@ -438,21 +451,27 @@ def report(cassettes: tuple[Path, ...], html_dir: Path | None, junit: Path | Non
 
     runs = [read_run(path) for path in cassettes]
     if html_dir is None:
-        pages = [write_html(run) for run in runs]
+        with _file_errors("write", cassettes[0]):
+            pages = [write_html(run) for run in runs]
     else:
         names = [run.path.with_suffix(".html").name for run in runs]
         twice = next((name for name in names if names.count(name) > 1), None)
         if twice is not None:
             raise InputError(f"two cassettes would both write {twice}; report them apart", "--html")
-        pages = [write_html(run, html_dir / name) for run, name in zip(runs, names, strict=True)]
+        with _file_errors("write", html_dir):
+            pages = [
+                write_html(run, html_dir / name) for run, name in zip(runs, names, strict=True)
+            ]
     for page in pages:
         click.echo(f"html:  {page}")
     if html_dir is not None:
-        click.echo(
-            f"index: {write_index(list(zip(runs, pages, strict=True)), html_dir / 'index.html')}"
-        )
+        with _file_errors("write", html_dir):
+            index = write_index(list(zip(runs, pages, strict=True)), html_dir / "index.html")
+        click.echo(f"index: {index}")
     if junit is not None:
-        click.echo(f"junit: {write_junit(runs, junit)}")
+        with _file_errors("write", junit):
+            junit = write_junit(runs, junit)
+        click.echo(f"junit: {junit}")
 
 
 @cli.command()
@@ -478,15 +497,20 @@ def diagrams(out: Path | None, check: bool) -> None:
     """Mermaid diagrams of the state machines, generated from the code."""
     from orav.machines import diagrams as render
 
+    if check and out is None:
+        raise click.UsageError("--check needs --out FILE, the file to compare")
     text = render()
     if out is None:
         click.echo(text, nl=False)
     elif check:
-        if not out.exists() or out.read_text() != text:
+        with _file_errors("read", out):
+            current = out.read_text(encoding="utf-8") if out.exists() else None
+        if current != text:
             click.echo(f"{out} is out of date: run `orav diagrams --out {out}`", err=True)
             sys.exit(1)
     else:
-        out.write_text(text)
+        with _file_errors("write", out):
+            out.write_text(text, encoding="utf-8")
 
 
 def reference() -> str:
