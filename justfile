@@ -38,4 +38,5 @@ docs:
 golden:
     for s in orav/scenarios/*.yaml; do {{venv}}/bin/orav record "$s" --overwrite; done
     for s in orav/scenarios/faults/*.yaml; do {{venv}}/bin/orav record "$s" --overwrite --out "recordings/recovery/$(basename "$s" .yaml).cassette"; done
-    rm -f recordings/*.html recordings/recovery/*.html
+    for s in orav/scenarios/textual/*.yaml; do {{venv}}/bin/orav record "$s" --device textual:orav.demo_tui:DemoApp --overwrite --out "recordings/textual/$(basename "$s" .yaml).cassette"; done
+    rm -f recordings/*.html recordings/*/*.html
