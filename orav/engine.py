@@ -12,6 +12,7 @@ are written beside the device and agent calls that the recording wrappers write.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import uuid
 from collections.abc import Awaitable, Callable
@@ -127,7 +128,9 @@ class Engine:
     """Runs scenarios against one device with one agent.
 
     ``raise_on_limit`` makes ``run`` raise StepLimitExceeded / RunTimeout instead of returning a
-    report with that status, for library callers who prefer exceptions.
+    report with that status, for library callers who prefer exceptions. ``deadlines=False``
+    (replay) leaves the scenario's timeout to the recorded clock and the recorded cut-offs, so
+    a slow candidate agent in a decision regression is not cut short by replayed time.
     """
 
     def __init__(
@@ -139,12 +142,14 @@ class Engine:
         writer: CassetteWriter | None = None,
         raise_on_limit: bool = False,
         run_id: str | None = None,
+        deadlines: bool = True,
     ) -> None:
         self.device = device
         self.agent = agent
         self.clock = clock or SystemClock()
         self.writer = writer
         self.raise_on_limit = raise_on_limit
+        self.deadlines = deadlines
         self.run_id = run_id or uuid.uuid4().hex[:12]
 
     async def run(self, scenario: Scenario) -> RunReport:
@@ -237,7 +242,9 @@ class _Run:
             try:
                 # The scenario's timeout bounds every phase, a model call in flight included;
                 # in this task (wait_for would start a task per phase: ~7 µs each on 3.11).
-                async with asyncio.timeout(max(remaining, 0.001)):
+                # A replay needs no deadline of its own: the recorded cut-offs are replayed.
+                deadline = asyncio.timeout(max(remaining, 0.001)) if self.engine.deadlines else None
+                async with deadline or contextlib.nullcontext():
                     await handler()
             except TimeoutError:
                 self.machine.send("time_up")

@@ -205,6 +205,7 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
         judge or ReplayAgent(cassette),
         clock=ReplayClock(cassette),
         run_id=recorded.run_id if recorded else header.run_id,
+        deadlines=False,
     )
     differences = []
     if cassette.truncated:
