@@ -406,7 +406,7 @@ MALFORMED = {
         },
         "swipe end",
     ),
-    "bad key": ({"content": answer({"kind": "press_key", "key": "enter"})}, "unknown key 'enter'"),
+    "bad key": ({"content": answer({"kind": "press_key", "key": "enter"})}, "unknown key name 'enter'"),
 }
 
 
@@ -433,7 +433,7 @@ async def test_reask_budget_exhausted_raises_agent_error(server):
         await decide(server, _context(step=4), reasks=2)
     assert len(server.requests) == 3
     message = str(caught.value)
-    assert message.startswith("step 4: openai:gpt-4o-mini: no valid decision after 3 answers")
+    assert message.startswith("openai:gpt-4o-mini: no valid decision after 3 answers")
     assert "not valid JSON" in message
 
 

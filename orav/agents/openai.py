@@ -219,12 +219,10 @@ class OpenAIAgent:
             request["response_format"] = {"type": "json_object"}
         return request
 
-    def _error(self, context: AgentContext, what: str) -> AgentError:
-        return AgentError(f"step {context.step}: {self.name}: {redact(what, [self._api_key])}")
+    def _error(self, what: str) -> AgentError:
+        return AgentError(f"{self.name}: {redact(what, [self._api_key])}")  # the run adds the step
 
-    async def _complete(
-        self, context: AgentContext, messages: list[dict[str, Any]]
-    ) -> ChatCompletion:
+    async def _complete(self, messages: list[dict[str, Any]]) -> ChatCompletion:
         """One model call with the SDK's retries, bounded as a whole; errors as AgentError."""
         import openai
 
@@ -247,7 +245,7 @@ class OpenAIAgent:
             what = f"cannot reach the model server {where} ({tries} tries): {cause}"
         except openai.OpenAIError as exc:
             what = f"model call {where} failed: {exc}"
-        raise self._error(context, what) from None
+        raise self._error(what) from None
 
     async def decide(self, context: AgentContext) -> Decision:
         """Ask the model; re-ask with the validation error until valid or the budget is spent."""
@@ -270,7 +268,7 @@ class OpenAIAgent:
         problem = ""
         for attempt in range(1, config.reasks + 2):
             started = time.perf_counter()
-            completion = await self._complete(context, conversation)
+            completion = await self._complete(conversation)
             latency += time.perf_counter() - started
             if completion.usage is not None:
                 prompt_tokens += completion.usage.prompt_tokens or 0
@@ -312,7 +310,6 @@ class OpenAIAgent:
             )
             return attrs.evolve(decision, call=call)
         error = self._error(
-            context,
             f"no valid decision after {config.reasks + 1} answers; last problem: {problem}",
         )
         error.call = self._call(

@@ -17,7 +17,7 @@ class ScriptedAgent:
         index = len(context.history)
         if index >= len(script):
             raise AgentError(
-                f"step {context.step}: the script of scenario {context.scenario.name!r} has "
+                f"the script of scenario {context.scenario.name!r} has "
                 f"{len(script)} decision{'s' if len(script) != 1 else ''} and no decision is "
                 "left; end it with a `done` action"
             )
