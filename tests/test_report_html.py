@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -21,10 +22,12 @@ from orav.cassette import (
     ObserveEvent,
     StepEvent,
     TransitionEvent,
+    VerificationEvent,
     read_cassette,
     show_action,
 )
 from orav.machines import machine_classes
+from orav.model import Done
 from orav.report.audit import recovery_paths
 from orav.report.html import render_html, write_html, write_index
 from orav.report.run import StepView, read_run
@@ -120,18 +123,38 @@ def parse(html: str) -> Node:
 # --- what the cassette says, read independently of orav.report.run --------------------------------
 
 
-def recorded_steps(path: Path) -> list[tuple[int, str, bytes | None]]:
-    """Per step: its number, the action decided, and the bytes of the last screenshot before it."""
+def recorded_steps(path: Path) -> list[tuple[int, str, bytes | None, bytes | None]]:
+    """Per step the agent acted on: its number, the action decided, the bytes of the last
+    screenshot before it and of the first one after its action (None: the check observed none).
+    A decision the run machine did not go on to act on (done, or set aside) is no step."""
     cassette = read_cassette(path)
-    steps, shot, number = [], None, None
+    steps, shot, deciding, acting = [], None, None, None
     for event in cassette.events:
         if isinstance(event, ObserveEvent) and event.observation and event.observation.screenshot:
             shot = cassette.blobs[event.observation.screenshot.sha256]
+            if acting is not None and acting[3] is None:
+                acting[3] = shot
         elif isinstance(event, StepEvent):
-            number, before = event.step, shot
+            deciding = [event.step, None, shot, None]
         elif isinstance(event, DecideEvent) and event.decision is not None:
-            steps.append((number, show_action(event.decision.action), before))
-    return steps
+            deciding[1] = show_action(event.decision.action)
+        elif isinstance(event, VerificationEvent):
+            acting = None
+        elif isinstance(event, TransitionEvent) and event.machine == "run" and deciding:
+            if event.source == "reasoning" and event.target == "acting":
+                acting = deciding
+                steps.append(acting)
+            deciding = None
+    return [tuple(step) for step in steps]
+
+
+def recorded_screens(path: Path) -> list[bytes]:
+    cassette = read_cassette(path)
+    return [
+        cassette.blobs[e.observation.screenshot.sha256]
+        for e in cassette.events
+        if isinstance(e, ObserveEvent) and e.observation and e.observation.screenshot
+    ]
 
 
 def recorded_transitions(path: Path) -> Counter:
@@ -157,13 +180,34 @@ def check_report_dom(dom: Node, cassette: Path) -> None:
     assert status.classes & {"ok", "warn", "bad", "gray"}
     assert run.header.scenario.goal in header.text
 
-    # Steps: one card per recorded step, its decided action, the screenshot the agent saw.
+    # Steps: one card per step acted on, its decided action, the screen the agent saw before
+    # and the one its verification saw after, each labelled.
     cards = dom.all("article", "step")
     expected = recorded_steps(cassette)
-    assert [c.attrs["id"] for c in cards] == [f"step-{n}" for n, _, _ in expected]
-    for card, (_, action, shot) in zip(cards, expected, strict=True):
+    assert [c.attrs["id"] for c in cards] == [f"step-{n}" for n, _, _, _ in expected]
+    if run.report is not None:
+        assert len(cards) == run.report.total_steps  # as many as the header says
+    for card, (_, action, before, after) in zip(cards, expected, strict=True):
         assert f"action{action}" in card.text.replace("\n", "")
-        assert data_url_bytes(card.one("img", "shot").attrs["src"]) == shot
+        shown = {f.one("figcaption").text: f.all("img", "shot") for f in card.all("figure")}
+        assert data_url_bytes(shown["before"][0].attrs["src"]) == before
+        assert [data_url_bytes(img.attrs["src"]) for img in shown["after"]] == (
+            [after] if after is not None else []
+        )
+
+    # The done decision concludes the run, under the run's status; it is no step.
+    (conclusion,) = [s for s in dom.all("section") if s.attrs.get("id") == "conclusion"]
+    assert conclusion.one("span", "status").text == status.text
+    assert not [c for c in cards if "actiondone" in c.text.replace("\n", "")]
+    events = read_cassette(cassette).events
+    done = [e.decision.action for e in events if isinstance(e, DecideEvent) and e.decision]
+    if done and isinstance(done[-1], Done):
+        assert f"done after {len(cards)} step" in conclusion.text
+        assert done[-1].summary in conclusion.text
+        assert (
+            data_url_bytes(conclusion.one("img", "shot").attrs["src"])
+            == (recorded_screens(cassette)[-1])
+        )
 
     # Recoveries: the same paths `orav audit` reads, in order.
     shown = [
@@ -180,6 +224,31 @@ def check_report_dom(dom: Node, cassette: Path) -> None:
     ]
     assert shown == audited
 
+    # A recovery is numbered as the report's errors number it.
+    if run.report is not None:
+        errors = {(e.step, e.error.split(":")[0]) for e in run.report.errors}
+        for card in dom.all("article", "recovery"):
+            step = int(card.attrs["data-step"])
+            assert (step, card.attrs["data-fault"]) in errors
+            assert f"step {step}" in card.one("span", "where").text
+            assert card.one("span", "fault").text == card.attrs["data-fault"]
+
+    # Diagrams: the bold edges are exactly the run's transitions, with their counts, and the
+    # states drawn as entered are those the transitions entered or left.
+    recorded = recorded_transitions(cassette)
+    drawn = Counter()
+    for machine in dom.all("div", "machine"):
+        name = machine.attrs["data-machine"]
+        svg = machine.one("svg", "machine-diagram")
+        for edge in svg.all("g", "edge"):
+            for span in edge.all("tspan", "fired"):
+                assert "fired" in edge.classes
+                key = (name, edge.attrs["data-source"], span.attrs["data-event"])
+                drawn[(*key, edge.attrs["data-target"])] += int(span.attrs["data-count"])
+        entered = {g.attrs["data-state"] for g in svg.all("g", "visited")}
+        assert entered == {s for (m, a, _, b) in recorded if m == name for s in (a, b)}
+    assert drawn == recorded
+
     # Machines: the marked rows are exactly the run's transitions, with their counts; every
     # transition of every machine class is listed once.
     rows = dom.all("tr", "transition")
@@ -188,7 +257,7 @@ def check_report_dom(dom: Node, cassette: Path) -> None:
         if "fired" in row.classes:
             key = tuple(row.attrs[f"data-{k}"] for k in ("machine", "source", "event", "target"))
             fired[key] = int(row.attrs["data-count"])
-    assert fired == recorded_transitions(cassette)
+    assert fired == recorded
     defined = sum(len(s.transitions) for cls in machine_classes() for s in cls.states)
     assert len([r for r in rows if "unknown" not in r.classes]) == defined
 
@@ -285,8 +354,8 @@ def test_recorded_strings_are_text_not_markup(tmp_path: Path):
     dom = dump_dom(page, tmp_path)
     card = dom.all("article", "step")[0]
     assert nasty in card.text
-    assert len(card.all("img")) == 1 and not card.all("script")
-    assert dom.one("title").text.startswith("orav: login")
+    assert len(card.all("img")) == 2 and not card.all("script")
+    assert dom.one("head").one("title").text.startswith("orav: login")
 
 
 def test_secrets_do_not_reach_the_report(recovered_run: Path, tmp_path: Path):
@@ -297,17 +366,25 @@ def test_secrets_do_not_reach_the_report(recovered_run: Path, tmp_path: Path):
 
 @needs_chromium
 def test_index_links_every_report(recovered_run: Path, failed_run: Path, tmp_path: Path):
-    runs = [read_run(p) for p in (GOLDEN / "login.cassette", recovered_run, failed_run)]
+    again = tmp_path / "login_again.cassette"  # a second run of the same scenario
+    shutil.copy(GOLDEN / "login.cassette", again)
+    paths = (GOLDEN / "login.cassette", recovered_run, failed_run, again)
+    runs = [read_run(p) for p in paths]
     pages = [write_html(run, tmp_path / "reports" / f"{i}.html") for i, run in enumerate(runs)]
     index = write_index(list(zip(runs, pages, strict=True)), tmp_path / "index.html")
     dom = dump_dom(index, tmp_path)
     rows = dom.all("tr", "run")
-    assert [r.attrs["data-status"] for r in rows] == ["passed", "completed_with_errors", "aborted"]
+    statuses = ["passed", "completed_with_errors", "aborted", "passed"]
+    assert [r.attrs["data-status"] for r in rows] == statuses
     for row, run, page in zip(rows, runs, pages, strict=True):
         link = row.one("a")
         assert link.text == run.header.scenario.name
         assert (index.parent / link.attrs["href"]).resolve() == page.resolve()
-    assert "2 of 3 met their goal" in dom.text
+        # Told apart by their cassette's name and when they were recorded.
+        assert row.one("td", "file").text == run.path.name
+        when = datetime.fromisoformat(run.header.created_at).strftime("%Y-%m-%d %H:%M:%S")
+        assert row.one("td", "when").text == f"{when} UTC"
+    assert "3 of 4 met their goal" in dom.text
 
 
 def test_an_unfinished_recording_still_reports_its_steps(tmp_path: Path):
@@ -317,7 +394,7 @@ def test_an_unfinished_recording_still_reports_its_steps(tmp_path: Path):
     run = read_run(cut)
     assert run.report is None and run.truncated
     dom = parse(render_html(run))
-    assert dom.one("span", "status").text == "incomplete"
+    assert dom.one("header").one("span", "status").text == "incomplete"
     assert "did not finish" in dom.text and "cut off" in dom.text
     assert len(dom.all("article", "step")) == len(run.steps) > 0
 
@@ -349,4 +426,4 @@ def test_cli_record_writes_the_html_report_next_to_its_cassette(tmp_path: Path):
     assert result.returncode == 0, result.stderr
     page = out.with_suffix(".html")
     assert f"html:     {page}" in result.stdout
-    assert len(parse(page.read_text()).all("article", "step")) == 4
+    assert len(parse(page.read_text()).all("article", "step")) == 3  # and the done decision

@@ -1,10 +1,11 @@
 """The single-file HTML report of a run, and an index page linking several.
 
-Everything is inline (CSS, screenshots as data URLs, a few lines of script to enlarge a
+Everything is inline (CSS, screenshots as data URLs, SVG, a few lines of script to enlarge a
 screenshot) so a report opens offline and can be attached to a CI job as one file. The page is
-built as an ElementTree and serialised by it, so every recorded string is escaped. The state
-machines are drawn as transition tables from the machine classes themselves, each transition the
-run took marked with how often and at which steps it fired (mermaid needs a script from a CDN).
+built as an ElementTree and serialised by it, so every recorded string is escaped. Each state
+machine is drawn from its class as inline SVG (``orav.report.diagram``: mermaid would need a
+script from a CDN) above a table of all its transitions, those the run took marked with how
+often and at which steps they fired.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from itertools import groupby
 from pathlib import Path
 
@@ -21,7 +23,8 @@ from statemachine import StateChart
 
 from orav.cassette import show_action
 from orav.machines import machine_classes
-from orav.model import Screenshot, Transition, Verification
+from orav.model import Decision, Screenshot, Transition, Verification
+from orav.report import diagram
 from orav.report.run import Performed, RecoveryView, RunView, StepView, read_run
 
 Child = ET.Element | str | None | Iterable["Child"]
@@ -36,14 +39,17 @@ STATUS_CLASS = {
     "incomplete": "gray",
 }
 
-CSS = """
+CSS = (
+    """
 :root { --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; --gray: #6e7781; --line: #d0d7de;
-  --soft: #f6f8fa; --mark: #fff8c5; }
+  --soft: #f6f8fa; --mark: #fff8c5; --blue: #0969da; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328;
-  margin: 0 auto; max-width: 1100px; padding: 24px; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 10px; }
-h3 { font-size: 15px; margin: 0 0 6px; }
+  margin: 0 auto; max-width: 1180px; padding: 24px; background: #fff; }
+h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 32px 0 12px;
+  padding-bottom: 6px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 0 0 8px; display: flex; align-items: center; gap: 8px;
+  flex-wrap: wrap; }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: 12.5px; }
 .status { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff;
   font-weight: 600; font-size: 13px; vertical-align: middle; }
@@ -53,23 +59,45 @@ code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; fon
 table { border-collapse: collapse; }
 .facts td, .facts th { padding: 3px 14px 3px 0; text-align: left; vertical-align: top; }
 .facts th { color: #57606a; font-weight: 500; white-space: nowrap; }
-.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; margin: 0 0 12px;
-  display: grid; grid-template-columns: 132px 1fr; gap: 14px; }
-.card.recovery { border-left: 5px solid var(--warn); background: #fffbf0; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; margin: 0 0 14px;
+  display: grid; grid-template-columns: auto 1fr; gap: 18px; align-items: start; }
+.card.recovery { border-left: 7px solid var(--warn); background: #fffbf0; }
 .card.recovery.failed { border-left-color: var(--bad); background: #fff5f5; }
-.card .noshot { width: 132px; height: 80px; background: var(--soft); color: var(--gray);
-  display: flex; align-items: center; justify-content: center; font-size: 12px; }
-img.shot { width: 132px; border: 1px solid var(--line); border-radius: 6px; cursor: zoom-in; }
-.field { margin: 2px 0; } .field > b { color: #57606a; font-weight: 500; margin-right: 6px; }
+.card.conclusion { border-left: 7px solid var(--gray); }
+.card.conclusion.ok { border-left-color: var(--ok); background: #f6fff8; }
+.card.conclusion.warn { border-left-color: var(--warn); }
+.card.conclusion.bad { border-left-color: var(--bad); background: #fff5f5; }
+.shots { display: flex; gap: 12px; }
+figure.shot { margin: 0; width: 240px; }
+figure.shot figcaption { font-size: 12px; color: #57606a; text-align: center; margin-top: 3px;
+  text-transform: uppercase; letter-spacing: .06em; }
+figure.shot .noshot { width: 240px; height: 120px; background: var(--soft); color: var(--gray);
+  display: flex; align-items: center; justify-content: center; font-size: 12px;
+  border-radius: 6px; border: 1px dashed var(--line); text-align: center; padding: 8px; }
+img.shot { width: 240px; display: block; border: 1px solid var(--line); border-radius: 8px;
+  cursor: zoom-in; box-shadow: 0 1px 3px rgba(31, 35, 40, .12); }
+.field { margin: 3px 0; } .field > b { color: #57606a; font-weight: 500; margin-right: 6px; }
+.action { font-size: 14px; background: var(--soft); border: 1px solid var(--line);
+  border-radius: 6px; padding: 1px 7px; }
 .chip { display: inline-block; border-radius: 10px; padding: 0 8px; margin: 0 4px 2px 0;
   font-size: 12px; border: 1px solid var(--line); background: var(--soft); }
 .chip.ok { border-color: #8ddb9b; background: #dafbe1; color: #116329; }
 .chip.bad { border-color: #ffaba8; background: #ffebe9; color: #a40e26; }
 .chip.gray { color: var(--gray); }
+.badge { display: inline-block; border-radius: 4px; padding: 1px 8px; font-size: 12px;
+  font-weight: 700; letter-spacing: .04em; text-transform: uppercase; color: #fff;
+  background: var(--warn); }
+.failed .badge.fault { background: var(--bad); }
+.where { color: #57606a; font-weight: 400; font-size: 14px; }
 .errors { color: var(--bad); margin: 4px 0 0; padding-left: 18px; }
 .errors .resolved { color: var(--warn); }
 .path { margin: 4px 0; padding-left: 18px; }
-.machine { margin-bottom: 18px; }
+ol.chain { list-style: none; padding: 0; margin: 6px 0; display: flex; flex-wrap: wrap;
+  gap: 4px; }
+ol.chain li { background: #fff; border: 1px solid #d4a72c; border-radius: 6px; padding: 1px 7px; }
+.machine { margin-bottom: 26px; }
+.machine figure { margin: 0 0 8px; overflow-x: auto; }
+.machine figcaption { color: #57606a; font-size: 12.5px; max-width: 900px; }
 .machine table { width: 100%; }
 .machine th, .machine td { border-bottom: 1px solid var(--line); padding: 3px 8px;
   text-align: left; }
@@ -77,16 +105,18 @@ img.shot { width: 132px; border: 1px solid var(--line); border-radius: 6px; curs
 tr.fired td { background: var(--mark); font-weight: 600; }
 tr.fired td.count { color: var(--ok); }
 tr.unknown td { background: #ffebe9; }
-.states .chip.visited { background: var(--mark); border-color: #d4a72c; font-weight: 600; }
 details summary { cursor: pointer; color: #57606a; margin: 6px 0; }
 .warning { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px;
   border-radius: 6px; }
 dialog { padding: 0; border: 0; background: transparent; }
 dialog img { max-height: 92vh; max-width: 92vw; border-radius: 8px; }
 dialog::backdrop { background: rgba(0, 0, 0, .7); }
-.runs td, .runs th { padding: 5px 14px 5px 0; text-align: left;
-  border-bottom: 1px solid var(--line); }
+.runs td, .runs th { padding: 6px 14px 6px 0; text-align: left;
+  border-bottom: 1px solid var(--line); vertical-align: top; }
+.runs .file { color: #57606a; }
 """
+    + diagram.CSS
+)
 
 # Click a screenshot to see it full size (no script needs to load from anywhere).
 ZOOM = """
@@ -121,6 +151,7 @@ def render_html(run: RunView) -> str:
         _setup(run),
         _el("h2", None, "Steps"),
         [_block(block) for block in run.timeline] or _el("p", None, "No step was recorded."),
+        _conclusion(run),
         _machines(run),
         _el("dialog", {"id": "zoom"}, _el("img", {"alt": "screenshot, full size"})),
         _el("script", None, ZOOM),
@@ -139,16 +170,34 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
                 "tr",
                 {"class": "run", "data-status": run.status},
                 _el("td", None, _el("a", {"href": href}, run.header.scenario.name)),
+                _el(
+                    "td",
+                    {"class": "file", "title": str(run.path)},
+                    _el("code", None, run.path.name),
+                ),
                 _el("td", None, _status(run.status)),
                 _el("td", None, str(run.report.total_steps if run.report else len(run.steps))),
                 _el("td", None, str(len(run.recoveries))),
                 _el("td", None, _seconds(run.report.duration_seconds) if run.report else ""),
                 _el("td", None, run.header.agent),
-                _el("td", None, run.header.created_at),
+                _el(
+                    "td",
+                    {"class": "when", "title": run.header.created_at},
+                    _when(run.header.created_at),
+                ),
             )
         )
     passed = sum(1 for run, _ in runs if run.report is not None and run.report.ok)
-    head = ("scenario", "status", "steps", "recoveries", "duration", "agent", "recorded")
+    head = (
+        "scenario",
+        "cassette",
+        "status",
+        "steps",
+        "recoveries",
+        "duration",
+        "agent",
+        "recorded",
+    )
     body = _el(
         "body",
         None,
@@ -178,7 +227,8 @@ def _header(run: RunView) -> list[ET.Element]:
         device = header.device
         size = f"{device.width:g}×{device.height:g} pt" if device.width else ""
         facts.append(("device", " · ".join(x for x in (device.name, device.os_version, size) if x)))
-    facts.append(("recorded", f"{header.created_at} (orav {header.orav_version})"))
+    facts.append(("recorded", f"{_when(header.created_at)} (orav {header.orav_version})"))
+    facts.append(("cassette", _el("code", None, run.path.name)))
     facts.append(("run id", _el("code", None, header.run_id)))
     if report is not None:
         facts.append(("duration", _seconds(report.duration_seconds)))
@@ -239,8 +289,6 @@ def _header(run: RunView) -> list[ET.Element]:
                 ],
             )
         )
-    if run.errors:
-        parts.append(_error_list(run.errors))
     return [_el("header", None, parts)]
 
 
@@ -265,21 +313,7 @@ def _step(step: StepView) -> ET.Element:
     decision = step.decision
     fields: list[Child] = [_el("h3", None, f"Step {step.number}")]
     if decision is not None:
-        fields.append(_field("action", _el("code", None, show_action(decision.action))))
-        if decision.reasoning:
-            fields.append(_field("reasoning", decision.reasoning))
-        if decision.expected_outcome:
-            fields.append(_field("expected", decision.expected_outcome))
-        if decision.call is not None:
-            call = decision.call
-            fields.append(
-                _field(
-                    "model call",
-                    f"{call.model}: {call.prompt_tokens} + {call.completion_tokens} tokens, "
-                    f"{_seconds(call.latency_seconds)}"
-                    + (f", {call.attempts} attempts" if call.attempts > 1 else ""),
-                )
-            )
+        fields += _decision(decision)
     for performed in step.actions:
         fields.append(_field("result", _performed(performed)))
     if step.verification is not None:
@@ -287,49 +321,166 @@ def _step(step: StepView) -> ET.Element:
     if step.errors:
         fields.append(_error_list(step.errors))
     failed = bool(step.errors) or any(not p.ok for p in step.actions)
+    after = (
+        "no screen was observed after it" if step.verification is not None else "no verification"
+    )
     return _el(
         "article",
         {"class": "card step", "id": f"step-{step.number}", "data-failed": str(failed).lower()},
-        _shot(step.screenshot, f"the screen the agent saw at step {step.number}"),
+        _el(
+            "div",
+            {"class": "shots"},
+            _figure(step.before, "before", f"the screen the agent saw at step {step.number}"),
+            _figure(
+                step.after,
+                "after",
+                f"the screen after step {step.number}'s action",
+                missing=after,
+            ),
+        ),
         _el("div", None, fields),
     )
 
 
-def _recovery(recovery: RecoveryView) -> ET.Element:
-    where = f"after step {recovery.after_step}" if recovery.after_step else "before step 1"
-    outcome = recovery.outcome or "unfinished: the cassette ends here"
+def _decision(decision: Decision) -> list[Child]:
     fields: list[Child] = [
-        _el("h3", None, f"Recovery from {recovery.fault or 'a fault'} ({where})"),
-        _field("fault", recovery.fault or "?"),
+        _field("action", _el("code", {"class": "action"}, show_action(decision.action)))
+    ]
+    if decision.reasoning:
+        fields.append(_field("reasoning", decision.reasoning))
+    if decision.expected_outcome:
+        fields.append(_field("expected", decision.expected_outcome))
+    if decision.call is not None:
+        call = decision.call
+        fields.append(
+            _field(
+                "model call",
+                f"{call.model}: {call.prompt_tokens} + {call.completion_tokens} tokens, "
+                f"{_seconds(call.latency_seconds)}"
+                + (f", {call.attempts} attempts" if call.attempts > 1 else ""),
+            )
+        )
+    return fields
+
+
+def _where(recovery: RecoveryView) -> str:
+    """Where a recovery ran, by the step number the report's errors give it."""
+    n = recovery.step
+    match recovery.entered_from:
+        case "verifying":
+            return f"after step {n}: its action changed nothing"
+        case "reasoning":
+            return f"at step {n}, before its action"
+        case _:
+            return f"before step {n}"
+
+
+def _recovery(recovery: RecoveryView) -> ET.Element:
+    outcome = recovery.outcome or "unfinished: the cassette ends here"
+    fault = recovery.fault or "a fault"
+    fields: list[Child] = [
         _el(
-            "ol",
-            {"class": "path"},
-            [
-                _el(
-                    "li",
-                    {"class": "transition"},
-                    _el("code", None, f"{t.source} —{t.event}→ {t.target}"),
-                )
-                for t in recovery.transitions
-            ],
+            "h3",
+            None,
+            _el("span", {"class": "badge fault"}, fault),
+            "Recovery",
+            _el("span", {"class": "where"}, _where(recovery)),
+            _el("span", {"class": "chip ok" if recovery.resolved else "chip bad"}, outcome),
+        ),
+    ]
+    if recovery.set_aside is not None:
+        fields.append(
+            _field(
+                "set aside",
+                _el("code", None, show_action(recovery.set_aside.action)),
+                f" (decided at step {recovery.step}; decided again after the recovery)",
+            )
+        )
+    fields += [
+        _field(
+            "path",
+            _el(
+                "ol",
+                {"class": "chain"},
+                [
+                    _el(
+                        "li",
+                        {"class": "transition"},
+                        _el("code", None, f"{t.source} —{t.event}→ {t.target}"),
+                    )
+                    for t in recovery.transitions
+                ],
+            ),
         ),
         _field("remedy", recovery.remedy or "none"),
     ]
     fields += [_field("device", _performed(p)) for p in recovery.actions]
-    fields.append(
-        _field(
-            "outcome",
-            _el("span", {"class": "chip ok" if recovery.resolved else "chip bad"}, outcome),
-        )
-    )
     if recovery.errors:
         fields.append(_error_list(recovery.errors))
     classes = "card recovery" + ("" if recovery.resolved else " failed")
     return _el(
         "article",
-        {"class": classes, "data-fault": recovery.fault, "data-outcome": recovery.outcome},
-        _shot(recovery.screenshot, f"the screen that showed the {recovery.fault} fault"),
+        {
+            "class": classes,
+            "data-fault": recovery.fault,
+            "data-outcome": recovery.outcome,
+            "data-step": str(recovery.step),
+        },
+        _el(
+            "div",
+            {"class": "shots"},
+            _figure(recovery.screenshot, "fault", f"the screen that showed the {fault} fault"),
+        ),
         _el("div", None, fields),
+    )
+
+
+def _conclusion(run: RunView) -> ET.Element:
+    """How the run ended: the agent's done decision is its conclusion, not one more step."""
+    end, report = run.conclusion, run.report
+    steps = report.total_steps if report is not None else len(run.steps)
+    tally = f"after {steps} step{'s' if steps != 1 else ''}"
+    if run.recoveries:
+        tally += f" and {len(run.recoveries)} recover{'ies' if len(run.recoveries) != 1 else 'y'}"
+    fields: list[Child] = [_el("h3", None, "Conclusion", _status(run.status))]
+    done = end.done
+    if done is not None:
+        verdict = "the goal is reached" if done.success else "the goal cannot be reached"
+        fields.append(_field("agent", f"done {tally}: {verdict}"))
+        if done.summary:
+            fields.append(_field("summary", done.summary))
+        if end.decision is not None and end.decision.reasoning:
+            fields.append(_field("reasoning", end.decision.reasoning))
+    else:
+        if end.decision is not None:
+            fields.append(_field("last decision", _decision(end.decision), " (not acted on)"))
+        state = end.state.replace("_", " ") if end.state else "nowhere"
+        fields.append(_field("ended", f"{state} {tally}"))
+        if report is not None and report.summary:
+            fields.append(_field("why", report.summary))
+    if report is not None:
+        if report.goals_achieved:
+            fields.append(_field("goals met", _chips(report.goals_achieved, "ok")))
+        if report.goals_missed:
+            fields.append(_field("goals missed", _chips(report.goals_missed, "bad")))
+    elif run.truncated or not end.state:
+        fields.append(_field("ended", "the recording stops here: the cassette has no report"))
+    if run.errors:
+        fields.append(_error_list(run.errors))
+    return _el(
+        "section",
+        {"id": "conclusion"},
+        _el("h2", None, "Conclusion"),
+        _el(
+            "article",
+            {"class": f"card conclusion {STATUS_CLASS.get(run.status, 'gray')}"},
+            _el(
+                "div",
+                {"class": "shots"},
+                _figure(end.screenshot, "final screen", "the last screen recorded"),
+            ),
+            _el("div", None, fields),
+        ),
     )
 
 
@@ -341,8 +492,9 @@ def _machines(run: RunView) -> ET.Element:
         _el(
             "p",
             {"class": "goal"},
-            "Every transition of each machine, from its class; those this run took are "
-            "highlighted with how often and at which steps.",
+            "Each machine drawn from its class, the transitions this run took in bold blue "
+            "with how often; below each, the table of every transition with the steps it "
+            "fired at.",
         ),
         [_machine(cls, run.transitions) for cls in _in_order_of_use(run.transitions)],
     )
@@ -381,24 +533,13 @@ def _machine(cls: type[StateChart], taken: Sequence[Transition]) -> ET.Element:
                 rows_fired.append(_transition_row(name, *key, fired.pop(key), steps[key]))
     for key, count in fired.items():  # recorded by an older machine: show, flagged
         rows_fired.append(_transition_row(name, *key, count, steps[key], unknown=True))
-    visited = {s for (source, _, target) in steps for s in (source, target)}
+    drawing = diagram.draw_machine(cls, name, taken)
     head = _el("tr", None, [_el("th", None, h) for h in ("from", "event", "to", "fired", "steps")])
     return _el(
         "div",
         {"class": "machine", "id": f"machine-{name}", "data-machine": name},
         _el("h3", None, f"{cls.__name__} ", _el("span", {"class": "chip"}, name)),
-        _el(
-            "div",
-            {"class": "states"},
-            [
-                _el(
-                    "span",
-                    {"class": "chip visited" if s.id in visited else "chip"},
-                    s.id + (" (final)" if s.final else ""),
-                )
-                for s in cls.states
-            ],
-        ),
+        _el("figure", None, drawing.svg, _el("figcaption", None, drawing.caption)),
         _el("table", {"class": "fired"}, head, rows_fired)
         if rows_fired
         else _el("p", None, "Not run."),
@@ -502,18 +643,28 @@ def _error_list(errors: Iterable[str]) -> ET.Element:
     return _el("ul", {"class": "errors"}, [_el("li", {"class": "error"}, e) for e in errors])
 
 
-def _shot(screenshot: Screenshot | None, alt: str) -> ET.Element:
+def _figure(
+    screenshot: Screenshot | None, label: str, alt: str, *, missing: str = "no screenshot"
+) -> ET.Element:
+    """A labelled screenshot, full size on click."""
     if screenshot is None or not screenshot.data:
-        return _el("div", {"class": "noshot"}, "no screenshot")
-    data = base64.b64encode(screenshot.data).decode("ascii")
+        shown = _el("div", {"class": "noshot"}, missing)
+    else:
+        data = base64.b64encode(screenshot.data).decode("ascii")
+        shown = _el(
+            "img",
+            {
+                "class": "shot",
+                "src": f"data:image/{screenshot.format};base64,{data}",
+                "alt": alt,
+                "title": f"{label}: {screenshot.width}×{screenshot.height} px (click to enlarge)",
+            },
+        )
     return _el(
-        "img",
-        {
-            "class": "shot",
-            "src": f"data:image/{screenshot.format};base64,{data}",
-            "alt": alt,
-            "title": f"{screenshot.width}×{screenshot.height} px (click to enlarge)",
-        },
+        "figure",
+        {"class": f"shot {label.replace(' ', '-')}"},
+        shown,
+        _el("figcaption", None, label),
     )
 
 
@@ -547,6 +698,17 @@ def _verification(verification: Verification) -> list[Child]:
     if verification.note:
         chips.append(verification.note)
     return chips
+
+
+def _when(created_at: str) -> str:
+    """``2026-11-22 07:06:44 UTC`` from the header's ISO time (as recorded if it is not one)."""
+    try:
+        when = datetime.fromisoformat(created_at)
+    except ValueError:
+        return created_at
+    zone = when.strftime("%z")
+    zone = " UTC" if zone in ("+0000", "") else f" {zone[:3]}:{zone[3:]}"
+    return when.strftime("%Y-%m-%d %H:%M:%S") + zone
 
 
 def _seconds(seconds: float) -> str:
