@@ -258,6 +258,8 @@ def check_report_dom(dom: Node, cassette: Path) -> None:
             key = tuple(row.attrs[f"data-{k}"] for k in ("machine", "source", "event", "target"))
             fired[key] = int(row.attrs["data-count"])
     assert fired == recorded
+    if run.report is not None:  # each at the step the engine had under way, as its report says
+        assert run.transitions == run.report.transitions
     defined = sum(len(s.transitions) for cls in machine_classes() for s in cls.states)
     assert len([r for r in rows if "unknown" not in r.classes]) == defined
 

@@ -716,11 +716,9 @@ def _seconds(seconds: float) -> str:
 
 
 def _step_ranges(steps: Sequence[int]) -> str:
-    """``start, 1–6, 9``: the steps a transition fired at (``start``: before step 1)."""
-    ordered = sorted(set(steps))
-    parts = ["start"] if ordered and ordered[0] == 0 else []
-    numbers = [n for n in ordered if n > 0]
-    for _, run in groupby(enumerate(numbers), key=lambda pair: pair[1] - pair[0]):
+    """``1–6, 9``: the steps a transition fired at (the step under way, as in the report)."""
+    parts = []
+    for _, run in groupby(enumerate(sorted(set(steps))), key=lambda pair: pair[1] - pair[0]):
         first, *rest = [n for _, n in run]
         parts.append(f"{first}–{rest[-1]}" if rest else f"{first}")
     return ", ".join(parts)

@@ -159,8 +159,8 @@ def read_run(path: str | Path) -> RunView:
     """Read the cassette at ``path`` into a RunView (InputError when it cannot be read)."""
     cassette = read_cassette(path)
     walk = _Walk(cassette)
-    for index, event in enumerate(cassette.events):
-        walk.take(index, event)
+    for event in cassette.events:
+        walk.take(event)
     walk.close_block()
     return RunView(
         path=Path(path),
@@ -210,7 +210,7 @@ class _Walk:
         self.errors.extend(step.errors)
         self.block, self.deciding = None, False
 
-    def take(self, index: int, event: object) -> None:
+    def take(self, event: object) -> None:
         match event:
             case StepEvent(step=number):
                 self.close_block()
@@ -236,7 +236,8 @@ class _Walk:
                 if isinstance(self.block, StepView):
                     self.block = evolve(self.block, verification=verification)
             case TransitionEvent(machine=machine, source=source, event=name, target=target):
-                transition = Transition(machine, source, name, target, self.cassette.steps[index])
+                # At the step under way, as the engine's report has it.
+                transition = Transition(machine, source, name, target, self.verified + 1)
                 self.transitions.append(transition)
                 self.on_transition(transition)
             case RecoveryEvent(fault=fault, remedy=remedy, outcome=outcome):
