@@ -340,7 +340,7 @@ class _Layout:
             ]
             if self.way == "TB":
                 label, anchor = (
-                    (side + (6 if back else -6), (leave + enter) / 2),
+                    (side + (8 if back else -8), (leave + enter) / 2),
                     ("start" if back else "end"),
                 )
             else:

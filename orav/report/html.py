@@ -442,11 +442,16 @@ def _conclusion(run: RunView) -> ET.Element:
     tally = f"after {steps} step{'s' if steps != 1 else ''}"
     if run.recoveries:
         tally += f" and {len(run.recoveries)} recover{'ies' if len(run.recoveries) != 1 else 'y'}"
-    fields: list[Child] = [_el("h3", None, "Conclusion", _status(run.status))]
     done = end.done
     if done is not None:
-        verdict = "the goal is reached" if done.success else "the goal cannot be reached"
-        fields.append(_field("agent", f"done {tally}: {verdict}"))
+        title = "Done: " + ("the goal is reached" if done.success else "the goal cannot be reached")
+    else:
+        title = f"Ended: {end.state.replace('_', ' ')}" if end.state else "Ended"
+    fields: list[Child] = [
+        _el("h3", None, title, _status(run.status)),
+        _field("after", tally.removeprefix("after ")),
+    ]
+    if done is not None:
         if done.summary:
             fields.append(_field("summary", done.summary))
         if end.decision is not None and end.decision.reasoning:
@@ -454,8 +459,6 @@ def _conclusion(run: RunView) -> ET.Element:
     else:
         if end.decision is not None:
             fields.append(_field("last decision", _decision(end.decision), " (not acted on)"))
-        state = end.state.replace("_", " ") if end.state else "nowhere"
-        fields.append(_field("ended", f"{state} {tally}"))
         if report is not None and report.summary:
             fields.append(_field("why", report.summary))
     if report is not None:
