@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections import Counter
 from datetime import datetime
 from html.parser import HTMLParser
@@ -27,8 +28,9 @@ from orav.cassette import (
     show_action,
 )
 from orav.machines import machine_classes
-from orav.model import Done
+from orav.model import Done, Transition
 from orav.report.audit import recovery_paths
+from orav.report.diagram import draw_machine
 from orav.report.html import render_html, write_html, write_index
 from orav.report.run import StepView, read_run
 
@@ -358,6 +360,31 @@ def test_recorded_strings_are_text_not_markup(tmp_path: Path):
     assert nasty in card.text
     assert len(card.all("img")) == 2 and not card.all("script")
     assert dom.one("head").one("title").text.startswith("orav: login")
+
+
+def test_a_big_machine_is_drawn_around_what_the_run_touched():
+    """The recovery machine untouched: its initial state and the states one event away; the run
+    machine whole, its catch-all events named in the caption instead of drawn 6-8 times."""
+    recovery, run = (
+        c for c in machine_classes() if c.__name__ in ("RecoveryMachine", "RunMachine")
+    )
+    drawing = draw_machine(recovery, "recovery", [])
+    states = {
+        g.attrs["data-state"]
+        for g in parse(ET.tostring(drawing.svg, "unicode")).all("g")
+        if "data-state" in g.attrs
+    }
+    assert states == {"detected"} | {t.target.id for t in recovery.detected.transitions}
+    assert f"({len(states)} of {len(recovery.states)})" in drawing.caption
+    drawing = draw_machine(run, "run", [Transition("run", "acting", "abort", "aborted", 1)])
+    svg = parse(ET.tostring(drawing.svg, "unicode"))
+    assert {g.attrs["data-state"] for g in svg.all("g") if "data-state" in g.attrs} == {
+        s.id for s in run.states
+    }
+    edges = {(e.attrs["data-source"], e.attrs["data-target"]): e for e in svg.all("g", "edge")}
+    assert "fired" in edges[("acting", "aborted")].classes  # taken: drawn though a catch-all
+    assert ("launching", "aborted") not in edges and ("launching", "timed_out") not in edges
+    assert "time_up → timed_out (from 6 states)" in drawing.caption
 
 
 def test_secrets_do_not_reach_the_report(recovered_run: Path, tmp_path: Path):
