@@ -11,21 +11,25 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args, get_origin
 
+from attrs import has
 from cattrs import (
     ClassValidationError,
     ForbiddenExtraKeysError,
     IterableValidationError,
 )
+from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.preconf.json import make_converter
 from cattrs.strategies import configure_tagged_union
 from ruamel.yaml import YAML, CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from orav.errors import InputError
 from orav.model import ACTION_KINDS, Action, Screenshot
+from orav.model.limits import InvalidValue
 
 T = TypeVar("T")
 PathPart = str | int
@@ -76,6 +80,43 @@ converter.register_structure_hook(bool, _strict_bool)
 converter.register_structure_hook(int, _strict_int)
 converter.register_structure_hook(float, _strict_float)
 converter.register_structure_hook(str, _lenient_str)
+
+
+def _items(types: Sequence[Any]) -> str:
+    """What a YAML author calls the items of a list of ``types``."""
+    if all(t in (int, float) for t in types):
+        return "numbers"
+    if all(t is str for t in types):
+        return "strings"
+    if all(has(t) or t == Action for t in types):
+        return "mappings"
+    return "values"
+
+
+def _tuple_hook(cls: Any, conv: Any) -> Any:
+    """Tuples from YAML/JSON lists only: cattrs would take a string as a list of characters."""
+    args = get_args(cls)
+    if len(args) == 2 and args[1] is Ellipsis:
+        inner, wanted, size = homogenous_tuple_structure_factory(cls, conv), args[:1], None
+    else:
+        inner, wanted, size = conv.gen_structure_hetero_tuple(cls), args, len(args)
+    items = f"{size} {_items(wanted)}" if size else _items(wanted)
+
+    def structure_tuple(value: Any, _: type) -> Any:
+        if isinstance(value, str):
+            raise TypeError(f"expected a list of {items}, got a string {value!r}")
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"expected a list of {items}, got {_show(value)}")
+        if size is not None and len(value) != size:
+            raise TypeError(f"expected a list of {items}, got {len(value)}")
+        return inner(value, cls)
+
+    return structure_tuple
+
+
+converter.register_structure_hook_factory(
+    lambda cls: get_origin(cls) is tuple and bool(get_args(cls)), _tuple_hook
+)
 
 # Screenshot bytes never go into JSON: cassettes keep them as content-addressed blobs.
 
@@ -162,7 +203,9 @@ def _error_paths(exc: BaseException, data: Any) -> list[tuple[tuple[PathPart, ..
             node = _walk(data, path)
         except (KeyError, IndexError, TypeError):
             node = None
-        if isinstance(leaf, ForbiddenExtraKeysError):
+        if isinstance(leaf, InvalidValue):
+            problems.append(((*path, leaf.field), leaf.what))
+        elif isinstance(leaf, ForbiddenExtraKeysError):
             # Point at the unknown key itself, not its value.
             problems.append(((*path, min(leaf.extra_fields), None), _describe(leaf)))
         elif isinstance(leaf, AttributeError) and not isinstance(node, Mapping):
@@ -184,18 +227,25 @@ def _error_paths(exc: BaseException, data: Any) -> list[tuple[tuple[PathPart, ..
     return problems
 
 
+SHOWN_PROBLEMS = 5  # problems listed in one InputError; the rest are counted
+
+
 def _raise_structure_error(exc: Exception, data: Any, source: str, locate) -> None:
+    """One InputError: the first problem is the headline, the next ones follow a line each."""
     problems = _error_paths(exc, data) or [((), str(exc))]
     lines = []
     for path, what in problems:
-        where = locate(path)
+        where = locate(path) or source
         field = _format_path(path)
         lines.append((where, f"{field}: {what}" if field else what))
     lines.sort(key=lambda item: _position(item[0]))
-    where, what = lines[0]
-    if len(lines) > 1:
-        what += f" (and {len(lines) - 1} more problem{'s' if len(lines) > 2 else ''})"
-    raise InputError(what, where or source) from None
+    (where, what), *more = lines
+    listed = more[: SHOWN_PROBLEMS - 1]
+    what += "".join(f"\n  {other}: {problem}" for other, problem in listed)
+    if len(more) > len(listed):
+        rest = len(more) - len(listed)
+        what += f"\n  (and {rest} more problem{'s' if rest > 1 else ''})"
+    raise InputError(what, where) from None
 
 
 def _position(where: str | None) -> tuple[int, int]:
@@ -231,28 +281,52 @@ def from_json(text: str, cls: type[T], *, source: str = "<json>") -> T:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", f"{source}:{exc.lineno}:{exc.colno}")
+        what = f"not valid JSON: {exc.msg.removesuffix(' at')}"  # the position is in ``where``
+        raise InputError(what, f"{source}:{exc.lineno}:{exc.colno}") from None
     return structure(data, cls, source=source)
 
 
 # --- YAML -------------------------------------------------------------------------------------
 
 
+_ALIAS_LOOP = "an alias refers to a mapping or list that contains it (an alias loop)"
+
+
+class _Constructor(RoundTripConstructor):
+    """ruamel's round-trip constructor, refusing an alias inside the node it names.
+
+    ruamel would build such an alias as null deep inside the document (``a: &x [*x]``).
+    """
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        if node in self.recursive_objects and node not in self.constructed_objects:
+            raise ConstructorError(None, None, _ALIAS_LOOP, node.start_mark)
+        return super().construct_object(node, deep)
+
+
 def _yaml() -> YAML:
     yaml = YAML(typ="rt")
+    yaml.Constructor = _Constructor
     yaml.allow_duplicate_keys = False
     return yaml
 
 
-def _plain(node: Any, source: str) -> Any:
-    """Round-trip nodes to plain Python, refusing tags that YAML core does not define."""
+def _plain(node: Any, source: str, within: frozenset[int] = frozenset()) -> Any:
+    """Round-trip nodes to plain Python, refusing tags that YAML core does not define.
+
+    ``within`` holds the ids of the enclosing mappings and lists, to refuse alias loops.
+    """
+    if isinstance(node, (CommentedMap, CommentedSeq)):
+        if id(node) in within:
+            raise InputError(_ALIAS_LOOP, f"{source}:{node.lc.line + 1}:{node.lc.col + 1}")
+        within = within | {id(node)}
     if isinstance(node, CommentedMap):
         return {
-            str(k) if not isinstance(k, (int, float)) else k: _plain(v, source)
+            str(k) if not isinstance(k, (int, float)) else k: _plain(v, source, within)
             for k, v in node.items()
         }
     if isinstance(node, CommentedSeq):
-        return [_plain(v, source) for v in node]
+        return [_plain(v, source, within) for v in node]
     tag = getattr(node, "tag", None)
     tag_value = getattr(tag, "value", tag) if tag is not None else None
     if tag_value and isinstance(tag_value, str) and tag_value.startswith("!"):
@@ -305,6 +379,11 @@ def _locate(root: Any, path: Sequence[PathPart], source: str) -> str:
         lc = getattr(root, "lc", None)
         line, col = (lc.line, lc.col) if lc is not None else (0, 0)
     return f"{source}:{line + 1}:{col + 1}"
+
+
+def locate(text: str, path: Sequence[PathPart], source: str) -> str:
+    """file:line:col of ``path`` in YAML ``text``, for checks made after loading."""
+    return _locate(parse_yaml(text, source), path, source)
 
 
 def parse_yaml(text: str, source: str) -> Any:

@@ -5,24 +5,25 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from orav.codec import load_yaml
+from orav.codec import load_yaml, locate
 from orav.errors import InputError
 from orav.model import Done, Scenario
 
 
 def load_scenario(path: Path) -> Scenario:
-    """Load and check one scenario file; errors name file:line:col or step N."""
+    """Load and check one scenario file; every error names file:line:col.
+
+    Impossible values (``max_steps: 0``, a negative wait, a NaN tap) are refused by the model's
+    validators, which the codec locates; what spans fields is checked here.
+    """
     scenario = load_yaml(path, Scenario)
-    if scenario.max_steps < 1:
-        raise InputError("max_steps must be at least 1", str(path))
-    if scenario.timeout_seconds <= 0:
-        raise InputError("timeout_seconds must be positive", str(path))
-    for index, decision in enumerate(scenario.script, start=1):
-        if isinstance(decision.action, Done) and index != len(scenario.script):
-            raise InputError(
-                f"script step {index} is `done` but {len(scenario.script) - index} more follow",
-                str(path),
-            )
+    for index, decision in enumerate(scenario.script):
+        if isinstance(decision.action, Done) and index != len(scenario.script) - 1:
+            follow = len(scenario.script) - index - 1
+            text = path.read_text(encoding="utf-8")
+            where = locate(text, ("script", index, "action", "kind"), str(path))
+            what = f"`done` must be the last step, but {follow} more follow"
+            raise InputError(f"script[{index}].action.kind: {what}", where)
     return scenario
 
 

@@ -93,7 +93,7 @@ scenarios = st.builds(
         tuple
     ),
     max_steps=st.integers(1, 500),
-    timeout_seconds=positive,
+    timeout_seconds=positive.filter(lambda seconds: seconds > 0),
     settle_seconds=positive,
     script=st.lists(decisions, max_size=4).map(tuple),
     credentials=st.none() | st.builds(Credentials, text, secret_digits),

@@ -6,12 +6,14 @@ API::
     cassette.header                  # Header
     cassette.events                  # tuple of events (blob lines excluded)
     cassette.lines, cassette.steps   # per event: its line number and the step it belongs to
-    cassette.blobs[sha256] -> bytes  # decoded and checked against the hash on first access
+    cassette.blobs[sha256] -> bytes  # decoded and checked against its hash when read
     cassette.observation(i)          # the Observation of observe event i, elements resolved
     cassette.truncated               # None, or "line N (byte B): what was wrong"
 
 A cassette cut off anywhere (a killed writer, a truncated last line, a garbage tail) reads up to
-its last whole event. A bad line followed by whole events is damage, not a cut: InputError.
+its last whole event. A bad line followed by whole events is damage, not a cut: InputError. So is
+a blob that is not base64 or does not match its hash, and an element tree an observation refers
+to that is missing or not a list of elements: reading finds them, not a replay halfway through.
 """
 
 from __future__ import annotations
@@ -45,47 +47,43 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class Blobs(Mapping[str, bytes]):
-    """The cassette's blobs by sha256, base64-decoded and verified when first read."""
+    """The cassette's blobs by sha256, base64-decoded and verified as they are read."""
 
     def __init__(self, source: str) -> None:
         self._source = source
-        self._raw: dict[str, tuple[int, str, str]] = {}
-        self._decoded: dict[str, bytes] = {}
+        self._where: dict[str, tuple[int, str]] = {}
+        self._data: dict[str, bytes] = {}
 
     def _add(self, line: int, blob: BlobEvent) -> None:
-        self._raw.setdefault(blob.sha256, (line, blob.media_type, blob.data))
-
-    def _where(self, line: int) -> str:
-        return f"{self._source}:{line}"
+        """Decode and check one blob line; InputError naming the line if it is damaged."""
+        where = f"{self._source}:{line}"
+        try:
+            data = base64.b64decode(blob.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise InputError("blob data: expected base64", where) from None
+        if hashlib.sha256(data).hexdigest() != blob.sha256:
+            raise InputError(f"blob {blob.sha256[:12]}… does not match its sha256", where)
+        if blob.sha256 not in self._data:
+            self._where[blob.sha256] = (line, blob.media_type)
+            self._data[blob.sha256] = data
 
     def __getitem__(self, sha256: str) -> bytes:
-        data = self._decoded.get(sha256)
-        if data is not None:
-            return data
-        line, _, text = self._raw[sha256]
-        try:
-            data = base64.b64decode(text, validate=True)
-        except (binascii.Error, ValueError):
-            raise InputError("blob data: expected base64", self._where(line)) from None
-        if hashlib.sha256(data).hexdigest() != sha256:
-            raise InputError(f"blob {sha256[:12]}… does not match its sha256", self._where(line))
-        self._decoded[sha256] = data
-        return data
+        return self._data[sha256]
 
     def media_type(self, sha256: str) -> str:
-        return self._raw[sha256][1]
+        return self._where[sha256][1]
 
     def line(self, sha256: str) -> int:
-        return self._raw[sha256][0]
+        return self._where[sha256][0]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._raw)
+        return iter(self._data)
 
     def __len__(self) -> int:
-        return len(self._raw)
+        return len(self._data)
 
     def __contains__(self, sha256: object) -> bool:
-        return sha256 in self._raw
+        return sha256 in self._data
 
 
 class Cassette:
@@ -185,7 +183,7 @@ def read_cassette(path: str | Path) -> Cassette:
         try:
             event = _parse_line(chunk, f"{source}:{number}")
         except InputError as exc:
-            cut = "is cut off (no newline at the end)" if end < 0 else exc.what
+            cut = "an incomplete event (no newline at the end)" if end < 0 else exc.what
             following = None if end < 0 else _next_whole_event(raw, end + 1, number + 1)
             if following is not None:
                 raise InputError(
@@ -196,7 +194,7 @@ def read_cassette(path: str | Path) -> Cassette:
             truncated = f"line {number} (byte {offset}): {cut}"
             break
         if isinstance(event, BlobEvent):
-            blobs._add(number, event)
+            blobs._add(number, event)  # a whole line: damage here is not a cut
         else:
             if isinstance(event, StepEvent):
                 step = event.step
@@ -206,7 +204,12 @@ def read_cassette(path: str | Path) -> Cassette:
         if end < 0:
             break
         offset = end + 1
-    return Cassette(path, header, tuple(events), tuple(lines), tuple(steps), blobs, truncated)
+    cassette = Cassette(path, header, tuple(events), tuple(lines), tuple(steps), blobs, truncated)
+    for index, event in enumerate(cassette.events):
+        stored = event.observation if isinstance(event, ObserveEvent) else None
+        if stored is not None and stored.elements is not None:
+            cassette._elements_of(stored.elements, index)  # checked now, not mid-replay
+    return cassette
 
 
 def _read_header(line: bytes, cut: bool, source: str) -> Header:
@@ -241,7 +244,8 @@ def _parse_line(chunk: bytes, where: str) -> Event | BlobEvent:
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg}); expected a JSON event", where) from None
+        problem = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+        raise InputError(f"not valid JSON ({problem}); expected a JSON event", where) from None
     except (ValueError, RecursionError):
         raise InputError("not a JSON value orav can read; expected a JSON event", where) from None
     event = event_from_data(data, where)

@@ -71,7 +71,7 @@ class CassetteWriter:
         try:
             fd = os.open(path, flags, 0o644)
         except FileExistsError:
-            raise InputError("cassette already exists; pass overwrite to replace it", str(path))
+            raise InputError("cassette already exists; use --overwrite to replace it", str(path))
         except OSError as exc:
             raise InputError(f"cannot create cassette: {exc.strerror}", str(path)) from None
         writer = cls(fd, path, Scrubber(secrets), fsync)

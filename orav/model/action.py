@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from attrs import frozen
+from attrs import field, frozen
+from attrs.validators import optional
 
 from orav.model.geometry import Point
+from orav.model.limits import InvalidValue, at_least, finite
 
 NAMED_KEYS = ("return", "escape", "tab", "backspace", "delete", "space", "home")
 
@@ -31,10 +33,10 @@ class Tap:
     """Tap a point, or the centre of a target element; ``vision`` marks estimated coordinates."""
 
     kind: ClassVar[str] = "tap"
-    x: float | None = None
-    y: float | None = None
+    x: float | None = field(default=None, validator=optional(finite))
+    y: float | None = field(default=None, validator=optional(finite))
     target: Target | None = None
-    duration: float = 0.0
+    duration: float = field(default=0.0, validator=at_least(0))
     vision: bool = False
 
     def __attrs_post_init__(self) -> None:
@@ -56,7 +58,7 @@ class Swipe:
     kind: ClassVar[str] = "swipe"
     start: Point
     end: Point
-    duration: float = 0.3
+    duration: float = field(default=0.3, validator=at_least(0))
 
 
 @frozen
@@ -64,17 +66,22 @@ class PressKey:
     """Press a named key (return, escape, tab, backspace, delete, space, home) or a HID keycode."""
 
     kind: ClassVar[str] = "press_key"
-    key: str | int = "return"
+    key: str | int = field(default="return")
 
-    def __attrs_post_init__(self) -> None:
-        if isinstance(self.key, str) and self.key not in NAMED_KEYS:
-            raise ValueError(f"unknown key {self.key!r}; expected one of {list(NAMED_KEYS)}")
+    @key.validator
+    def _named_or_keycode(self, _: object, key: str | int) -> None:
+        if isinstance(key, str) and key not in NAMED_KEYS:
+            raise InvalidValue(
+                "key",
+                f"unknown key name {key!r} for press_key; expected one of {list(NAMED_KEYS)} "
+                "or a HID keycode",
+            )
 
 
 @frozen
 class Wait:
     kind: ClassVar[str] = "wait"
-    seconds: float = 1.0
+    seconds: float = field(default=1.0, validator=at_least(0))
 
 
 @frozen

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attrs import frozen
+from attrs import field, frozen
+from attrs.validators import optional
+
+from orav.model.limits import at_least, between
 
 FaultType = Literal[
     "alert",  # an unexpected alert with OK / Cancel
@@ -27,9 +30,9 @@ class Fault:
     """
 
     type: FaultType
-    at_step: int | None = None
+    at_step: int | None = field(default=None, validator=optional(at_least(1)))
     on_screen: str | None = None
-    probability: float = 1.0
-    times: int = 1
-    duration: int = 0
+    probability: float = field(default=1.0, validator=between(0, 1))
+    times: int = field(default=1, validator=at_least(1))
+    duration: int = field(default=0, validator=at_least(0))
     message: str | None = None

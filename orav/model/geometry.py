@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from attrs import frozen
+from attrs import field, frozen
+
+from orav.model.limits import finite
 
 _AX_FRAME = re.compile(
     r"^\{\{\s*(-?[\d.]+(?:e-?\d+)?)\s*,\s*(-?[\d.]+(?:e-?\d+)?)\s*\}\s*,"
@@ -19,8 +21,10 @@ def _num(value: float) -> str:
 
 @frozen
 class Point:
-    x: float
-    y: float
+    """A point in screen points; NaN or infinity is an error."""
+
+    x: float = field(validator=finite)
+    y: float = field(validator=finite)
 
 
 @frozen

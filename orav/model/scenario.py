@@ -9,6 +9,7 @@ from attrs import field, frozen
 from orav.model.action import Action, Assert
 from orav.model.decision import Decision
 from orav.model.fault import Fault
+from orav.model.limits import above, at_least
 
 
 @frozen
@@ -27,9 +28,9 @@ class Scenario:
     description: str = ""
     preconditions: tuple[Action, ...] = ()
     success_criteria: tuple[Assert, ...] = ()
-    max_steps: int = 50
-    timeout_seconds: float = 120.0
-    settle_seconds: float = 0.4
+    max_steps: int = field(default=50, validator=at_least(1))
+    timeout_seconds: float = field(default=120.0, validator=above(0))
+    settle_seconds: float = field(default=0.4, validator=at_least(0))
     script: tuple[Decision, ...] = ()
     credentials: Credentials | None = None
     permissions: Literal["allow", "deny"] = "allow"

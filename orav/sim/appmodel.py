@@ -1,18 +1,19 @@
 """The app model: screens, elements and transitions of a simulated app, loaded from YAML.
 
 Structure errors come from ``orav.codec.load_yaml``; this module adds the semantic checks
-(unknown screens, duplicate ids, conditions on fields that do not exist) with file:line:col.
+(unknown screens, duplicate ids, conditions on fields that do not exist, sizes the simulator
+cannot draw) with file:line:col.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 from pathlib import Path
 from typing import Any, Literal
 
 from attrs import field, frozen
 
-from orav.codec import load_yaml, parse_yaml
+from orav.codec import load_yaml, locate
 from orav.errors import InputError
 from orav.model import Credentials, Fault, Frame
 
@@ -30,6 +31,7 @@ ROLES = (
     "AXLink",
 )
 TEXT_ROLES = ("AXTextField",)
+LIMIT = 10_000.0  # points: the largest screen side and frame coordinate the simulator draws
 
 
 @frozen
@@ -126,7 +128,7 @@ def load_app_model(source: Path | str, *, name: str | None = None) -> AppModel:
     problem = _first_problem(model)
     if problem is not None:
         path, what = problem
-        raise InputError(what, _locate(text, where, path))
+        raise InputError(what, locate(text, path, where))
     return model
 
 
@@ -137,6 +139,10 @@ def _first_problem(model: AppModel) -> tuple[tuple[Any, ...], str] | None:
         return ("screens",), "an app needs at least one screen"
     if model.start not in screens:
         return ("start",), f"unknown start screen {model.start!r}; screens are {sorted(screens)}"
+    for side in ("width", "height"):
+        size = getattr(model, side)
+        if not 0 < size <= LIMIT:  # NaN fails too
+            return (side,), f"{side} must be a number of points above 0 and at most {LIMIT:g}"
     for screen_name, screen in screens.items():
         base = ("screens", screen_name)
         ids = {e.id for e in screen.elements if e.id is not None}
@@ -149,6 +155,9 @@ def _first_problem(model: AppModel) -> tuple[tuple[Any, ...], str] | None:
                 if element.id in seen:
                     return (*here, "id"), f"duplicate id {element.id!r} on screen {screen_name!r}"
                 seen.add(element.id)
+            if not all(math.isfinite(v) and abs(v) <= LIMIT for v in element.frame):
+                what = f"frame values must be numbers from -{LIMIT:g} to {LIMIT:g}"
+                return (*here, "frame"), what
             _, _, w, h = element.frame
             if w <= 0 or h <= 0:
                 return (*here, "frame"), "frame needs a positive width and height"
@@ -167,8 +176,6 @@ def _first_problem(model: AppModel) -> tuple[tuple[Any, ...], str] | None:
     for index, fault in enumerate(model.faults):
         if fault.on_screen is not None and fault.on_screen not in screens:
             return ("faults", index, "on_screen"), f"unknown screen {fault.on_screen!r}"
-        if not 0.0 <= fault.probability <= 1.0:
-            return ("faults", index, "probability"), "probability must be between 0 and 1"
     return None
 
 
@@ -185,23 +192,3 @@ def _transition_problem(
         if target is not None and target not in ids:
             return attr, f"unknown element id {target!r}; this screen has {sorted(ids)}"
     return None
-
-
-def _locate(text: str, source: str, path: Sequence[Any]) -> str:
-    """file:line:col of the deepest node on ``path`` (ruamel round-trip nodes know their lines)."""
-    node = parse_yaml(text, source)
-    line, col = 0, 0
-    for part in path:
-        lc = getattr(node, "lc", None)
-        try:
-            if isinstance(node, dict) and part in node:
-                scalar = not isinstance(node[part], (dict, list))
-                line, col = lc.value(part) if scalar else lc.key(part)
-            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-                line, col = lc.item(part)
-            else:
-                break
-            node = node[part]
-        except (AttributeError, KeyError, TypeError):
-            break
-    return f"{source}:{line + 1}:{col + 1}"

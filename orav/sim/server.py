@@ -7,7 +7,9 @@ The real fb-idb client and the real ``idb`` CLI drive it as they would a Mac's
 from __future__ import annotations
 
 import abc
+import functools
 import json
+import logging
 import socket
 import weakref
 from collections.abc import Callable, Sequence
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Self
 
 from grpclib import GRPCError, Status
+from grpclib.exceptions import StreamTerminatedError
 from grpclib.protocol import H2Protocol
 from grpclib.server import Server, Stream
 from idb.common.hid import KEY_MAP
@@ -59,6 +62,10 @@ def _invert_key_map() -> dict[tuple[int, bool], str]:
 
 CHARS = _invert_key_map()
 
+# grpclib logs a failed request with its traceback; with no logging configured Python prints
+# that on stderr. A handler keeps it off the terminal (configured logging still receives it).
+logging.getLogger("grpclib.server").addHandler(logging.NullHandler())
+
 
 def _unimplemented(name: str) -> Callable:
     async def handler(self, stream: Stream) -> None:
@@ -68,10 +75,28 @@ def _unimplemented(name: str) -> Callable:
     return handler
 
 
+def _guarded(method: Callable) -> Callable:
+    """An unexpected exception becomes one INTERNAL status line for the client."""
+
+    @functools.wraps(method)
+    async def handler(self, stream: Stream) -> None:
+        try:
+            await method(self, stream)
+        except (GRPCError, StreamTerminatedError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a simulator bug: the client gets one line
+            what = f"orav sim: {method.__name__} failed: {type(exc).__name__}: {exc}"
+            raise GRPCError(Status.INTERNAL, what) from None
+
+    return handler
+
+
 def _fill_unimplemented(cls: type) -> type:
-    """Give every RPC the class does not define an UNIMPLEMENTED answer."""
+    """Give every RPC the class does not define an UNIMPLEMENTED answer; guard the others."""
     for name in CompanionServiceBase.__abstractmethods__:
-        if name not in IMPLEMENTED:
+        if name in IMPLEMENTED:
+            setattr(cls, name, _guarded(getattr(cls, name)))
+        else:
             setattr(cls, name, _unimplemented(name))
     abc.update_abstractmethods(cls)
     return cls
