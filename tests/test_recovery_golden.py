@@ -89,14 +89,14 @@ def test_audit_prints_fault_transitions_remedy_and_outcome():
     lines = result.output.splitlines()
     start = lines.index(f"{network}: 1 recovery")
     assert lines[start + 1 : start + 5] == [
-        "  step 1: network -> resolved",
+        "  step 2: network -> resolved",
         "    remedy: tap #retry",
         "    detected --network--> retrying_network",
         "    retrying_network --cleared--> resolved",
     ]
     start = lines.index(f"{loading}: 1 recovery")
     assert lines[start + 1 : start + 8] == [
-        "  step 1: loading -> resolved",
+        "  step 2: loading -> resolved",
         "    remedy: swipe (195, 253.2) → (195, 590.8)",  # pull to refresh
         "    detected --loading--> waiting_loading",
         "    waiting_loading --persists--> waiting_loading",

@@ -1,4 +1,7 @@
-"""The recovery paths a recorded run took, read back from its cassette."""
+"""The recovery paths a recorded run took, as ``orav audit`` prints them.
+
+A view over ``read_run``: the same recoveries, numbered by the same rule, as the HTML report.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,12 @@ from pathlib import Path
 
 from attrs import frozen
 
-from orav.cassette import RecoveryEvent, TransitionEvent, read_cassette
+from orav.report.run import read_run
 
 
 @frozen
 class RecoveryPath:
-    """One recovery: the step it interrupted, the fault, the machine's path, remedy, outcome."""
+    """One recovery: the step it belongs to, the fault, the machine's path, remedy, outcome."""
 
     step: int
     fault: str
@@ -22,15 +25,17 @@ class RecoveryPath:
 
 def recovery_paths(path: Path) -> list[RecoveryPath]:
     """Every recovery in the cassette at ``path``, in the order they ran."""
-    cassette = read_cassette(path)
-    found: list[RecoveryPath] = []
-    pending: list[tuple[str, str, str]] = []
-    for event, step in zip(cassette.events, cassette.steps, strict=True):
-        if isinstance(event, TransitionEvent) and event.machine == "recovery":
-            pending.append((event.source, event.event, event.target))
-        elif isinstance(event, RecoveryEvent):
-            found.append(
-                RecoveryPath(step, event.fault, event.remedy, event.outcome, tuple(pending))
-            )
-            pending = []
-    return found
+    return [
+        RecoveryPath(
+            recovery.step,
+            recovery.fault,
+            recovery.remedy,
+            recovery.outcome,
+            tuple(
+                (t.source, t.event, t.target)
+                for t in recovery.transitions
+                if t.machine == "recovery"
+            ),
+        )
+        for recovery in read_run(path).recoveries
+    ]
