@@ -406,7 +406,10 @@ MALFORMED = {
         },
         "swipe end",
     ),
-    "bad key": ({"content": answer({"kind": "press_key", "key": "enter"})}, "unknown key name 'enter'"),
+    "bad key": (
+        {"content": answer({"kind": "press_key", "key": "enter"})},
+        "unknown key name 'enter'",
+    ),
 }
 
 
