@@ -421,7 +421,8 @@ def _print_reports(rows) -> None:
             replayed,
             str(path),
         )
-    console = Console(highlight=False)
+    # Not a terminal (CI logs, pipes): wide enough that paths are not folded.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     console.print(table)
     for report, _, _ in rows:
         for error in report.errors if report is not None else ():
