@@ -30,7 +30,6 @@ from orav.cassette import (
     SystemClock,
     TransitionEvent,
     VerificationEvent,
-    show_action,
 )
 from orav.device import Device
 from orav.errors import AgentError, DeviceError, InputError, OravError
@@ -54,6 +53,7 @@ from orav.model import (
     Usage,
     Verification,
     Wait,
+    show_action,
 )
 from orav.model.action import Launch, Terminate
 from orav.perceive import Detection, classify, measure, stuck

@@ -17,11 +17,10 @@ from orav.cassette import (
     TerminateEvent,
     TransitionEvent,
     read_cassette,
-    show_action,
 )
 from orav.cli import cli
 from orav.codec import structure
-from orav.model import Launch, RunReport, Terminate
+from orav.model import Launch, RunReport, Terminate, show_action
 from orav.model.fault import FaultType
 from orav.report import recovery_paths
 from orav.runner import replay

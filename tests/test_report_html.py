@@ -25,10 +25,9 @@ from orav.cassette import (
     TransitionEvent,
     VerificationEvent,
     read_cassette,
-    show_action,
 )
 from orav.machines import machine_classes
-from orav.model import Done, Transition
+from orav.model import Done, Transition, show_action
 from orav.report.audit import recovery_paths
 from orav.report.diagram import draw_machine
 from orav.report.html import render_html, write_html, write_index

@@ -37,7 +37,7 @@ from orav.cassette.reader import Blobs, Cassette, read_cassette
 from orav.cassette.record import RecordingAgent, RecordingDevice
 from orav.cassette.redact import REDACTED, Scrubber, matches_redacted
 from orav.cassette.regression import ComparingAgent, DecisionDiff, same_action
-from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence, show_action
+from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence
 from orav.cassette.writer import CassetteWriter
 
 __all__ = [
@@ -84,5 +84,4 @@ __all__ = [
     "matches_redacted",
     "read_cassette",
     "same_action",
-    "show_action",
 ]

@@ -15,10 +15,9 @@ from attrs import frozen
 
 from orav.agents import Agent, AgentContext
 from orav.cassette.redact import matches_redacted
-from orav.cassette.replay import show_action
 from orav.codec import unstructure
 from orav.errors import AgentError
-from orav.model import Action, Decision, Done, Tap, TypeText
+from orav.model import Action, Decision, Done, Tap, TypeText, show_action
 
 TAP_TOLERANCE = 10.0  # points: two taps this close without targets hit the same thing
 

@@ -42,18 +42,10 @@ from orav.errors import OravError
 from orav.model import (
     Action,
     ActionResult,
-    Assert,
     Decision,
     DeviceInfo,
-    Done,
-    Launch,
     Observation,
-    PressKey,
-    Swipe,
-    Tap,
-    Terminate,
-    TypeText,
-    Wait,
+    show_action,
 )
 
 
@@ -67,39 +59,6 @@ class ReplayDivergence(OravError):
         self.expected = expected
         self.actual = actual
         super().__init__(message)
-
-
-def _num(value: float) -> str:
-    return f"{value:g}"
-
-
-def show_action(action: Action) -> str:
-    """A short human form of an action, as divergence messages and reports show it."""
-    match action:
-        case Tap(x=x, y=y, target=target):
-            parts = ["tap"]
-            if target is not None:
-                parts.append(str(target))
-            if x is not None and y is not None:
-                parts.append(f"({_num(x)}, {_num(y)})")
-            return " ".join(parts)
-        case TypeText(secure=True):
-            return "type a secret (secure)"  # never print it: a live value may be the real one
-        case TypeText(text=text):
-            return f"type {text!r}"
-        case Swipe(start=start, end=end):
-            return f"swipe ({_num(start.x)}, {_num(start.y)}) → ({_num(end.x)}, {_num(end.y)})"
-        case PressKey(key=key):
-            return f"press {key}"
-        case Wait(seconds=seconds):
-            return f"wait {_num(seconds)}s"
-        case Launch(bundle_id=bundle_id) | Terminate(bundle_id=bundle_id):
-            return f"{action.kind} {bundle_id or 'the app'}"
-        case Assert(target=target, condition=condition, value=value):
-            return f"assert {target} {condition}" + (f" {value!r}" if value is not None else "")
-        case Done(success=success):
-            return "done (" + ("success" if success else "failure") + ")"
-    return repr(action)
 
 
 def _show_call(event: Event) -> str:

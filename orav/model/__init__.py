@@ -15,6 +15,7 @@ from orav.model.action import (
     Terminate,
     TypeText,
     Wait,
+    show_action,
 )
 from orav.model.decision import Decision, ModelCall, Verification
 from orav.model.device_info import ActionResult, DeviceInfo
@@ -61,4 +62,5 @@ __all__ = [
     "Usage",
     "Verification",
     "Wait",
+    "show_action",
 ]

@@ -120,3 +120,36 @@ class Done:
 Action = Tap | TypeText | Swipe | PressKey | Wait | Launch | Terminate | Assert | Done
 ACTION_TYPES: tuple[type, ...] = Action.__args__
 ACTION_KINDS: dict[str, type] = {cls.kind: cls for cls in ACTION_TYPES}
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"
+
+
+def show_action(action: Action) -> str:
+    """A short human form of an action, as divergence messages and reports show it."""
+    match action:
+        case Tap(x=x, y=y, target=target):
+            parts = ["tap"]
+            if target is not None:
+                parts.append(str(target))
+            if x is not None and y is not None:
+                parts.append(f"({_num(x)}, {_num(y)})")
+            return " ".join(parts)
+        case TypeText(secure=True):
+            return "type a secret (secure)"  # never print it: a live value may be the real one
+        case TypeText(text=text):
+            return f"type {text!r}"
+        case Swipe(start=start, end=end):
+            return f"swipe ({_num(start.x)}, {_num(start.y)}) → ({_num(end.x)}, {_num(end.y)})"
+        case PressKey(key=key):
+            return f"press {key}"
+        case Wait(seconds=seconds):
+            return f"wait {_num(seconds)}s"
+        case Launch(bundle_id=bundle_id) | Terminate(bundle_id=bundle_id):
+            return f"{action.kind} {bundle_id or 'the app'}"
+        case Assert(target=target, condition=condition, value=value):
+            return f"assert {target} {condition}" + (f" {value!r}" if value is not None else "")
+        case Done(success=success):
+            return "done (" + ("success" if success else "failure") + ")"
+    return repr(action)

@@ -21,9 +21,8 @@ from pathlib import Path
 
 from statemachine import StateChart
 
-from orav.cassette import show_action
 from orav.machines import machine_classes
-from orav.model import Decision, Screenshot, Transition, Verification
+from orav.model import Decision, Screenshot, Transition, Verification, show_action
 from orav.report import diagram
 from orav.report.run import Performed, RecoveryView, RunView, StepView, read_run
 
