@@ -399,16 +399,21 @@ def parse_yaml(text: str, source: str) -> Any:
         raise InputError(f"invalid YAML: {exc}", source) from None
 
 
+def read_text(path: Path, source: str) -> str:
+    """A UTF-8 file's text; InputError naming ``source`` when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", source) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", source) from None
+
+
 def load_yaml(text_or_path: str | Path, cls: type[T], *, source: str | None = None) -> T:
     """Load ``cls`` from YAML text or a file; every error names file:line:col and the field."""
     if isinstance(text_or_path, Path):
         source = source or str(text_or_path)
-        try:
-            text = text_or_path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", source) from None
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", source) from None
+        text = read_text(text_or_path, source)
     else:
         text = text_or_path
         source = source or "<yaml>"

@@ -6,11 +6,10 @@ Sleeps are virtual (``FastClock``): the settle time after each action is recorde
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 
 from click.testing import CliRunner
+from fast_clock import FastClock
 
 from orav.agents.coverage import coverage_paths
 from orav.agents.explorer import ExplorerAgent
@@ -23,20 +22,6 @@ from orav.runner import record, replay
 DEMO_SCREENS = {"Sign in", "Home", "Getting started", "Release notes", "Privacy"}
 DEMO_SCREENS |= {"Settings", "Feedback"}
 CREDENTIALS = Credentials("demo@orav.dev", "Orav-Demo-1!")
-
-
-class FastClock:
-    """Monotonic time plus every sleep taken, without waiting."""
-
-    def __init__(self) -> None:
-        self.skipped = 0.0
-
-    def now(self) -> float:
-        return time.monotonic() + self.skipped
-
-    async def sleep(self, seconds: float) -> None:
-        self.skipped += seconds
-        await asyncio.sleep(0)
 
 
 def explore_scenario(max_steps: int = 60) -> Scenario:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve, field, frozen
+from fast_clock import FastClock
 
 from orav.drivers.idb import IdbDevice
 from orav.errors import DeviceError
@@ -42,20 +43,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "orav" / "scenarios"
 FAULTS = DEMO / "faults"
 WALL_SECONDS = 15.0  # one recorded run and its replay; they take well under a second each
-
-
-class FastClock:
-    """Monotonic time plus every sleep taken, without waiting: virtual waits, real work."""
-
-    def __init__(self) -> None:
-        self.skipped = 0.0
-
-    def now(self) -> float:
-        return time.monotonic() + self.skipped
-
-    async def sleep(self, seconds: float) -> None:
-        self.skipped += seconds
-        await asyncio.sleep(0)
 
 
 @frozen

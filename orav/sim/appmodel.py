@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from attrs import field, frozen
 
-from orav.codec import load_yaml, locate
+from orav.codec import load_yaml, locate, read_text
 from orav.errors import InputError
 from orav.model import Credentials, Fault, Frame
 
@@ -116,12 +116,7 @@ def load_app_model(source: Path | str, *, name: str | None = None) -> AppModel:
     """Load and check an app model from a file (Path) or YAML text; InputError on any problem."""
     if isinstance(source, Path):
         where = name or str(source)
-        try:
-            text = source.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", where) from None
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", where) from None
+        text = read_text(source, where)
     else:
         text, where = source, name or "<app model>"
     model = load_yaml(text, AppModel, source=where)
