@@ -47,8 +47,8 @@ from orav.model import (
     Terminate,
     TypeText,
     Wait,
+    locate,
 )
-from orav.model.observation import locate
 
 T = TypeVar("T")
 

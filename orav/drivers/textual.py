@@ -38,8 +38,8 @@ from orav.model import (
     Terminate,
     TypeText,
     Wait,
+    locate,
 )
-from orav.model.observation import locate
 
 if TYPE_CHECKING:
     from PIL import ImageFont

@@ -22,7 +22,7 @@ from orav.model.device_info import ActionResult, DeviceInfo
 from orav.model.element import Element
 from orav.model.fault import Fault, FaultType
 from orav.model.geometry import Frame, Point
-from orav.model.observation import Observation, Screenshot
+from orav.model.observation import Observation, Screenshot, locate
 from orav.model.report import RunError, RunReport, RunStatus, Transition, Usage
 from orav.model.scenario import Credentials, Scenario
 from orav.model.step import Step
@@ -62,5 +62,6 @@ __all__ = [
     "Usage",
     "Verification",
     "Wait",
+    "locate",
     "show_action",
 ]
