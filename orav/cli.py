@@ -183,6 +183,7 @@ _agent_options = click.option(
 @_agent_options
 @click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the simulator's faults.")
 def record(
     scenario_path: Path,
     device: str,
@@ -191,6 +192,7 @@ def record(
     agent_options: tuple[str, ...],
     out: Path | None,
     overwrite: bool,
+    seed: int,
 ) -> None:
     """Run a scenario live and write its cassette and report (exit 0 when the goal is met)."""
     from orav import runner
@@ -201,7 +203,9 @@ def record(
     scenario = load_scenario(scenario_path)
     out = out or Path("recordings") / f"{scenario.name}.cassette"
     agent = _agent(agent_spec, base_url, agent_options)
-    result = _run(runner.record(scenario, out, device=device, agent=agent, overwrite=overwrite))
+    result = _run(
+        runner.record(scenario, out, device=device, agent=agent, overwrite=overwrite, seed=seed)
+    )
     report_path = write_json(result.report, out.with_suffix(".report.json"), secrets=result.secrets)
     html_path = write_html(out)
     _print_reports([(result.report, out, None)])

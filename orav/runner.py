@@ -76,7 +76,9 @@ def make_agent(spec: str, **options) -> Agent:
 
 
 @asynccontextmanager
-async def open_device(spec: str, scenario: Scenario, *, timeout: float = 5.0) -> AsyncIterator:
+async def open_device(
+    spec: str, scenario: Scenario, *, timeout: float = 5.0, seed: int = 0
+) -> AsyncIterator:
     """``sim`` (the embedded simulator with the demo app), ``sim:APP.yaml`` (the simulator
     with your app model), ``idb:HOST:PORT`` (an idb companion, e.g. on a Mac) or
     ``textual:package.module:AppClass`` (a Textual app, run in-process under Pilot)."""
@@ -93,7 +95,7 @@ async def open_device(spec: str, scenario: Scenario, *, timeout: float = 5.0) ->
 
         app = load_app_model(Path(spec.removeprefix("sim:"))) if spec != "sim" else None
         async with (
-            SimCompanion(app, faults=scenario.faults) as sim,
+            SimCompanion(app, faults=scenario.faults, seed=seed) as sim,
             IdbDevice.connect(sim.address, bundle_id=scenario.app, timeout=timeout) as d,
         ):
             yield d
@@ -127,10 +129,12 @@ async def record(
     agent: Agent | None = None,
     overwrite: bool = False,
     clock: Clock | None = None,
+    seed: int = 0,
 ) -> Recording:
     """Run ``scenario`` live and write its cassette to ``out``.
 
-    ``clock`` replaces the system clock (tests pass one whose sleeps do not wait).
+    ``clock`` replaces the system clock (tests pass one whose sleeps do not wait); ``seed``
+    seeds the simulator's probabilistic faults.
     """
     from orav.cassette import (
         CassetteWriter,
@@ -143,7 +147,7 @@ async def record(
     from orav.engine import Engine
 
     agent = agent or make_agent("scripted")
-    async with open_device(device, scenario) as live:
+    async with open_device(device, scenario, seed=seed) as live:
         header = Header(
             scenario=scenario,
             device=await live.describe(),
