@@ -57,6 +57,7 @@ from orav.model import (
 )
 from orav.model.action import Launch, Terminate
 from orav.perceive import Detection, classify, measure, stuck
+from orav.perceive.faults import TEXT_FIELD_ROLES
 
 
 class StepLimitExceeded(OravError):
@@ -402,7 +403,12 @@ class _Run:
         labels = expected_labels(self.decision.expected_outcome)
         expected_seen = all(displays(after, label) for label in labels) if labels else None
         acts_on_screen = not isinstance(action, (Assert, Wait, Launch, Terminate))
-        dropped = acts_on_screen and self.result.ok and not changed
+        dropped = (
+            acts_on_screen
+            and self.result.ok
+            and not changed
+            and not _taps_focused_field(action, before)  # nothing to change: not dropped
+        )
         self.verification = Verification(
             changed=changed,
             expected_seen=expected_seen,
@@ -506,3 +512,11 @@ class _Run:
             usage=usage,
             summary=self.summary or (self.machine.error or ""),
         )
+
+
+def _taps_focused_field(action: Action, observation: Observation) -> bool:
+    """A tap on the text field that already has focus is expected to change nothing."""
+    if not isinstance(action, Tap) or action.target is None:
+        return False
+    element = observation.locate(action.target.label, action.target.id)
+    return element is not None and element.focused and element.role in TEXT_FIELD_ROLES

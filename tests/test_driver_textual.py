@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -247,6 +248,35 @@ async def test_a_modal_screen_is_an_alert_for_recovery():
         detection = classify(seen)
         assert detection.kind == "alert" and "OK" in [e.label for e in detection.evidence]
         await device.perform(Tap(target=Target(label="OK")))
+        assert classify(await device.observe()) is None
+
+
+class Notice(ModalScreen):
+    """A modal with no button: escape closes it (as Textual's command palette does)."""
+
+    BINDINGS: ClassVar[list] = [("escape", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        yield Label("Saved.")
+
+
+class NoticeApp(App):
+    def on_mount(self) -> None:
+        self.push_screen(Notice())
+
+
+async def test_recovery_closes_a_modal_without_buttons_with_escape():
+    from orav.machines.recovery import recover
+
+    async with TextualDevice(NoticeApp) as device:
+        await device.launch()
+        seen = await device.observe()
+        detection = classify(seen)
+        assert detection.kind == "alert"
+        scenario = Scenario(name="t", app="NoticeApp", goal="g")
+        outcome = await recover(detection, device=device, observation=seen, scenario=scenario)
+        assert outcome.resolved, outcome.error
+        assert outcome.actions == (PressKey("escape"),)
         assert classify(await device.observe()) is None
 
 

@@ -315,3 +315,10 @@ def test_the_json_report_is_scrubbed_like_a_cassette(tmp_path: Path):
     text = write_json(report, tmp_path / "r.json", secrets=["hunter2222"]).read_text()
     assert "sk-abcdefghijklmnop" not in text and "hunter2222" not in text
     assert '"status": "aborted"' in text
+
+
+async def test_tapping_the_focused_field_again_is_not_dropped_input():
+    scenario = _scenario(script=(TAP_EMAIL, TAP_EMAIL, Decision(Done(success=True))))
+    report = await _run(scenario)
+    assert report.status == "passed", report.errors
+    assert report.retries == 0 and report.errors == ()

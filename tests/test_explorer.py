@@ -458,3 +458,28 @@ async def test_back_gesture_fits_the_platform(platform: str, action: type) -> No
         AgentContext(scenario, Observation(app.screens["home"]), 1, device=device)
     )
     assert isinstance(decision.action, action)
+
+
+async def test_two_elements_answering_to_one_label_are_each_tried_once() -> None:
+    """A footer key "Back" (no id) and a Back button share a label: trying the key must not
+    leave it untried forever (the explorer once walked back and forth until its step limit)."""
+    key = Element("AXButton", "Back", frame=Frame(0, 800, 80, 20), traits=("binding:escape",))
+    app = Tiny(
+        {
+            "home": (heading("Home"), button("detail", "Detail")),
+            "detail": (heading("Detail"), button("back", "Back"), key),
+        },
+        {("home", "#detail"): "detail", ("detail", "#back"): BACK, ("detail", "'Back'"): BACK},
+    )
+    run = await Run(app, max_steps=30).explore()
+    assert isinstance(run.decisions[-1].action, Done)
+    assert len(run.history) < 10
+    assert run.coverage.elements_tried == run.coverage.elements_total
+
+
+async def test_controls_that_quit_the_app_are_never_tried() -> None:
+    app = Tiny({"home": (heading("Home"), button("quit", "Quit"), button("go", "Go", y=150))})
+    run = await Run(app).explore()
+    assert run.taps() == ["#go"]
+    (home,) = run.coverage.screens
+    assert "#quit" in home.skipped

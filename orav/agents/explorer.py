@@ -63,7 +63,9 @@ INTERACTIVE_ROLES = TAPPABLE_ROLES | TEXT_FIELD_ROLES
 BACK_WORDS = frozenset({"back", "close", "cancel"})
 # Elements tried last: they may end the session or destroy what the app holds.
 _SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
-_RISKY = re.compile(r"\b(?:delete|remove|erase|reset|quit|exit)\b", re.IGNORECASE)
+_RISKY = re.compile(r"\b(?:delete|remove|erase|reset)\b", re.IGNORECASE)
+# Never tried: they end the app itself, which the engine would have to restart.
+_QUIT = re.compile(r"\b(?:quit|exit)\b", re.IGNORECASE)
 _PASSWORD = re.compile(r"pass(?:word|code)|\bpin\b", re.IGNORECASE)
 _USER = re.compile(r"e-?mail|user|login|account", re.IGNORECASE)
 _NUMBER = re.compile(r"phone|number|zip|postcode|amount|\bage\b|quantity", re.IGNORECASE)
@@ -112,6 +114,10 @@ def _is_back(element: Element) -> bool:
 
 def _signs_out(element: Element) -> bool:
     return bool(_SIGN_OUT.search(f"{element.label or ''} {element.unique_id or ''}"))
+
+
+def _quits(element: Element) -> bool:
+    return bool(_QUIT.search(f"{element.label or ''} {element.unique_id or ''}"))
 
 
 def _risky(element: Element) -> bool:
@@ -220,6 +226,9 @@ class _Screen:
             self.elements[name] = element
             if first and _signs_out(element) and credentials is None:
                 self.skipped.append(name)  # a login wall the engine could not pass
+                continue
+            if first and _quits(element):
+                self.skipped.append(name)  # it ends the app under test: nothing to learn
                 continue
             ranked.append((_rank(element), index, name))
         known = set(self.order)
@@ -343,7 +352,7 @@ class ExplorerAgent:
             element = observation.find(*_selector(name, screen.elements[name]))
             if element is not None and element.enabled:
                 self._wandered = 0
-                return self._try(context, screen, element)
+                return self._try(context, screen, name, element)
         waiting = [s for s in self._screens.values() if s.pending()]
         if not waiting:
             return self._done(f"every reachable element was tried. {self._counts()}")
@@ -362,8 +371,9 @@ class ExplorerAgent:
             return self._go_back(context, screen)
         return self._done(f"no known way to {_names(waiting)}. {self._counts()}")
 
-    def _try(self, context: AgentContext, screen: _Screen, element: Element) -> Decision:
-        name = ref(element)
+    def _try(self, context: AgentContext, screen: _Screen, name: str, element: Element) -> Decision:
+        """Try ``name`` (its own entry is marked tried, even when another element on the
+        screen answers to the same label, as a footer key "Back" does to a Back button)."""
         left = len(screen.untried())
         where = (
             f"Screen {screen.name!r} ({len(self._screens)} found so far): {left} of "

@@ -330,9 +330,8 @@ class RecoveryMachine(StateChart):
         await self.pause_before_retry("dismissing_alert", "tap")
         buttons = [e for e in self._evidence("alert") if e.role in BUTTON_ROLES]
         button = find_button(buttons, DISMISS_LABELS) or (buttons[0] if buttons else None)
-        if button is None:
-            raise Unrecoverable("the alert has no button to dismiss it")
-        await self.perform(_tap(button))
+        # A modal without buttons (a terminal app's dialog, a command palette) closes on escape.
+        await self.perform(_tap(button) if button is not None else PressKey("escape"))
 
     async def on_enter_answering_permission(self) -> None:
         await self.pause_before_retry("answering_permission", "tap")
