@@ -518,6 +518,27 @@ def diagrams(out: Path | None, check: bool) -> None:
             out.write_text(text, encoding="utf-8")
 
 
+@cli.group(cls=_Group)
+def export() -> None:
+    """Turn a recorded run into a flow for another tool."""
+
+
+@export.command()
+@click.argument("cassette", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), help="Write to this file (else stdout).")
+@click.option("--force", is_flag=True, help="Export a run whose goal was not met, marked so.")
+def maestro(cassette: Path, out: Path | None, force: bool) -> None:
+    """A Maestro flow of the steps a run took: the path found, replayable without a model."""
+    from orav.export import export_maestro
+
+    text = export_maestro(cassette, force=force)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        with _file_errors("write", out):
+            out.write_text(text, encoding="utf-8")
+
+
 def reference() -> str:
     """The CLI reference in markdown, generated from the commands (docs/cli.md)."""
     lines = [
@@ -534,4 +555,9 @@ def reference() -> str:
         context = click.Context(command, info_name=f"orav {name}", parent=root, **width)
         help_text = command.get_help(context).replace("Usage: orav orav", "Usage: orav")
         lines += ["", f"## orav {name}", "", "```text", help_text.rstrip(), "```"]
+        for sub in command.list_commands(context) if isinstance(command, click.Group) else ():
+            subcommand = command.get_command(context, sub)
+            sub_context = click.Context(subcommand, info_name=sub, parent=context, **width)
+            help_text = subcommand.get_help(sub_context)
+            lines += ["", f"### orav {name} {sub}", "", "```text", help_text.rstrip(), "```"]
     return "\n".join(lines) + "\n"
