@@ -21,6 +21,7 @@ from typing import Any
 from attrs import frozen
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from orav.cassette import REDACTED
 from orav.errors import InputError
@@ -109,8 +110,9 @@ def maestro_flow(run: RunView, *, force: bool = False) -> Flow:
             f"WARNING: exported with --force from a run that ended {run.status}: "
             "this flow may not reach the goal"
         )
-    header = CommentedMap(appId=scenario.app, name=scenario.name, tags=["orav"])
-    header.yaml_set_start_comment("\n".join(notes))
+    header = CommentedMap(_escaped({"appId": scenario.app, "name": scenario.name}))
+    header["tags"] = ["orav"]
+    header.yaml_set_start_comment(_comment(notes))
 
     flow = _Commands(scenario.app, device, where)
     if scenario.permissions == "deny":  # Maestro's launchApp allows every permission by default
@@ -168,10 +170,10 @@ class _Commands:
         self.pending: list[str] = []
 
     def note(self, text: str) -> None:
-        self.pending.append(text)
+        self.pending.append(_comment([text]))
 
     def add(self, command: Any) -> None:
-        self.seq.append(command)
+        self.seq.append(_escaped(command))
         if self.pending:
             self.seq.yaml_set_comment_before_after_key(
                 len(self.seq) - 1, before="\n".join(self.pending), indent=0
@@ -307,3 +309,23 @@ def _assertion(check: Assert) -> dict[str, Any]:
 def _shorthand(selector: dict[str, str]) -> str | dict[str, str]:
     """A text-only selector in Maestro's short form (``tapOn: "Sign in"``)."""
     return selector["text"] if list(selector) == ["text"] else selector
+
+
+def _escaped(value: Any) -> Any:
+    """Strings with unprintable characters double-quoted: YAML would fold a NEL or a line
+    separator in a plain or single-quoted scalar into a space, and the selector would change."""
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    if isinstance(value, str) and not value.replace(" ", "").isprintable():
+        return DoubleQuotedScalarString(value)
+    return value
+
+
+def _comment(lines: list[str]) -> str:
+    """Comment text that stays a comment: a line break in a goal or a label (``\\n``, NEL,
+    U+2028) would end it, and YAML would read the rest as content."""
+    return "\n".join(
+        "".join(c if c.isprintable() else " " for c in part)
+        for line in lines
+        for part in line.split("\n")
+    )
