@@ -23,6 +23,7 @@ def test_every_doc_the_readme_links_exists():
         "app-model",
         "agents",
         "performance",
+        "maestro",
     ):
         assert f"docs/{name}.md" in readme
         assert (DOCS / f"{name}.md").exists(), name
