@@ -90,11 +90,11 @@ def maestro_flow(run: RunView, *, force: bool = False) -> Flow:
     scenario = run.header.scenario
     where = str(run.path)
     device = run.header.device
-    platform = device.platform if device is not None else "unknown"
-    if platform != "ios":
+    if device is None or device.platform != "ios":
+        what = "names no device" if device is None else f"is of a {device.platform} app"
         raise NotExportable(
-            f"this run is of a {platform} app ({scenario.app}), and Maestro drives mobile apps "
-            "only: export iOS runs",
+            f"this run {what} ({scenario.app}), and Maestro drives mobile apps only: "
+            "export iOS runs",
             where,
         )
     notes = [f"exported by orav from {run.path.name} (run {run.header.run_id})"]
@@ -152,7 +152,8 @@ def _since_last_relaunch(run: RunView, flow: _Commands) -> tuple[StepView | Reco
     dropped = [b.number for b in timeline[: relaunched[-1]] if isinstance(b, StepView)]
     if dropped:
         flow.note(
-            f"steps {', '.join(map(str, dropped))} left out: the app was relaunched after them "
+            f"step{'s' if len(dropped) > 1 else ''} {', '.join(map(str, dropped))} left out: "
+            "the app was relaunched after them "
             "(recovery at step "
             f"{timeline[relaunched[-1]].step}) and the agent went that way again"
         )
