@@ -273,3 +273,14 @@ def test_line_breaks_in_the_goal_and_labels_stay_inside_comments_and_strings():
     assert header["name"] == "sign\u2028in"
     assert commands[1] == {"tapOn": regex_literal("a\nb\x85c")}
     assert "stopApp" not in commands and {"tapOn": "evil"} not in commands
+
+
+def test_no_device_is_refused_and_denied_permissions_launch_denied():
+    run = read_run(LOGIN)
+    with pytest.raises(NotExportable, match="names no device"):
+        maestro_flow(evolve(run, header=evolve(run.header, device=None)))
+    denied = evolve(run.header.scenario, permissions="deny")
+    _, commands = parse(
+        maestro_flow(evolve(run, header=evolve(run.header, scenario=denied))).dump()
+    )
+    assert commands[0] == {"launchApp": {"permissions": {"all": "deny"}}}
