@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -196,8 +197,6 @@ def record(
 ) -> None:
     """Run a scenario live and write its cassette and report (exit 0 when the goal is met)."""
     from orav import runner
-    from orav.report import write_json
-    from orav.report.html import write_html
     from orav.scenario import load_scenario
 
     scenario = load_scenario(scenario_path)
@@ -206,50 +205,96 @@ def record(
     result = _run(
         runner.record(scenario, out, device=device, agent=agent, overwrite=overwrite, seed=seed)
     )
-    report_path = write_json(result.report, out.with_suffix(".report.json"), secrets=result.secrets)
-    html_path = write_html(out)
     _print_reports([(result.report, out, None)])
-    click.echo(f"cassette: {out}\nreport:   {report_path}\nhtml:     {html_path}")
+    click.echo(_write_reports(result, out))
     sys.exit(0 if result.report.ok else 1)
+
+
+def _write_reports(result, out: Path) -> str:
+    """The JSON and HTML reports beside a recorded cassette; the lines that name the files."""
+    from orav.report import write_json
+    from orav.report.html import write_html
+
+    report = write_json(result.report, out.with_suffix(".report.json"), secrets=result.secrets)
+    return f"cassette: {out}\nreport:   {report}\nhtml:     {write_html(out)}"
 
 
 @cli.command()
 @click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
-@_agent_option
+@click.option(
+    "--agent",
+    "agent_spec",
+    default=None,
+    help="A candidate agent judged at every recorded step (decision regression): 'scripted', "
+    "'explorer' or 'openai:MODEL'. Default: none, the recorded decisions are replayed.",
+)
+@click.option(
+    "--scenario",
+    "scenario_path",
+    type=click.Path(path_type=Path),
+    help="With --agent scripted: judge this scenario file's script instead of the recorded one.",
+)
 @_base_url_option
 @_agent_options
 def replay(
-    cassettes: tuple[Path, ...], agent_spec: str, base_url: str | None, agent_options
+    cassettes: tuple[Path, ...],
+    agent_spec: str | None,
+    scenario_path: Path | None,
+    base_url: str | None,
+    agent_options: tuple[str, ...],
 ) -> None:
     """Rerun cassettes offline: no device, no model, no network (exit 0 only if faithful).
 
-    With --agent, a new agent sees the recorded screens and must decide as recorded.
+    With --agent, a candidate agent sees every recorded screen too and must decide as recorded.
+    A cassette that cannot be read is reported and the others still replay (exit 2 at the end).
     """
     from orav import runner
     from orav.cassette import ReplayDivergence
 
-    rows = []
-    diverged = False
+    if agent_spec is None and (base_url or agent_options or scenario_path):
+        raise click.UsageError("--base-url, --agent-option and --scenario need --agent")
+    if scenario_path is not None and agent_spec != "scripted":
+        raise click.UsageError("--scenario goes with --agent scripted")
+    rows, failed, bad = [], False, False
     for path in cassettes:
-        agent = None if agent_spec == "scripted" else _agent(agent_spec, base_url, agent_options)
+        agent = _candidate(agent_spec, scenario_path, base_url, agent_options)
         try:
             outcome = _run(runner.replay(path, agent=agent))
         except ReplayDivergence as exc:  # name the cassette and go on with the next one
-            click.echo(f"{path}: {exc}", err=True)
-            diverged = True
+            click.echo(f"orav: error: {path}: {exc}", err=True)
+            failed = True
+            continue
+        except InputError as exc:
+            click.echo(f"orav: error: {exc}", err=True)
+            bad = True
             continue
         rows.append((outcome.report, path, outcome))
         for difference in outcome.differences:
             click.echo(f"{path}: {difference}", err=True)
         if agent is not None:
             same = outcome.compared - len(outcome.decisions)
-            click.echo(f"{path}: {agent.name} decided as recorded at {same} of {outcome.compared}")
+            click.echo(f"{path}: {same} of {outcome.compared} decisions of {agent.name} matched")
         for diff in outcome.decisions:
             click.echo(
                 f"{path}: step {diff.step}: recorded {diff.recorded}, {agent.name}: {diff.candidate}"
             )
-    _print_reports(rows)
-    sys.exit(0 if not diverged and all(outcome.ok for _, _, outcome in rows) else 1)
+    if rows:
+        _print_reports(rows)
+    if bad:
+        sys.exit(2)
+    sys.exit(0 if not failed and all(outcome.ok for _, _, outcome in rows) else 1)
+
+
+def _candidate(spec, scenario_path, base_url, options):
+    """The agent a decision regression judges, or None to replay the recorded decisions."""
+    if spec is None:
+        return None
+    if spec == "scripted":
+        from orav.agents.scripted import ScriptedAgent
+        from orav.scenario import load_scenario
+
+        return ScriptedAgent(load_scenario(scenario_path).script if scenario_path else None)
+    return _agent(spec, base_url, options)
 
 
 @cli.command()
@@ -336,7 +381,7 @@ def explore(
 
     app, known = _explore_target(bundle, device)
     scenario = Scenario(
-        name=f"explore-{app}",
+        name="explore-" + re.sub(r"[^A-Za-z0-9._-]+", "-", app),
         app=app,
         goal="explore",
         description="orav explore: discover every reachable screen, report coverage",
@@ -352,7 +397,8 @@ def explore(
     _print_coverage(coverage)
     _print_reports([(result.report, out, None)])
     click.echo(coverage.summary)
-    click.echo(f"cassette: {out}\ncoverage: {json_path}\ngraph:    {md_path}")
+    click.echo(_write_reports(result, out))
+    click.echo(f"coverage: {json_path}\ngraph:    {md_path}")
     sys.exit(0 if coverage.finished and result.report.ok else 1)
 
 
@@ -410,8 +456,9 @@ def _print_reports(rows) -> None:
         justify = "right" if column in ("steps", "duration") else "left"
         table.add_column(column, justify=justify, overflow="fold")
     for report, path, outcome in rows:
-        if report is None:
-            table.add_row("?", "[red]incomplete[/]", "", "", "DIVERGED", str(path))
+        if report is None:  # a cassette cut off mid-run, replayed as far as it goes
+            cut = f"cut after step {outcome.cut_after}"
+            table.add_row(outcome.scenario, "[yellow]incomplete[/]", "", "", cut, str(path))
             continue
         colour = "green" if report.ok else "red"
         replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")

@@ -37,7 +37,7 @@ class Replay:
     """A replay's report and whether it reproduced the recorded run exactly.
 
     ``report`` is None when the cassette was cut off before the run ended: the replay then
-    went as far as the cassette did, which ``differences`` says.
+    went as far as the cassette did (``cut_after`` steps), which ``differences`` says.
     """
 
     report: RunReport | None
@@ -46,6 +46,8 @@ class Replay:
     differences: tuple[str, ...] = ()
     decisions: tuple[DecisionDiff, ...] = ()
     compared: int = 0
+    scenario: str = ""
+    cut_after: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -88,7 +90,7 @@ async def open_device(
         async with TextualDevice.from_spec(spec.removeprefix("textual:"), timeout=timeout) as d:
             yield d
         return
-    from orav.drivers.idb import IdbDevice
+    from orav.drivers.idb import IdbDevice, parse_address
 
     if spec == "sim" or spec.startswith("sim:"):
         from orav.sim import SimCompanion, load_app_model
@@ -101,6 +103,10 @@ async def open_device(
             yield d
     elif spec.startswith("idb:"):
         address = spec.removeprefix("idb:")
+        try:
+            parse_address(address)
+        except InputError as exc:
+            raise InputError(str(exc), "--device") from None
         async with IdbDevice.connect(address, bundle_id=scenario.app, timeout=timeout) as d:
             yield d
     else:
@@ -223,7 +229,14 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
             f"the recording did not finish: replayed faithfully through step "
             f"{cassette.last_step}, then {exc}"
         )
-        return Replay(None, None, False, tuple(differences))
+        return Replay(
+            None,
+            None,
+            False,
+            tuple(differences),
+            scenario=header.scenario.name,
+            cut_after=cassette.last_step,
+        )
     if recorded is None:
         differences.append("the cassette has no report: the recording did not finish")
     elif report != recorded:

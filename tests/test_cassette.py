@@ -220,8 +220,8 @@ def test_every_event_type_round_trips_through_write_and_read(plan, info):
                     writer.write(TransitionEvent("run", "acting", "acted", "verifying"))
                 writer.write(RecoveryEvent("alert", "tap OK", "recovered"))
                 writer.write(ErrorEvent("companion went away", "DeviceError"))
-                writer.write(ReportEvent.of(Step(1, "home", plan[0][1], plan[0][2])))
                 await rec_device.terminate("com.orav.demo")
+                writer.write(ReportEvent.of(Step(1, "home", plan[0][1], plan[0][2])))
                 return seen
 
             recorded = asyncio.run(record())
@@ -266,7 +266,7 @@ def test_every_event_type_round_trips_through_write_and_read(plan, info):
             if isinstance(e, VerificationEvent | TransitionEvent | RecoveryEvent | ErrorEvent)
         ]
         assert [e.verification for e in informational[: 2 * len(plan) : 2]] == [p[4] for p in plan]
-        report = cassette.events[-2]
+        report = cassette.events[-1]  # the report ends a cassette
         assert isinstance(report, ReportEvent) and report.report_type == "Step"
 
 
@@ -541,3 +541,12 @@ def test_secrets_never_reach_the_file_and_replay_still_matches(tmp_path: Path):
         sha for sha in cassette.blobs if cassette.blobs.media_type(sha) == "text/plain"
     )
     assert cassette.blobs[text_blob] == f"log: api_key={REDACTED} {REDACTED}".encode()
+
+
+def test_anything_after_the_report_is_damage(tmp_path: Path):
+    golden = Path(__file__).resolve().parent.parent / "recordings" / "login.cassette"
+    damaged = tmp_path / "twice.cassette"
+    lines = golden.read_bytes().splitlines(keepends=True)
+    damaged.write_bytes(b"".join(lines) + lines[-1])
+    with pytest.raises(InputError, match=r"twice.cassette:\d+: a 'report' event after the run"):
+        read_cassette(damaged)

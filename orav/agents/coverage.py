@@ -70,6 +70,11 @@ class Coverage:
     def elements_tried(self) -> int:
         return sum(len(s.tried) for s in self.screens)
 
+    @property
+    def elements_skipped(self) -> int:
+        """Elements never tried on purpose (they quit the app, or sign out with no way back)."""
+        return sum(len(s.skipped) for s in self.screens)
+
     def name_of(self, key: str) -> str:
         return next((s.name for s in self.screens if s.key == key), key)
 

@@ -355,7 +355,7 @@ class ExplorerAgent:
                 return self._try(context, screen, name, element)
         waiting = [s for s in self._screens.values() if s.pending()]
         if not waiting:
-            return self._done(f"every reachable element was tried. {self._counts()}")
+            return self._done(f"every reachable element was tried or skipped. {self._counts()}")
         budget = self.wander if self.wander is not None else 2 * len(self._screens) + 2
         if self._wandered >= budget:
             return self._done(
@@ -488,10 +488,12 @@ class ExplorerAgent:
 
     def _counts(self) -> str:
         coverage = self.coverage()
+        skipped = coverage.elements_skipped
         return (
             f"{len(coverage.screens)} screens, {coverage.elements_tried} of "
-            f"{coverage.elements_total} elements tried, "
-            f"{sum(t.source != t.target for t in coverage.transitions)} transitions."
+            f"{coverage.elements_total} elements tried"
+            + (f" ({skipped} skipped: they quit the app or sign out)" if skipped else "")
+            + f", {sum(t.source != t.target for t in coverage.transitions)} transitions."
         )
 
     # --- what was covered ---------------------------------------------------------------------

@@ -36,6 +36,7 @@ from orav.cassette.events import (
     Event,
     Header,
     ObserveEvent,
+    ReportEvent,
     StepEvent,
     event_from_data,
 )
@@ -196,6 +197,11 @@ def read_cassette(path: str | Path) -> Cassette:
         if isinstance(event, BlobEvent):
             blobs._add(number, event)  # a whole line: damage here is not a cut
         else:
+            if events and isinstance(events[-1], ReportEvent):
+                raise InputError(
+                    f"a {event.type!r} event after the run's report; the report ends a cassette",
+                    f"{source}:{number}",
+                )
             if isinstance(event, StepEvent):
                 step = event.step
             events.append(event)

@@ -7,6 +7,7 @@ field's own file:line:col rather than at the mapping around it.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -51,3 +52,20 @@ def above(bound: float) -> Validator:
 def between(low: float, high: float) -> Validator:
     """A finite number in [``low``, ``high``]."""
     return _check(lambda value: low <= value <= high, f"between {low} and {high}")
+
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def file_name(_: Any, attribute: Any, value: str) -> None:
+    """A name that is safe as a file name: letters, digits, ``.``, ``_``, ``-``; no path."""
+    if not _NAME.fullmatch(value) or ".." in value:
+        raise InvalidValue(
+            attribute.name,
+            f"must be letters, digits, '.', '_' or '-' (it names files), got {value!r}",
+        )
+
+
+def not_blank(_: Any, attribute: Any, value: str) -> None:
+    if not value.strip():
+        raise InvalidValue(attribute.name, "must not be empty")

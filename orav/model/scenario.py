@@ -9,7 +9,7 @@ from attrs import field, frozen
 from orav.model.action import Action, Assert
 from orav.model.decision import Decision
 from orav.model.fault import Fault
-from orav.model.limits import above, at_least
+from orav.model.limits import above, at_least, file_name, not_blank
 
 
 @frozen
@@ -22,9 +22,9 @@ class Credentials:
 
 @frozen
 class Scenario:
-    name: str
-    app: str
-    goal: str
+    name: str = field(validator=file_name)
+    app: str = field(validator=not_blank)
+    goal: str = field(validator=not_blank)
     description: str = ""
     preconditions: tuple[Action, ...] = ()
     success_criteria: tuple[Assert, ...] = ()
