@@ -33,7 +33,7 @@ targets = st.builds(Target, label=text, id=st.none() | text)
 actions = st.one_of(
     st.builds(Tap, x=coordinate, y=coordinate, target=st.none() | targets, duration=positive),
     st.builds(Tap, target=targets, vision=st.booleans()),
-    st.builds(TypeText, text=text),
+    st.builds(TypeText, text=text.filter(bool)),
     st.builds(TypeText, text=secret_digits, secure=st.just(True)),
     st.builds(
         Swipe,
@@ -84,9 +84,9 @@ faults = st.builds(
 )
 scenarios = st.builds(
     Scenario,
-    name=text,
-    app=text,
-    goal=text,
+    name=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,11}", fullmatch=True),
+    app=text.filter(str.strip),
+    goal=text.filter(str.strip),
     description=text,
     preconditions=st.lists(actions, max_size=3).map(tuple),
     success_criteria=st.lists(actions.filter(lambda a: isinstance(a, Assert)), max_size=2).map(
@@ -94,7 +94,7 @@ scenarios = st.builds(
     ),
     max_steps=st.integers(1, 500),
     timeout_seconds=positive.filter(lambda seconds: seconds > 0),
-    settle_seconds=positive,
+    settle_seconds=st.floats(min_value=0, max_value=60),
     script=st.lists(decisions, max_size=4).map(tuple),
     credentials=st.none() | st.builds(Credentials, text, secret_digits),
     permissions=st.sampled_from(["allow", "deny"]),

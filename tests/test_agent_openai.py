@@ -629,7 +629,9 @@ _points = st.builds(lambda x, y: {"x": x, "y": y}, st.integers(0, 389), st.integ
 _texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
 _actions = st.one_of(
     st.builds(lambda p: {"kind": "tap", **p, "duration": None}, _points),
-    st.builds(lambda t: {"kind": "type_text", "text": t}, _texts.filter(lambda t: "{{" not in t)),
+    st.builds(
+        lambda t: {"kind": "type_text", "text": t}, _texts.filter(lambda t: t and "{{" not in t)
+    ),
     st.builds(
         lambda a, b, d: {"kind": "swipe", "start": a, "end": b, "duration": d},
         _points,

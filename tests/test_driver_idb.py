@@ -355,7 +355,7 @@ TYPABLE = "".join(sorted(set(KEY_MAP) - {"\n"}))  # "\n" is the return key, not 
 @settings(
     deadline=None, max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(text=st.text(alphabet=TYPABLE, max_size=24))
+@given(text=st.text(alphabet=TYPABLE, min_size=1, max_size=24))
 async def test_any_keymap_text_arrives_intact(device: IdbDevice, text: str) -> None:
     await device.perform(Terminate())
     await device.perform(Launch())  # a fresh login screen with empty fields

@@ -264,13 +264,12 @@ def test_line_breaks_in_the_goal_and_labels_stay_inside_comments_and_strings():
     run = read_run(RECORDINGS / "recovery" / "alert.cassette")
     scenario = evolve(
         run.header.scenario,
-        name="sign\u2028in",
         goal="sign in\n- tapOn: evil\u2028- stopApp\x85x: 1",
         preconditions=(Tap(target=Target(label="a\nb\x85c")),),
     )
     run = evolve(run, header=evolve(run.header, scenario=scenario))
     header, commands = parse(maestro_flow(run).dump())
-    assert header["name"] == "sign\u2028in"
+    assert header["name"] == run.header.scenario.name
     assert commands[1] == {"tapOn": regex_literal("a\nb\x85c")}
     assert "stopApp" not in commands and {"tapOn": "evil"} not in commands
 

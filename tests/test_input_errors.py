@@ -154,6 +154,16 @@ MINIMAL = "name: s\napp: com.orav.demo\ngoal: sign in\n"
         ("timeout_seconds: 0\n", "4:18: timeout_seconds: must be greater than 0, got 0.0"),
         ("timeout_seconds: .inf\n", "4:18: timeout_seconds: must be a finite number, got inf"),
         ("settle_seconds: -1\n", "4:17: settle_seconds: must be at least 0, got -1.0"),
+        ("max_steps: 1000000\n", "4:12: max_steps: must be at most 100000, got 1000000"),
+        ("settle_seconds: 3600\n", "4:17: settle_seconds: must be at most 60, got 3600.0"),
+        (
+            "script:\n  - action: {kind: press_key, key: 99999}\n",
+            "5:36: script[0].action.key: a HID keycode is 0 to 255, got 99999",
+        ),
+        (
+            "script:\n  - action: {kind: type_text, text: ''}\n",
+            "5:37: script[0].action.text: must not be empty",
+        ),
         (
             "script:\n  - action: {kind: wait, seconds: -3}\n",
             "5:35: script[0].action.seconds: must be at least 0, got -3.0",
@@ -388,3 +398,20 @@ def test_diagrams_check_without_out_is_a_usage_error(tmp_path: Path):
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1] == "Error: --check needs --out FILE, the file to compare"
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("name: ../../tmp/evil\napp: a\ngoal: g\n", "1:7: name: must be letters, digits"),
+        ("name: a/b\napp: a\ngoal: g\n", "1:7: name: must be letters, digits"),
+        ("name: ok\napp: a\ngoal: '  '\n", "3:7: goal: must not be empty"),
+        ("name: ok\napp: ''\ngoal: g\n", "2:6: app: must not be empty"),
+    ],
+)
+def test_a_scenario_name_is_a_file_name_and_app_and_goal_are_not_empty(text, error, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_scenario(path)
+    assert str(caught.value).startswith(f"{path}:{error}")

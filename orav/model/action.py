@@ -8,8 +8,10 @@ from attrs import field, frozen
 from attrs.validators import optional
 
 from orav.model.geometry import Point
-from orav.model.limits import InvalidValue, at_least, finite
+from orav.model.limits import InvalidValue, at_least, at_most, finite, not_empty
 
+MAX_KEYCODE = 255  # USB HID keyboard usages
+MAX_WAIT_SECONDS = 3600.0
 NAMED_KEYS = ("return", "escape", "tab", "backspace", "delete", "space", "home")
 
 
@@ -49,7 +51,7 @@ class TypeText:
     """Type text into the focused field; ``secure`` values are redacted on disk."""
 
     kind: ClassVar[str] = "type_text"
-    text: str
+    text: str = field(validator=not_empty)
     secure: bool = False
 
 
@@ -76,12 +78,14 @@ class PressKey:
                 f"unknown key name {key!r} for press_key; expected one of {list(NAMED_KEYS)} "
                 "or a HID keycode",
             )
+        if isinstance(key, int) and not 0 <= key <= MAX_KEYCODE:
+            raise InvalidValue("key", f"a HID keycode is 0 to {MAX_KEYCODE}, got {key}")
 
 
 @frozen
 class Wait:
     kind: ClassVar[str] = "wait"
-    seconds: float = field(default=1.0, validator=at_least(0))
+    seconds: float = field(default=1.0, validator=[at_least(0), at_most(MAX_WAIT_SECONDS)])
 
 
 @frozen

@@ -49,6 +49,11 @@ def above(bound: float) -> Validator:
     return _check(lambda value: value > bound, f"greater than {bound}")
 
 
+def at_most(bound: float) -> Validator:
+    """A finite number <= ``bound``."""
+    return _check(lambda value: value <= bound, f"at most {bound}")
+
+
 def between(low: float, high: float) -> Validator:
     """A finite number in [``low``, ``high``]."""
     return _check(lambda value: low <= value <= high, f"between {low} and {high}")
@@ -64,6 +69,11 @@ def file_name(_: Any, attribute: Any, value: str) -> None:
             attribute.name,
             f"must be letters, digits, '.', '_' or '-' (it names files), got {value!r}",
         )
+
+
+def not_empty(_: Any, attribute: Any, value: str) -> None:
+    if not value:
+        raise InvalidValue(attribute.name, "must not be empty")
 
 
 def not_blank(_: Any, attribute: Any, value: str) -> None:

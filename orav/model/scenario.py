@@ -9,7 +9,7 @@ from attrs import field, frozen
 from orav.model.action import Action, Assert
 from orav.model.decision import Decision
 from orav.model.fault import Fault
-from orav.model.limits import above, at_least, file_name, not_blank
+from orav.model.limits import above, at_least, at_most, file_name, not_blank
 
 
 @frozen
@@ -28,9 +28,9 @@ class Scenario:
     description: str = ""
     preconditions: tuple[Action, ...] = ()
     success_criteria: tuple[Assert, ...] = ()
-    max_steps: int = field(default=50, validator=at_least(1))
-    timeout_seconds: float = field(default=120.0, validator=above(0))
-    settle_seconds: float = field(default=0.4, validator=at_least(0))
+    max_steps: int = field(default=50, validator=[at_least(1), at_most(100_000)])
+    timeout_seconds: float = field(default=120.0, validator=[above(0), at_most(7 * 86400)])
+    settle_seconds: float = field(default=0.4, validator=[at_least(0), at_most(60)])
     script: tuple[Decision, ...] = ()
     credentials: Credentials | None = None
     permissions: Literal["allow", "deny"] = "allow"
