@@ -184,7 +184,9 @@ _agent_options = click.option(
 @_agent_options
 @click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the simulator's faults.")
+@click.option(
+    "--seed", default=0, show_default=True, help="Seed of the simulator's faults (sim only)."
+)
 def record(
     scenario_path: Path,
     device: str,

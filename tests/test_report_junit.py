@@ -89,3 +89,17 @@ def test_any_error_text_gives_parseable_xml(runs, messages):
         kept = "".join(c if c in "\t\n\r" or c >= " " else "\ufffd" for c in message)
         kept = kept.replace("\r\n", "\n").replace("\r", "\n")  # XML parsers normalise them
         assert kept.replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd") in failure.text
+
+
+def test_runs_of_one_scenario_are_told_apart_by_their_cassette(tmp_path):
+    import shutil
+    import xml.etree.ElementTree as ET
+
+    from orav.report.junit import junit_xml
+    from orav.report.run import read_run
+
+    golden = Path(__file__).resolve().parent.parent / "recordings" / "login.cassette"
+    copies = [shutil.copy(golden, tmp_path / name) for name in ("a.cassette", "b.cassette")]
+    root = ET.fromstring(junit_xml([read_run(Path(p)) for p in copies]).split("\n", 1)[1])
+    names = [case.get("name") for case in root.iter("testcase")]
+    assert names == ["login [a.cassette]", "login [b.cassette]"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def write_junit(runs: Sequence[RunView], out: Path, *, suite: str = SUITE) -> Pa
 
 def junit_xml(runs: Sequence[RunView], *, suite: str = SUITE) -> str:
     """The JUnit XML document (``testsuites`` holding one ``testsuite``) as text."""
-    cases = [_testcase(run) for run in runs]
+    names = Counter(run.header.scenario.name for run in runs)
+    cases = [_testcase(run, unique=names[run.header.scenario.name] == 1) for run in runs]
     totals = {
         "name": suite,
         "tests": str(len(cases)),
@@ -48,13 +50,16 @@ def junit_xml(runs: Sequence[RunView], *, suite: str = SUITE) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _testcase(run: RunView) -> ET.Element:
+def _testcase(run: RunView, *, unique: bool = True) -> ET.Element:
+    """One run; when several runs share a scenario, the cassette's name tells them apart
+    (CI tools fold test cases with the same class and name into one)."""
     header, report = run.header, run.report
+    name = header.scenario.name if unique else f"{header.scenario.name} [{run.path.name}]"
     case = ET.Element(
         "testcase",
         {
             "classname": _text(header.scenario.app),
-            "name": _text(header.scenario.name),
+            "name": _text(name),
             "time": f"{_duration(run):.3f}",
             "file": _text(str(run.path)),
         },
