@@ -126,13 +126,19 @@ def draw_machine(cls: type[StateChart], name: str, taken: Sequence[Transition]) 
     last = _last_state(taken, name)
 
     svg = _Layout(nodes, initial, list(edges.values())).draw(name, visited, finals, last)
-    caption = (
-        f"The {len(visited) or 'no'} state{'s' if len(visited) != 1 else ''} this run entered "
-        f"and every state one transition from {'them' if visited else 'the initial one'} "
-        f"({len(nodes)} of {len(states)}); the full list of transitions is in the table."
-        if focused
-        else f"All {len(states)} states."
-    )
+    if not focused:
+        caption = f"All {len(states)} states."
+    elif visited:
+        plural = "s" if len(visited) != 1 else ""
+        caption = (
+            f"The {len(visited)} state{plural} this run entered and every state one transition "
+            f"from them ({len(nodes)} of {len(states)}); every transition is in the table."
+        )
+    else:
+        caption = (
+            f"This run entered none of its states: the initial state and every state one "
+            f"transition from it ({len(nodes)} of {len(states)}); every transition is in the table."
+        )
     caption += " Blue and bold: transitions this run took, with how often."
     if summarised:
         notes = defaultdict(list)
