@@ -183,17 +183,30 @@ _agent_options = click.option(
 @_base_url_option
 @_agent_options
 @click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
-@click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
+@click.option(
+    "--record-mode",
+    "mode",
+    type=click.Choice(["once", "new_episodes", "all", "none"]),
+    default=None,
+    help="As in vcrpy. once (default): record, refuse an existing cassette; new_episodes: "
+    "re-record, reusing the existing cassette's decisions where the screen is the same and "
+    "asking the agent only for new screens; all: record, replacing the cassette; none: no "
+    "device or agent, replay the existing cassette (as orav replay).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing cassette (--record-mode all).")
 @click.option(
     "--seed", default=0, show_default=True, help="Seed of the simulator's faults (sim only)."
 )
+@click.pass_context
 def record(
+    ctx: click.Context,
     scenario_path: Path,
     device: str,
     agent_spec: str,
     base_url: str | None,
     agent_options: tuple[str, ...],
     out: Path | None,
+    mode: str | None,
     overwrite: bool,
     seed: int,
 ) -> None:
@@ -201,12 +214,20 @@ def record(
     from orav import runner
     from orav.scenario import load_scenario
 
+    if overwrite and mode not in (None, "all"):
+        raise click.UsageError(f"--overwrite means --record-mode all, not {mode}")
+    mode = "all" if overwrite else mode or "once"
     scenario = load_scenario(scenario_path)
     out = out or Path("recordings") / f"{scenario.name}.cassette"
+    if mode == "none":  # no device, no agent: exactly what orav replay does
+        ctx.invoke(replay, cassettes=(out,))  # exits with replay's status
     agent = _agent(agent_spec, base_url, agent_options)
-    result = _run(
-        runner.record(scenario, out, device=device, agent=agent, overwrite=overwrite, seed=seed)
-    )
+    result = _run(runner.record(scenario, out, device=device, agent=agent, mode=mode, seed=seed))
+    if result.reused is not None:
+        click.echo(
+            f"{out}: {result.reused} decisions reused from the old cassette, "
+            f"{result.asked} asked of {agent.name}"
+        )
     _print_reports([(result.report, out, None)])
     click.echo(_write_reports(result, out))
     sys.exit(0 if result.report.ok else 1)

@@ -5,12 +5,14 @@ These are the library functions behind ``orav record``, ``orav replay`` and ``or
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attrs import fields, frozen
+from attrs import evolve, fields, frozen
 
 from orav.agents import Agent
 from orav.cassette.regression import DecisionDiff
@@ -18,18 +20,24 @@ from orav.errors import InputError
 from orav.model import RunReport, Scenario
 
 if TYPE_CHECKING:
-    from orav.cassette import Clock
+    from orav.cassette import Cassette, Clock, RecordMode
 
 DEFAULT_DEVICE = "sim"
+MODES: tuple[RecordMode, ...] = ("once", "new_episodes", "all", "none")
 
 
 @frozen
 class Recording:
-    """A live run's report and cassette; ``secrets`` must be scrubbed from anything written."""
+    """A live run's report and cassette; ``secrets`` must be scrubbed from anything written.
+
+    ``reused`` and ``asked`` count decisions when an old cassette's were reused (new_episodes).
+    """
 
     report: RunReport
     cassette: Path
     secrets: tuple[str, ...] = ()
+    reused: int | None = None  # new_episodes: decisions served from the old cassette
+    asked: int | None = None  # new_episodes: decisions asked of the agent
 
 
 @frozen
@@ -133,39 +141,110 @@ async def record(
     *,
     device: str = DEFAULT_DEVICE,
     agent: Agent | None = None,
+    mode: RecordMode = "once",
     overwrite: bool = False,
     clock: Clock | None = None,
     seed: int = 0,
-) -> Recording:
-    """Run ``scenario`` live and write its cassette to ``out``.
+) -> Recording | Replay:
+    """Run ``scenario`` live and write its cassette to ``out``, in record ``mode`` (as vcrpy's):
+
+    - ``once``: record; an existing cassette is an InputError (nothing is started);
+    - ``all`` (or ``overwrite=True``): record, replacing an existing cassette;
+    - ``new_episodes``: record, reusing the existing cassette's decisions where the run is on
+      the same screen again (``ReusingAgent``); the new cassette replaces the old one only when
+      the run ends, so a crash keeps the old one;
+    - ``none``: no device, no agent: replay the existing cassette and return the ``Replay``.
 
     ``clock`` replaces the system clock (tests pass one whose sleeps do not wait); ``seed``
     seeds the simulator's probabilistic faults.
     """
+    if overwrite and mode not in ("once", "all"):
+        raise InputError(f"--overwrite means --record-mode all, not {mode}", "--overwrite")
+    mode = "all" if overwrite else mode
+    if mode not in MODES:
+        raise InputError(f"unknown record mode {mode!r}; expected one of {MODES}", "--record-mode")
+    if mode == "none":
+        return await replay(out)
+    if mode == "once" and out.exists():
+        raise InputError(
+            "cassette already exists; replay it with `orav replay`, or record again with "
+            "--record-mode new_episodes (reuse its decisions) or all (replace it)",
+            str(out),
+        )
+    from orav.cassette import read_cassette
+
+    previous = read_cassette(out) if mode == "new_episodes" and out.exists() else None
+    agent = agent or make_agent("scripted")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    target = _temporary(out) if mode == "new_episodes" else out
+    try:
+        recording = await _record(scenario, target, device, agent, mode, previous, clock, seed)
+    except BaseException:
+        if target != out:
+            target.unlink(missing_ok=True)
+        raise
+    if target != out:
+        os.replace(target, out)
+        _sync_directory(out.parent)
+    return evolve(recording, cassette=out)
+
+
+def _temporary(out: Path) -> Path:
+    """A new file beside ``out`` (same file system, so it can be renamed over it)."""
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _sync_directory(path: Path) -> None:
+    """Make a rename in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+async def _record(
+    scenario: Scenario,
+    out: Path,
+    device: str,
+    agent: Agent,
+    mode: RecordMode,
+    previous: Cassette | None,
+    clock: Clock | None,
+    seed: int,
+) -> Recording:
     from orav.cassette import (
         CassetteWriter,
         Header,
         RecordingAgent,
         RecordingClock,
         RecordingDevice,
+        ReusingAgent,
         SystemClock,
     )
     from orav.engine import Engine
 
-    agent = agent or make_agent("scripted")
     async with open_device(device, scenario, seed=seed) as live:
         header = Header(
             scenario=scenario,
             device=await live.describe(),
             agent=agent.name,
             model=getattr(agent, "model", ""),
+            record_mode=mode,
         )
-        out.parent.mkdir(parents=True, exist_ok=True)
         secrets = secrets_of(scenario, agent)
+        overwrite = mode != "once"
         with CassetteWriter.create(out, header, overwrite=overwrite, secrets=secrets) as writer:
+            deciding = (
+                ReusingAgent(previous, agent, writer=writer)
+                if previous is not None
+                else RecordingAgent(agent, writer)
+            )
             engine = Engine(
                 RecordingDevice(live, writer),
-                RecordingAgent(agent, writer),
+                deciding,
                 clock=RecordingClock(clock or SystemClock(), writer),
                 writer=writer,
                 run_id=header.run_id,
@@ -176,6 +255,8 @@ async def record(
                 close = getattr(agent, "close", None)
                 if close is not None:
                     await close()
+    if isinstance(deciding, ReusingAgent):
+        return Recording(report, out, tuple(secrets), deciding.reused, deciding.asked)
     return Recording(report, out, tuple(secrets))
 
 

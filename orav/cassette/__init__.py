@@ -3,7 +3,8 @@
 Record at the Device, Agent and Clock boundaries with ``RecordingDevice``, ``RecordingAgent``
 and ``RecordingClock`` over a ``CassetteWriter``; read with ``read_cassette`` and replay with
 ``ReplayDevice``, ``ReplayAgent`` and ``ReplayClock``. A replayed run that asks for anything
-other than what was recorded raises ``ReplayDivergence``.
+other than what was recorded raises ``ReplayDivergence``. ``ReusingAgent`` serves an old
+cassette's decisions to a live run that is on the same screens again (``new_episodes``).
 """
 
 from orav.cassette.clock import Clock, RecordingClock, ReplayClock, SystemClock
@@ -38,6 +39,7 @@ from orav.cassette.record import RecordingAgent, RecordingDevice
 from orav.cassette.redact import REDACTED, Scrubber, matches_redacted
 from orav.cassette.regression import ComparingAgent, DecisionDiff, same_action
 from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence
+from orav.cassette.reuse import ReusingAgent
 from orav.cassette.writer import CassetteWriter
 
 __all__ = [
@@ -73,6 +75,7 @@ __all__ = [
     "ReplayDevice",
     "ReplayDivergence",
     "ReportEvent",
+    "ReusingAgent",
     "Scrubber",
     "SleepEvent",
     "StepEvent",

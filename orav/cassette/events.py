@@ -175,13 +175,19 @@ class DescribeEvent:
 
 @frozen
 class DecideEvent:
-    """The agent's decision for ``step`` (model call metadata inside ``decision.call``)."""
+    """The agent's decision for ``step`` (model call metadata inside ``decision.call``).
+
+    ``reused``: served from an earlier cassette (``--record-mode new_episodes``) without asking
+    the agent; ``decision.call`` is then None (it cost nothing) and ``call`` is the model call
+    that originally made it, if any.
+    """
 
     type: ClassVar[str] = "decide"
     step: int
     decision: Decision | None = None
     raised: Raised | None = None
-    call: ModelCall | None = None  # what a failed decision cost (the error's model call)
+    call: ModelCall | None = None  # what a failed decision cost, or where a reused one came from
+    reused: bool = False
 
 
 @frozen
