@@ -239,7 +239,7 @@ async def _record(
         with CassetteWriter.create(out, header, overwrite=overwrite, secrets=secrets) as writer:
             deciding = (
                 ReusingAgent(previous, agent, writer=writer)
-                if previous is not None
+                if mode == "new_episodes"
                 else RecordingAgent(agent, writer)
             )
             engine = Engine(

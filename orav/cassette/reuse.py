@@ -3,7 +3,7 @@ the live agent only for what is new: the decision side of vcrpy's ``new_episodes
 
 API::
 
-    agent = ReusingAgent(recorded, live, writer=None)   # recorded: a Cassette; an Agent
+    agent = ReusingAgent(recorded, live, writer=None)   # a Cassette (None: nothing to reuse)
     agent.reused, agent.asked                           # decisions served from it / asked of live
 
 The n-th decision asked for is the n-th recorded one when the run is still on the recorded path:
@@ -100,14 +100,14 @@ class ReusingAgent:
     """Serves ``recorded``'s decisions while the run follows it; asks ``live`` from then on."""
 
     def __init__(
-        self, recorded: Cassette, live: Agent, *, writer: CassetteWriter | None = None
+        self, recorded: Cassette | None, live: Agent, *, writer: CassetteWriter | None = None
     ) -> None:
         self.name = live.name
         self.model = getattr(live, "model", "")
         self.reused = 0
         self.asked = 0
-        self._scenario = recorded.header.scenario
-        self._recorded = recorded_decisions(recorded)
+        self._scenario = recorded.header.scenario if recorded is not None else None
+        self._recorded = recorded_decisions(recorded) if recorded is not None else ()
         self._live = RecordingAgent(live, writer) if writer is not None else live
         self._writer = writer
         self._next = 0

@@ -1,0 +1,239 @@
+"""Record modes as in vcrpy (once, all, none, new_episodes), against the simulator over gRPC.
+
+The live agent is the real ScriptedAgent behind a counter (``Counting``), so a test can tell
+how often the agent was asked; no model is needed to tell reused decisions from asked ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from attrs import evolve
+from click.testing import CliRunner
+from fast_clock import FastClock
+
+from orav.agents import AgentContext
+from orav.agents.scripted import ScriptedAgent
+from orav.cassette import REDACTED, DecideEvent, matches_redacted, read_cassette
+from orav.cassette.reuse import screen_key
+from orav.cli import cli
+from orav.errors import InputError
+from orav.model import Decision, Element, Observation
+from orav.runner import Recording, Replay, record, replay
+from orav.scenario import example_scenarios, load_scenario
+from orav.sim import DEMO_APP
+
+EXAMPLES = {path.stem: path for path in example_scenarios()}
+UNUSABLE_DEVICE = "idb:no-such-host"  # starting anything with it fails
+
+
+def scenario(name: str):
+    return evolve(load_scenario(EXAMPLES[name]), settle_seconds=0)
+
+
+class Counting:
+    """The scenario's script, counting the decisions it was asked for, by step."""
+
+    def __init__(self) -> None:
+        self.scripted = ScriptedAgent()
+        self.name = self.scripted.name
+        self.steps: list[int] = []
+
+    async def decide(self, context: AgentContext) -> Decision:
+        self.steps.append(context.step)
+        return await self.scripted.decide(context)
+
+
+async def run(sc, path: Path, **options) -> Recording:
+    result = await record(sc, path, clock=FastClock(), **options)
+    assert isinstance(result, Recording)
+    return result
+
+
+def decides(path: Path) -> list[DecideEvent]:
+    return [e for e in read_cassette(path).events if isinstance(e, DecideEvent)]
+
+
+async def test_once_records_a_new_cassette_and_refuses_an_existing_one(tmp_path: Path):
+    path = tmp_path / "run.cassette"
+    assert (await run(scenario("open_detail"), path)).report.ok
+    assert read_cassette(path).header.record_mode == "once"
+    before = path.read_bytes()
+    with pytest.raises(InputError, match="already exists; replay it with `orav replay`") as caught:
+        await run(scenario("open_detail"), path, device=UNUSABLE_DEVICE)
+    assert "--record-mode new_episodes" in str(caught.value)
+    assert path.read_bytes() == before
+
+
+async def test_all_and_overwrite_record_anew_replacing_the_cassette(tmp_path: Path):
+    path = tmp_path / "run.cassette"
+    await run(scenario("open_detail"), path)
+    first = read_cassette(path).header.run_id
+    agent = Counting()
+    await run(scenario("open_detail"), path, mode="all", agent=agent)
+    assert agent.steps == [1, 2, 3, 4]  # nothing reused
+    again = read_cassette(path)
+    assert (again.header.record_mode, again.header.run_id != first) == ("all", True)
+    await run(scenario("open_detail"), path, overwrite=True)
+    assert read_cassette(path).header.record_mode == "all"
+    with pytest.raises(InputError, match="--overwrite means --record-mode all"):
+        await run(scenario("open_detail"), path, overwrite=True, mode="new_episodes")
+
+
+async def test_none_replays_without_touching_a_device(tmp_path: Path):
+    path = tmp_path / "run.cassette"
+    await run(scenario("open_detail"), path)
+    before = path.read_bytes()
+    result = await record(scenario("open_detail"), path, mode="none", device=UNUSABLE_DEVICE)
+    assert isinstance(result, Replay)
+    assert result.faithful and result.report.ok
+    assert path.read_bytes() == before
+    with pytest.raises(InputError, match="cannot read cassette"):
+        await record(scenario("open_detail"), tmp_path / "missing.cassette", mode="none")
+
+
+async def test_new_episodes_on_an_unchanged_app_asks_the_agent_nothing(tmp_path: Path):
+    path = tmp_path / "run.cassette"
+    recorded = await run(scenario("open_detail"), path)
+    agent = Counting()
+    again = await run(scenario("open_detail"), path, mode="new_episodes", agent=agent)
+    assert agent.steps == []
+    assert (again.reused, again.asked) == (4, 0)
+    assert again.report.ok and again.report.total_steps == recorded.report.total_steps
+    cassette = read_cassette(path)
+    assert cassette.header.record_mode == "new_episodes"
+    assert all(e.reused and e.decision.call is None for e in decides(path))
+    assert (await replay(path)).ok
+
+
+async def test_a_recorded_secret_is_asked_for_and_the_run_stays_on_the_path(tmp_path: Path):
+    """The password was recorded as ••••••, which cannot be typed again: the agent is asked for
+    that step only, and its action matches the redacted one, so the rest is reused."""
+    path = tmp_path / "login.cassette"
+    await run(scenario("login"), path)
+    agent = Counting()
+    again = await run(scenario("login"), path, mode="new_episodes", agent=agent)
+    assert agent.steps == [4]
+    assert (again.reused, again.asked, again.report.ok) == (5, 1, True)
+    assert [e.reused for e in decides(path)] == [True, True, True, False, True, True]
+    assert "Orav-Demo-1!" not in path.read_text()
+    assert (await replay(path)).ok
+
+
+async def test_a_screen_changed_from_step_2_on_is_asked_from_step_2_on(tmp_path: Path):
+    path = tmp_path / "run.cassette"
+    await run(scenario("open_detail"), path)
+    app = tmp_path / "demo.yaml"  # the release notes screen gains a line of text
+    app.write_text(
+        DEMO_APP.read_text().replace(
+            '"Version 1.0: first release.",\n         frame: [20, 110, 350, 60]}',
+            '"Version 1.0: first release.",\n         frame: [20, 110, 350, 60]}\n'
+            "      - {role: AXStaticText, label: New since 1.0, frame: [20, 180, 350, 30]}",
+        )
+    )
+    assert "New since 1.0" in app.read_text()
+    agent = Counting()
+    again = await run(
+        scenario("open_detail"), path, mode="new_episodes", agent=agent, device=f"sim:{app}"
+    )
+    assert agent.steps == [2, 3, 4]  # step 3 is on the same screen, but the run left the path
+    assert (again.reused, again.asked, again.report.ok) == (1, 3, True)
+    assert [e.reused for e in decides(path)] == [True, False, False, False]
+    outcome = await replay(path)
+    assert outcome.ok and outcome.report == again.report
+
+
+async def test_an_edited_script_step_is_asked_for_from_that_step_on(tmp_path: Path):
+    path = tmp_path / "run.cassette"
+    await run(scenario("open_detail"), path)
+    edited = scenario("open_detail")
+    script = list(edited.script)
+    script[2] = evolve(script[2], reasoning="Leave the detail screen.")
+    edited = evolve(edited, script=tuple(script), max_steps=20)  # limits do not count
+    agent = Counting()
+    again = await run(edited, path, mode="new_episodes", agent=agent)
+    assert agent.steps == [3, 4]
+    assert (again.reused, again.asked) == (2, 2)
+    assert decides(path)[2].decision.reasoning == "Leave the detail screen."
+
+
+async def test_new_episodes_without_a_cassette_records_one(tmp_path: Path):
+    path = tmp_path / "new" / "run.cassette"
+    agent = Counting()
+    result = await run(scenario("open_detail"), path, mode="new_episodes", agent=agent)
+    assert (result.reused, result.asked, agent.steps) == (0, 4, [1, 2, 3, 4])
+    assert result.cassette == path and sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+class Hanging:
+    """Never answers: the run is interrupted while it waits for the agent."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+
+    async def decide(self, context: AgentContext) -> Decision:
+        self.asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("not reached")
+
+
+async def test_an_interrupted_new_episodes_run_keeps_the_old_cassette(tmp_path: Path):
+    path = tmp_path / "run.cassette"
+    await run(scenario("open_detail"), path)
+    before = path.read_bytes()
+    edited = scenario("open_detail")
+    edited = evolve(edited, script=(edited.script[0], evolve(edited.script[1], reasoning="x")))
+    agent = Hanging()
+    task = asyncio.create_task(run(edited, path, mode="new_episodes", agent=agent))
+    await asyncio.wait_for(agent.asked.wait(), 30)  # step 1 reused, then the agent is asked
+    assert list(tmp_path.glob(".run.cassette.*.tmp"))  # the new recording goes beside the old
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["run.cassette"]
+    assert (await replay(path)).ok
+
+
+def _scenario_file(tmp_path: Path) -> Path:
+    path = tmp_path / "open_detail.yaml"
+    path.write_text(EXAMPLES["open_detail"].read_text() + "settle_seconds: 0\n")
+    return path
+
+
+def test_cli_modes(tmp_path: Path):
+    source, out = _scenario_file(tmp_path), tmp_path / "run.cassette"
+    invoke = CliRunner().invoke
+    args = ["record", str(source), "--out", str(out)]
+    missing = invoke(cli, [*args, "--record-mode", "none"])
+    assert missing.exit_code == 2 and "cannot read cassette" in missing.output
+    assert invoke(cli, args).exit_code == 0
+    refused = invoke(cli, [*args, "--device", UNUSABLE_DEVICE])
+    assert refused.exit_code == 2
+    assert "replay it with `orav replay`" in refused.output
+    replayed = invoke(cli, [*args, "--record-mode", "none", "--device", UNUSABLE_DEVICE])
+    assert replayed.exit_code == 0 and "faithful" in replayed.output
+    reused = invoke(cli, [*args, "--record-mode", "new_episodes"])
+    assert reused.exit_code == 0
+    assert "4 decisions reused from the old cassette, 0 asked of scripted" in reused.output
+    clash = invoke(cli, [*args, "--overwrite", "--record-mode", "once"])
+    assert clash.exit_code == 2 and "--overwrite means --record-mode all" in clash.output
+
+
+def test_the_screen_key_keeps_values_the_fingerprint_ignores():
+    """Typed text counts: a field holding other text is another screen for a decision."""
+    empty = Observation(elements=(Element("AXTextField", "Email", "email"),))
+    typed = Observation(elements=(Element("AXTextField", "Email", "email", value="bob"),))
+    assert empty.fingerprint == typed.fingerprint
+    assert screen_key(empty) != screen_key(typed)
+    secure = Observation(
+        elements=(Element("AXSecureTextField", "Pw", value=REDACTED, secure=True),)
+    )
+    live = Observation(
+        elements=(Element("AXSecureTextField", "Pw", value="hunter22", secure=True),)
+    )
+    assert matches_redacted(screen_key(secure), screen_key(live))
