@@ -106,6 +106,9 @@ async def test_new_episodes_on_an_unchanged_app_asks_the_agent_nothing(tmp_path:
     assert cassette.header.record_mode == "new_episodes"
     assert all(e.reused and e.decision.call is None for e in decides(path))
     assert (await replay(path)).ok
+    from orav.report.run import read_run
+
+    assert [step.reused for step in read_run(path).steps] == [True] * 3  # done is no step
 
 
 async def test_a_recorded_secret_is_asked_for_and_the_run_stays_on_the_path(tmp_path: Path):

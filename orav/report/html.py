@@ -311,6 +311,8 @@ def _block(block: StepView | RecoveryView) -> ET.Element:
 def _step(step: StepView) -> ET.Element:
     decision = step.decision
     fields: list[Child] = [_el("h3", None, f"Step {step.number}")]
+    if step.reused:
+        fields.append(_field("decision", "reused from the earlier cassette (no model call)"))
     if decision is not None:
         fields += _decision(decision)
     for performed in step.actions:

@@ -76,6 +76,7 @@ class StepView:
     actions: tuple[Performed, ...] = ()
     verification: Verification | None = None
     errors: tuple[str, ...] = ()
+    reused: bool = False  # the decision came from an earlier cassette (record mode new_episodes)
 
 
 @frozen
@@ -221,8 +222,10 @@ class _Walk:
                 elif stored is not None and stored.screenshot is not None:
                     self.screenshot = self.resolve(stored.screenshot)
                     self.on_screen(self.screenshot)
-            case DecideEvent(decision=decision, raised=raised) if isinstance(self.block, StepView):
-                self.block = evolve(self.block, decision=decision)
+            case DecideEvent(decision=decision, raised=raised, reused=reused) if isinstance(
+                self.block, StepView
+            ):
+                self.block = evolve(self.block, decision=decision, reused=reused)
                 if raised is not None:
                     self.add_error(f"the agent failed: {raised.message}")
             case PerformEvent(action=action, result=result, raised=raised):
