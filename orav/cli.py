@@ -220,17 +220,49 @@ def record(
     scenario = load_scenario(scenario_path)
     out = out or Path("recordings") / f"{scenario.name}.cassette"
     if mode == "none":  # no device, no agent: exactly what orav replay does
+        given = [
+            flag
+            for flag, source in (
+                ("--device", "device"),
+                ("--agent", "agent_spec"),
+                ("--seed", "seed"),
+            )
+            if ctx.get_parameter_source(source) is not click.core.ParameterSource.DEFAULT
+        ]
+        if given or base_url or agent_options:
+            flags = ", ".join(given + ["--base-url"] * bool(base_url))
+            raise click.UsageError(
+                f"--record-mode none only replays: {flags or '--agent-option'} has no effect"
+            )
+        _same_scenario(out, scenario)
         ctx.invoke(replay, cassettes=(out,))  # exits with replay's status
     agent = _agent(agent_spec, base_url, agent_options)
     result = _run(runner.record(scenario, out, device=device, agent=agent, mode=mode, seed=seed))
-    if result.reused is not None:
+    if result.reused:
         click.echo(
             f"{out}: {result.reused} decisions reused from the old cassette, "
             f"{result.asked} asked of {agent.name}"
         )
+    elif result.reused is not None:
+        click.echo(f"{out}: nothing to reuse: every decision was asked of {agent.name}")
     _print_reports([(result.report, out, None)])
     click.echo(_write_reports(result, out))
     sys.exit(0 if result.report.ok else 1)
+
+
+def _same_scenario(cassette: Path, scenario) -> None:
+    """``--record-mode none`` replays the cassette: it must be this scenario's."""
+    from orav.cassette import read_cassette
+
+    if not cassette.exists():
+        raise InputError(
+            "no cassette to replay (--record-mode none records nothing)", str(cassette)
+        )
+    recorded = read_cassette(cassette).header.scenario.name
+    if recorded != scenario.name:
+        raise InputError(
+            f"the cassette holds scenario {recorded!r}, not {scenario.name!r}", str(cassette)
+        )
 
 
 def _write_reports(result, out: Path) -> str:
@@ -372,7 +404,7 @@ def demo(out: Path) -> None:
     "--timeout",
     default=600.0,
     show_default=True,
-    type=click.FloatRange(1.0),
+    type=click.FloatRange(1.0, 7 * 86400),
     help="Seconds the exploration may take.",
 )
 @click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
@@ -404,7 +436,7 @@ def explore(
 
     app, known = _explore_target(bundle, device)
     scenario = Scenario(
-        name="explore-" + re.sub(r"[^A-Za-z0-9._-]+", "-", app),
+        name="explore-" + re.sub(r"[^A-Za-z0-9_-]+", "-", app)[:80],
         app=app,
         goal="explore",
         description="orav explore: discover every reachable screen, report coverage",

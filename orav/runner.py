@@ -6,6 +6,7 @@ These are the library functions behind ``orav record``, ``orav replay`` and ``or
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -176,7 +177,8 @@ async def record(
     previous = read_cassette(out) if mode == "new_episodes" and out.exists() else None
     agent = agent or make_agent("scripted")
     out.parent.mkdir(parents=True, exist_ok=True)
-    target = _temporary(out) if mode == "new_episodes" else out
+    # Replacing a cassette goes through a file beside it: a failed run keeps the old one.
+    target = _temporary(out) if mode != "once" and out.exists() else out
     try:
         recording = await _record(scenario, target, device, agent, mode, previous, clock, seed)
     except BaseException:
@@ -190,9 +192,13 @@ async def record(
 
 
 def _temporary(out: Path) -> Path:
-    """A new file beside ``out`` (same file system, so it can be renamed over it)."""
+    """A new file beside ``out`` (same file system, so it can be renamed over it), with
+    ``out``'s permissions (mkstemp's are owner-only)."""
     fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
+    try:
+        os.fchmod(fd, stat.S_IMODE(out.stat().st_mode))
+    finally:
+        os.close(fd)
     return Path(name)
 
 
@@ -315,6 +321,8 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
             None,
             False,
             tuple(differences),
+            tuple(judge.differences) if judge else (),
+            judge.compared if judge else 0,
             scenario=header.scenario.name,
             cut_after=cassette.last_step,
         )

@@ -40,7 +40,7 @@ actions = st.one_of(
         start=st.builds(Point, coordinate, coordinate),
         end=st.builds(Point, coordinate, coordinate),
     ),
-    st.builds(PressKey, key=st.sampled_from(["return", "escape", "tab"]) | st.integers(0, 255)),
+    st.builds(PressKey, key=st.sampled_from(["return", "escape", "tab"]) | st.integers(1, 255)),
     st.builds(Wait, seconds=positive),
     st.builds(Launch, bundle_id=st.none() | text),
     st.builds(Terminate, bundle_id=st.none() | text),

@@ -158,7 +158,11 @@ MINIMAL = "name: s\napp: com.orav.demo\ngoal: sign in\n"
         ("settle_seconds: 3600\n", "4:17: settle_seconds: must be at most 60, got 3600.0"),
         (
             "script:\n  - action: {kind: press_key, key: 99999}\n",
-            "5:36: script[0].action.key: a HID keycode is 0 to 255, got 99999",
+            "5:36: script[0].action.key: a HID keycode is 1 to 255, got 99999",
+        ),
+        (
+            "script:\n  - action: {kind: press_key, key: true}\n",
+            "5:36: script[0].action.key: a HID keycode is 1 to 255, got True",
         ),
         (
             "script:\n  - action: {kind: type_text, text: ''}\n",
@@ -403,8 +407,8 @@ def test_diagrams_check_without_out_is_a_usage_error(tmp_path: Path):
 @pytest.mark.parametrize(
     ("text", "error"),
     [
-        ("name: ../../tmp/evil\napp: a\ngoal: g\n", "1:7: name: must be letters, digits"),
-        ("name: a/b\napp: a\ngoal: g\n", "1:7: name: must be letters, digits"),
+        ("name: ../../tmp/evil\napp: a\ngoal: g\n", "1:7: name: must be up to 100 letters, digits"),
+        ("name: a/b\napp: a\ngoal: g\n", "1:7: name: must be up to 100 letters, digits"),
         ("name: ok\napp: a\ngoal: '  '\n", "3:7: goal: must not be empty"),
         ("name: ok\napp: ''\ngoal: g\n", "2:6: app: must not be empty"),
     ],

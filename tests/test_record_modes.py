@@ -19,7 +19,7 @@ from orav.agents.scripted import ScriptedAgent
 from orav.cassette import REDACTED, DecideEvent, matches_redacted, read_cassette
 from orav.cassette.reuse import screen_key
 from orav.cli import cli
-from orav.errors import InputError
+from orav.errors import DeviceError, InputError
 from orav.model import Decision, Element, Observation
 from orav.runner import Recording, Replay, record, replay
 from orav.scenario import example_scenarios, load_scenario
@@ -213,13 +213,15 @@ def test_cli_modes(tmp_path: Path):
     invoke = CliRunner().invoke
     args = ["record", str(source), "--out", str(out)]
     missing = invoke(cli, [*args, "--record-mode", "none"])
-    assert missing.exit_code == 2 and "cannot read cassette" in missing.output
+    assert missing.exit_code == 2 and "no cassette to replay" in missing.output
     assert invoke(cli, args).exit_code == 0
     refused = invoke(cli, [*args, "--device", UNUSABLE_DEVICE])
     assert refused.exit_code == 2
     assert "replay it with `orav replay`" in refused.output
-    replayed = invoke(cli, [*args, "--record-mode", "none", "--device", UNUSABLE_DEVICE])
+    replayed = invoke(cli, [*args, "--record-mode", "none"])
     assert replayed.exit_code == 0 and "faithful" in replayed.output
+    ignored = invoke(cli, [*args, "--record-mode", "none", "--device", UNUSABLE_DEVICE])
+    assert ignored.exit_code == 2 and "--device has no effect" in ignored.output
     reused = invoke(cli, [*args, "--record-mode", "new_episodes"])
     assert reused.exit_code == 0
     assert "4 decisions reused from the old cassette, 0 asked of scripted" in reused.output
@@ -240,3 +242,31 @@ def test_the_screen_key_keeps_values_the_fingerprint_ignores():
         elements=(Element("AXSecureTextField", "Pw", value="hunter22", secure=True),)
     )
     assert matches_redacted(screen_key(secure), screen_key(live))
+
+
+async def test_replacing_a_cassette_keeps_its_permissions_and_the_old_one_on_failure(
+    tmp_path: Path,
+):
+    path = tmp_path / "run.cassette"
+    await run(scenario("open_detail"), path)
+    path.chmod(0o644)
+    for mode in ("new_episodes", "all"):
+        await run(scenario("open_detail"), path, mode=mode)
+        assert path.stat().st_mode & 0o777 == 0o644, mode
+    before = path.read_bytes()
+    with pytest.raises(DeviceError):
+        await record(scenario("open_detail"), path, mode="all", device="idb:127.0.0.1:1")
+    assert path.read_bytes() == before  # a failed run replaces nothing
+    assert [p.name for p in tmp_path.iterdir()] == ["run.cassette"]
+
+
+def test_none_refuses_another_scenarios_cassette(tmp_path: Path):
+    source, out = _scenario_file(tmp_path), tmp_path / "run.cassette"
+    other = tmp_path / "login.yaml"
+    other.write_text(EXAMPLES["login"].read_text())
+    assert CliRunner().invoke(cli, ["record", str(source), "--out", str(out)]).exit_code == 0
+    result = CliRunner().invoke(
+        cli, ["record", str(other), "--out", str(out), "--record-mode", "none"]
+    )
+    assert result.exit_code == 2
+    assert "holds scenario 'open_detail', not 'login'" in result.output

@@ -102,4 +102,4 @@ def test_runs_of_one_scenario_are_told_apart_by_their_cassette(tmp_path):
     copies = [shutil.copy(golden, tmp_path / name) for name in ("a.cassette", "b.cassette")]
     root = ET.fromstring(junit_xml([read_run(Path(p)) for p in copies]).split("\n", 1)[1])
     names = [case.get("name") for case in root.iter("testcase")]
-    assert names == ["login [a.cassette]", "login [b.cassette]"]
+    assert names == [f"login [{copies[0]}]", f"login [{copies[1]}]"]

@@ -33,7 +33,8 @@ class ScreenCoverage:
 
     @property
     def untried(self) -> tuple[str, ...]:
-        return tuple(e for e in self.elements if e not in self.tried)
+        """Elements neither tried nor skipped on purpose."""
+        return tuple(e for e in self.elements if e not in self.tried and e not in self.skipped)
 
 
 @frozen

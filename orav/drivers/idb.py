@@ -311,8 +311,7 @@ class IdbDevice:
                 return point
             case TypeText(text=text, secure=secure):
                 _check_typable(text, secure)
-                if text:  # an empty hid stream is a gRPC protocol error
-                    await self._rpc("text", client.text(text))
+                await self._rpc("text", client.text(text))  # never empty: the model says so
             case Swipe(start=start, end=end, duration=duration):
                 self._check_on_screen(start, "swipe start")
                 self._check_on_screen(end, "swipe end")
@@ -324,9 +323,7 @@ class IdbDevice:
             case PressKey(key="home"):
                 await self._rpc("home button", client.button(HIDButtonType.HOME))
             case PressKey(key=key):
-                code = KEYCODES[key] if isinstance(key, str) else key
-                if not 0 < code < 65536:
-                    raise _Invalid(f"keycode {code} is not a HID usage")
+                code = KEYCODES[key] if isinstance(key, str) else key  # 1-255: the model checks
                 await self._rpc(f"key {key}", client.key(code))
             case Wait(seconds=seconds):
                 if not 0 <= seconds <= self.max_wait:

@@ -78,8 +78,8 @@ class PressKey:
                 f"unknown key name {key!r} for press_key; expected one of {list(NAMED_KEYS)} "
                 "or a HID keycode",
             )
-        if isinstance(key, int) and not 0 <= key <= MAX_KEYCODE:
-            raise InvalidValue("key", f"a HID keycode is 0 to {MAX_KEYCODE}, got {key}")
+        if isinstance(key, bool) or (isinstance(key, int) and not 1 <= key <= MAX_KEYCODE):
+            raise InvalidValue("key", f"a HID keycode is 1 to {MAX_KEYCODE}, got {key}")
 
 
 @frozen

@@ -60,14 +60,16 @@ def between(low: float, high: float) -> Validator:
 
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+MAX_NAME = 100
 
 
 def file_name(_: Any, attribute: Any, value: str) -> None:
     """A name that is safe as a file name: letters, digits, ``.``, ``_``, ``-``; no path."""
-    if not _NAME.fullmatch(value) or ".." in value:
+    if not _NAME.fullmatch(value) or ".." in value or len(value) > MAX_NAME:
         raise InvalidValue(
             attribute.name,
-            f"must be letters, digits, '.', '_' or '-' (it names files), got {value!r}",
+            f"must be up to {MAX_NAME} letters, digits, '.', '_' or '-' (it names files), "
+            f"got {value!r}",
         )
 
 

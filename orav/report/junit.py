@@ -54,7 +54,7 @@ def _testcase(run: RunView, *, unique: bool = True) -> ET.Element:
     """One run; when several runs share a scenario, the cassette's name tells them apart
     (CI tools fold test cases with the same class and name into one)."""
     header, report = run.header, run.report
-    name = header.scenario.name if unique else f"{header.scenario.name} [{run.path.name}]"
+    name = header.scenario.name if unique else f"{header.scenario.name} [{run.path}]"
     case = ET.Element(
         "testcase",
         {
