@@ -26,6 +26,7 @@ from orav.cassette import (
     ErrorEvent,
     RecoveryEvent,
     ReplayDivergence,
+    ReplayedError,
     ReportEvent,
     SystemClock,
     TransitionEvent,
@@ -257,8 +258,11 @@ class _Run:
             except ReplayDivergence:
                 raise  # not the run's failure: the replay's, reported to the caller
             except Exception as exc:  # noqa: BLE001 - a bug: the run ends aborted, error reported
-                self.note_error(RunError(step=self.step, error=f"{type(exc).__name__}: {exc}"))
-                self.machine.send("error.execution", error=exc)
+                what = (
+                    str(exc) if isinstance(exc, ReplayedError) else f"{type(exc).__name__}: {exc}"
+                )
+                self.note_error(RunError(step=self.step, error=what))
+                self.machine.send("error.execution", error=what)
         return self.build_report()
 
     # --- phases --------------------------------------------------------------------------

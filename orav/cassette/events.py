@@ -65,6 +65,14 @@ converter.register_unstructure_hook(
 )
 
 DEADLINE = "TimeoutError"
+UNEXPECTED = "Unexpected"
+
+
+class ReplayedError(Exception):
+    """The replay of an unexpected exception a recorded call raised; reads as the original
+    ("TypeError: ..."), which is how the engine reports any unexpected exception."""
+
+
 _RAISABLE: dict[str, type[OravError]] = {
     "DeviceError": DeviceError,
     "AgentError": AgentError,
@@ -86,6 +94,12 @@ class Raised:
         return cls(family, str(exc))
 
     @classmethod
+    def unexpected(cls, exc: Exception) -> Raised:
+        """A call failed with something no callee should raise (a bug): replay raises a
+        ``ReplayedError`` that reads the same, so the run ends the same way."""
+        return cls(UNEXPECTED, f"{type(exc).__name__}: {exc}")
+
+    @classmethod
     def deadline(cls) -> Raised:
         """The call was cut off by a deadline (the run's timeout, a recovery's ladder): replay
         raises TimeoutError at the same place, so a timed-out run replays as it ran."""
@@ -94,6 +108,8 @@ class Raised:
     def exception(self) -> Exception:
         if self.error == DEADLINE:
             return TimeoutError(self.message)
+        if self.error == UNEXPECTED:
+            return ReplayedError(self.message)
         kind = _RAISABLE.get(self.error, OravError)
         return kind(self.message)
 

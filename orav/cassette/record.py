@@ -47,6 +47,9 @@ def _failures(writer: CassetteWriter, event: Callable[[Raised], Event]) -> Itera
     except (asyncio.CancelledError, TimeoutError):
         writer.write(event(Raised.deadline()))
         raise
+    except Exception as exc:  # a callee's bug: recorded too, so the cassette still replays
+        writer.write(event(Raised.unexpected(exc)))
+        raise
 
 
 class RecordingDevice:
@@ -134,6 +137,9 @@ class RecordingAgent:
             raise
         except (asyncio.CancelledError, TimeoutError):
             self._writer.write(DecideEvent(step, raised=Raised.deadline()))
+            raise
+        except Exception as exc:  # an agent's bug: recorded too, so the cassette still replays
+            self._writer.write(DecideEvent(step, raised=Raised.unexpected(exc)))
             raise
         self._writer.write(DecideEvent(step, decision))
         return decision

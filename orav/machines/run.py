@@ -111,8 +111,12 @@ class RunMachine(StateChart):
     def on_abort(self, error: str = "aborted") -> None:
         self.error = error
 
-    def keep_error(self, error: BaseException | None = None) -> None:
-        self.error = f"{type(error).__name__}: {error}" if error else "internal error"
+    def keep_error(self, error: BaseException | str | None = None) -> None:
+        """Keep what went wrong: an exception, or the engine's own words for it."""
+        if isinstance(error, str):
+            self.error = error
+        else:
+            self.error = f"{type(error).__name__}: {error}" if error else "internal error"
 
     @property
     def state(self) -> str:
