@@ -1,19 +1,7 @@
 """The orav command as a user meets it: usage errors, help, exit codes (subprocesses)."""
 
-import subprocess
-import sys
-
 import pytest
-
-
-def orav(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "orav", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from command import orav
 
 
 @pytest.mark.parametrize(

@@ -189,17 +189,7 @@ def test_a_killed_recording_reads_back_and_replays_up_to_where_it_was_cut(tmp_pa
 
 
 def test_cli_exit_codes(tmp_path: Path):
-    import subprocess
-    import sys
-
-    def orav(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "orav", *args],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+    from command import orav
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\napp: y\ngoal: z\nmax_steps: many\n")

@@ -5,12 +5,11 @@ are checked by parsing them back and comparing them with the cassettes' performe
 """
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from attrs import evolve
+from command import orav
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -241,17 +240,16 @@ def test_keys_waits_and_backspaces_map_to_maestro_commands():
 
 
 def test_cli_writes_stdout_or_out_and_refuses_with_exit_2(tmp_path):
-    def orav(*args):
-        command = [sys.executable, "-m", "orav", "export", "maestro", *args]
-        return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    def export(*args):
+        return orav("export", "maestro", *args)
 
-    shown = orav(str(LOGIN))
+    shown = export(str(LOGIN))
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == export_maestro(LOGIN)
     out = tmp_path / "login.yaml"
-    assert orav(str(LOGIN), "--out", str(out)).returncode == 0
+    assert export(str(LOGIN), "--out", str(out)).returncode == 0
     assert out.read_text(encoding="utf-8") == shown.stdout
-    refused = orav(str(TEXTUAL[0]))
+    refused = export(str(TEXTUAL[0]))
     assert refused.returncode == 2
     assert (
         refused.stderr.startswith("orav: error: ")

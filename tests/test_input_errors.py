@@ -7,13 +7,12 @@ import base64
 import hashlib
 import json
 import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import attrs
 import pytest
+from command import orav
 from grpclib import GRPCError, Status
 from grpclib.client import Channel
 from idb.grpc import idb_pb2 as pb
@@ -31,19 +30,10 @@ from orav.sim.appmodel import ElementSpec, Screen, load_app_model
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGIN = ROOT / "recordings" / "login.cassette"
-ORAV = [sys.executable, "-m", "orav"]
 KEYS = "['return', 'escape', 'tab', 'backspace', 'delete', 'space', 'home']"
 KINDS = (
     "['assert', 'done', 'launch', 'press_key', 'swipe', 'tap', 'terminate', 'type_text', 'wait']"
 )
-
-
-def orav(*args: object, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
-    command = [*ORAV, *map(str, args)]
-    return subprocess.run(
-        command, capture_output=True, text=True, timeout=60, cwd=cwd, env=env, check=False
-    )
 
 
 def assert_bad_input(done: subprocess.CompletedProcess, line: str) -> None:

@@ -7,7 +7,6 @@ import base64
 import os
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from datetime import datetime
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve
+from command import orav
 from report_runs import GOLDEN, PASSWORD, SCENARIOS, recorded
 
 from orav.cassette import (
@@ -425,12 +425,6 @@ def test_an_unfinished_recording_still_reports_its_steps(tmp_path: Path):
     assert dom.one("header").one("span", "status").text == "incomplete"
     assert "did not finish" in dom.text and "cut off" in dom.text
     assert len(dom.all("article", "step")) == len(run.steps) > 0
-
-
-def orav(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """The real command in its own process (click caches help options on the commands)."""
-    command = [sys.executable, "-m", "orav", *args]
-    return subprocess.run(command, check=False, capture_output=True, text=True, timeout=60, cwd=cwd)
 
 
 def test_cli_report_writes_html_index_and_junit(failed_run: Path, tmp_path: Path):

@@ -1,0 +1,22 @@
+"""The real ``orav`` command in its own process, as a user runs it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ORAV = [sys.executable, "-m", "orav"]
+
+
+def orav(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``orav ARGS``; ORAV_DEBUG is dropped so errors read as a user sees them."""
+    env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
+    return subprocess.run(
+        [*ORAV, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )
