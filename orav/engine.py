@@ -57,7 +57,7 @@ from orav.model import (
     show_action,
 )
 from orav.model.action import Launch, Terminate
-from orav.perceive import Detection, classify, measure, stuck
+from orav.perceive import Detection, classify, keyboard_fault, measure, stuck
 from orav.perceive.faults import TEXT_FIELD_ROLES
 
 
@@ -369,7 +369,8 @@ class _Run:
             self.calls.append(self.decision.call)
         action = self.decision.action
         done = isinstance(action, Done)
-        blocked = None if done else classify(self.observation, self.previous, action=action)
+        # observe() found this screen usable: only the keyboard over the target is left to check.
+        blocked = None if done else keyboard_fault(self.observation, action)
         if blocked is not None:
             self.detection = blocked  # the keyboard covers the target: recover, then re-decide
         self.machine.send("decided", done=done, fault=blocked)

@@ -97,11 +97,16 @@ def classify(
         found = _DETECTORS[kind](elements)
         if found is not None:
             return found
-    if action is not None and keyboard_blocks(observation, action):
-        return Detection(
-            "keyboard", keyboard_keys(elements), "the keyboard covers the target", action
-        )
-    return None
+    return keyboard_fault(observation, action) if action is not None else None
+
+
+def keyboard_fault(observation: Observation, action: Action) -> Detection | None:
+    """The keyboard fault when it covers ``action``'s target, else None (``classify``'s last
+    check, on its own for a screen already classified as usable)."""
+    if not keyboard_blocks(observation, action):
+        return None
+    evidence = keyboard_keys(observation.elements)
+    return Detection("keyboard", evidence, "the keyboard covers the target", action)
 
 
 def stuck(action: Action, note: str = "the action changed nothing") -> Detection:
