@@ -9,6 +9,8 @@ from attrs.validators import optional
 
 from orav.model.limits import at_least, between
 
+MAX_STALL = 300.0  # seconds: the longest a slow_* fault holds an RPC
+
 FaultType = Literal[
     "alert",  # an unexpected alert with OK / Cancel
     "permission",  # a system permission dialog with Allow / Don't Allow
@@ -18,6 +20,9 @@ FaultType = Literal[
     "login",  # a login wall in front of the current screen
     "empty_dump",  # accessibility_info answers with an empty tree
     "frozen",  # input is accepted but changes nothing (dropped taps)
+    "list_apps_error",  # list_apps fails with a gRPC error while the app runs
+    "slow_describe",  # the next accessibility read stalls ``seconds`` before answering
+    "slow_launch",  # the next launch stalls ``seconds`` before answering
 ]
 
 
@@ -26,7 +31,8 @@ class Fault:
     """When to inject one fault: at the Nth input, on entering a screen, with a probability.
 
     ``times`` bounds how often it fires; ``duration`` is how many observations a loading
-    spinner or an empty dump lasts (0: until remedied).
+    spinner or an empty dump lasts (0: until remedied); ``seconds`` is how long a slow RPC
+    stalls.
     """
 
     type: FaultType
@@ -36,3 +42,4 @@ class Fault:
     times: int = field(default=1, validator=at_least(1))
     duration: int = field(default=0, validator=at_least(0))
     message: str | None = None
+    seconds: float = field(default=0.0, validator=between(0, MAX_STALL))

@@ -7,6 +7,7 @@ The real fb-idb client and the real ``idb`` CLI drive it as they would a Mac's
 from __future__ import annotations
 
 import abc
+import asyncio
 import functools
 import json
 import logging
@@ -144,6 +145,7 @@ class CompanionService(CompanionServiceBase):
 
     async def accessibility_info(self, stream: Stream) -> None:
         request = await stream.recv_message()
+        await _stall(self.state.describe_stall())
         keys = tuple(request.keys)
         if request.marker and request.match:
             raise GRPCError(Status.INVALID_ARGUMENT, "marker and match are exclusive")
@@ -271,6 +273,7 @@ class CompanionService(CompanionServiceBase):
         if request is None or request.WhichOneof("control") != "start":
             raise GRPCError(Status.INVALID_ARGUMENT, "launch needs a start request first")
         self._require_app(request.start.bundle_id)
+        await _stall(self.state.launch_stall())
         self.state.launch()
         async for _ in stream:  # wait_for: the app "runs" until the client says stop
             pass
@@ -284,6 +287,8 @@ class CompanionService(CompanionServiceBase):
     async def list_apps(self, stream: Stream) -> None:
         request = await stream.recv_message()
         model, state = self.state.model, self.state
+        if state.running and state.list_apps_fails():
+            raise GRPCError(Status.INTERNAL, "list_apps failed: CoreSimulator did not answer")
         app = pb.InstalledAppInfo(
             bundle_id=model.bundle_id,
             name=model.name,
@@ -302,6 +307,12 @@ class CompanionService(CompanionServiceBase):
     def _require_app(self, bundle_id: str) -> None:
         if bundle_id != self.state.model.bundle_id:
             raise GRPCError(Status.NOT_FOUND, f"no app {bundle_id!r} is installed")
+
+
+async def _stall(seconds: float) -> None:
+    """Hold an RPC as a slow_* fault asks; the Fault model bounds ``seconds``."""
+    if seconds > 0:
+        await asyncio.sleep(seconds)
 
 
 class _Server(Server):

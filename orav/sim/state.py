@@ -25,6 +25,7 @@ EDGE = 20.0  # a swipe starting this close to the left edge means "back"
 BULLET = "\u2022"
 KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 HOME_ICONS = ("Settings", "Safari", "Photos")
+RPC_FAULTS = ("list_apps_error", "slow_describe", "slow_launch")
 
 
 @define
@@ -87,6 +88,9 @@ class AppState:
         self.permissions: dict[str, bool] = {}
         self.empty_dumps = 0  # accessibility reads left that answer [] (-1: until relaunch)
         self.frozen_inputs = 0  # inputs left that are ignored (-1: until relaunch)
+        self.list_apps_errors = 0  # list_apps calls left that fail (-1: until relaunch)
+        self.describe_stalls: deque[float] = deque()  # seconds, one per accessibility read
+        self.launch_stalls: deque[float] = deque()  # seconds, one per launch
         self.launch()
 
     # --- what an observer sees ---------------------------------------------------------
@@ -161,13 +165,28 @@ class AppState:
         self.focus = None
         self.overlay = None
         self.pending.clear()
-        self.empty_dumps = self.frozen_inputs = 0
+        self.empty_dumps = self.frozen_inputs = self.list_apps_errors = 0
         self._push(self.model.start, reset=True)
 
     def terminate(self) -> None:
         self.running = False
         self.focus = None
         self.overlay = None
+
+    def list_apps_fails(self) -> bool:
+        """One list_apps call: True when a list_apps_error fault makes it fail."""
+        if not self.list_apps_errors:
+            return False
+        self.list_apps_errors -= 1 if self.list_apps_errors > 0 else 0
+        return True
+
+    def describe_stall(self) -> float:
+        """Seconds the next accessibility read stalls (a slow_describe fault; 0 if none)."""
+        return self.describe_stalls.popleft() if self.describe_stalls else 0.0
+
+    def launch_stall(self) -> float:
+        """Seconds the next launch stalls (a slow_launch fault; 0 if none)."""
+        return self.launch_stalls.popleft() if self.launch_stalls else 0.0
 
     def schedule(self, fault: Fault) -> None:
         """Add a fault at run time; it triggers like one from the app model."""
@@ -356,7 +375,10 @@ class AppState:
             if fault.probability < 1.0 and self.rng.random() >= fault.probability:
                 continue
             self.fired[index] += 1
-            self.pending.append(fault)
+            if fault.type in RPC_FAULTS:
+                self._arm(fault)  # no overlay to wait for, and a crash must not drop it
+            else:
+                self.pending.append(fault)
 
     def _show_pending(self) -> None:
         while self.pending and self.running and self.overlay is None:
@@ -389,6 +411,15 @@ class AppState:
         elif fault.type == "loading":
             self.focus = None
             self.overlay = Overlay("loading", "In progress", remaining=fault.duration)
+
+    def _arm(self, fault: Fault) -> None:
+        """Faults of the RPCs themselves, not of the screen: they fire at once."""
+        if fault.type == "list_apps_error":
+            self.list_apps_errors = fault.duration or -1
+        elif fault.type == "slow_describe":
+            self.describe_stalls.append(fault.seconds)
+        elif fault.type == "slow_launch":
+            self.launch_stalls.append(fault.seconds)
 
     def _clear_overlay(self) -> None:
         self.overlay = None
