@@ -14,9 +14,19 @@ class InputError(OravError):
     """
 
     def __init__(self, what: str, where: str | None = None) -> None:
-        self.what = what
-        self.where = where
-        super().__init__(f"{where}: {what}" if where else what)
+        self.what = _clip(what)
+        self.where = _clip(where) if where is not None else None
+        super().__init__(f"{self.where}: {self.what}" if where else self.what)
+
+
+MESSAGE_LINE_LIMIT = 400  # characters of one message line: a 1 MB value is not echoed whole
+
+
+def _clip(text: str) -> str:
+    return "\n".join(
+        line if len(line) <= MESSAGE_LINE_LIMIT else f"{line[:MESSAGE_LINE_LIMIT]}… (cut)"
+        for line in text.split("\n")
+    )
 
 
 class DeviceError(OravError):
@@ -33,3 +43,21 @@ class AgentError(OravError):
 
     exit_code = 1
     call = None
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM ended a run; ``signal`` names it. A BaseException, as
+    KeyboardInterrupt is, so no ``except Exception`` on the way takes it for a failure.
+
+    ``recording`` is what the interrupted recording kept (a ``runner.Recording``), if anything.
+    """
+
+    def __init__(self, signal: str = "SIGINT") -> None:
+        super().__init__(f"interrupted by {signal}")
+        self.signal = signal
+        self.recording = None
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal's number, as a shell reports a process the signal ended."""
+        return 143 if self.signal == "SIGTERM" else 130

@@ -1,4 +1,4 @@
-"""The one cattrs converter, and YAML/JSON loading whose errors name file:line:col.
+"""The one cattrs converter, and the structure errors that name the field (and file:line:col).
 
 Everything that crosses a layer boundary or touches disk goes through ``converter``: actions
 are a union tagged by ``kind``, unknown keys are errors, defaults are omitted on the way out.
@@ -6,11 +6,9 @@ are a union tagged by ``kind``, unknown keys are errors, defaults are omitted on
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypeVar, get_args, get_origin
 
 from attrs import has
@@ -23,9 +21,6 @@ from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.preconf.json import make_converter
 from cattrs.strategies import configure_tagged_union
-from ruamel.yaml import YAML, CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from orav.errors import InputError
 from orav.model import ACTION_KINDS, Action, Screenshot
@@ -40,7 +35,7 @@ converter = make_converter(forbid_extra_keys=True, omit_if_default=True)
 def _strict_bool(value: Any, _: type) -> bool:
     if isinstance(value, bool):
         return value
-    raise TypeError(f"expected true or false, got {_show(value)}")
+    raise TypeError(f"expected true or false, got {show(value)}")
 
 
 def _strict_int(value: Any, _: type) -> int:
@@ -48,13 +43,13 @@ def _strict_int(value: Any, _: type) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    raise TypeError(f"expected a whole number, got {_show(value)}")
+    raise TypeError(f"expected a whole number, got {show(value)}")
 
 
 def _strict_float(value: Any, _: type) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    raise TypeError(f"expected a number, got {_show(value)}")
+    raise TypeError(f"expected a number, got {show(value)}")
 
 
 def _lenient_str(value: Any, _: type) -> str:
@@ -63,17 +58,28 @@ def _lenient_str(value: Any, _: type) -> str:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
-    raise TypeError(f"expected text, got {_show(value)}")
+    raise TypeError(f"expected text, got {show(value)}")
 
 
-def _show(value: Any) -> str:
+SHOWN_CHARACTERS = 60  # of an offending value in a message: a 1 MB string is not echoed
+
+
+def clip(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """``text`` cut to ``limit`` characters, saying how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def show(value: Any) -> str:
+    """An offending value as a message names it: its kind for containers, else its clipped repr."""
     if value is None:
         return "null"
     if isinstance(value, Mapping):
         return "a mapping"
     if isinstance(value, (list, tuple)):
         return "a list"
-    return repr(value)
+    return clip(repr(value))
 
 
 converter.register_structure_hook(bool, _strict_bool)
@@ -106,7 +112,7 @@ def _tuple_hook(cls: Any, conv: Any) -> Any:
         if isinstance(value, str):
             raise TypeError(f"expected a list of {items}, got a string {value!r}")
         if not isinstance(value, (list, tuple)):
-            raise TypeError(f"expected a list of {items}, got {_show(value)}")
+            raise TypeError(f"expected a list of {items}, got {show(value)}")
         if size is not None and len(value) != size:
             raise TypeError(f"expected a list of {items}, got {len(value)}")
         return inner(value, cls)
@@ -167,7 +173,7 @@ def _leaves(exc: BaseException, path: tuple[PathPart, ...] = ()) -> Iterator[tup
 
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, ForbiddenExtraKeysError):
-        keys = ", ".join(sorted(repr(k) for k in exc.extra_fields))
+        keys = ", ".join(sorted(clip(repr(k)) for k in exc.extra_fields))
         allowed = sorted(a.name for a in getattr(exc.cl, "__attrs_attrs__", ()))
         return f"unknown key {keys}; expected one of {allowed}"
     if isinstance(exc, KeyError):
@@ -175,7 +181,7 @@ def _describe(exc: BaseException) -> str:
     text = str(exc)
     literal = re.match(r"^(.*) not in literal typing\.Literal\[(.*)\]$", text)
     if literal:
-        return f"got {literal.group(1)!r}; expected one of [{literal.group(2)}]"
+        return f"got {clip(literal.group(1))!r}; expected one of [{literal.group(2)}]"
     return text or type(exc).__name__
 
 
@@ -207,9 +213,9 @@ def _error_paths(exc: BaseException, data: Any) -> list[tuple[tuple[PathPart, ..
             problems.append(((*path, leaf.field), leaf.what))
         elif isinstance(leaf, ForbiddenExtraKeysError):
             # Point at the unknown key itself, not its value.
-            problems.append(((*path, min(leaf.extra_fields), None), _describe(leaf)))
+            problems.append(((*path, min(leaf.extra_fields, key=str), None), _describe(leaf)))
         elif isinstance(leaf, AttributeError) and not isinstance(node, Mapping):
-            problems.append((path, f"expected a mapping, got {_show(node)}"))
+            problems.append((path, f"expected a mapping, got {show(node)}"))
         elif (
             isinstance(leaf, KeyError)
             and isinstance(node, Mapping)
@@ -230,7 +236,7 @@ def _error_paths(exc: BaseException, data: Any) -> list[tuple[tuple[PathPart, ..
 SHOWN_PROBLEMS = 5  # problems listed in one InputError; the rest are counted
 
 
-def _raise_structure_error(exc: Exception, data: Any, source: str, locate) -> None:
+def raise_structure_error(exc: Exception, data: Any, source: str, locate) -> None:
     """One InputError: the first problem is the headline, the next ones follow a line each."""
     problems = _error_paths(exc, data) or [((), str(exc))]
     lines = []
@@ -259,12 +265,15 @@ def _position(where: str | None) -> tuple[int, int]:
 # --- structure / unstructure ------------------------------------------------------------------
 
 
-def structure(data: Any, cls: type[T], *, source: str = "<input>") -> T:
-    """Build ``cls`` from plain data; any problem is one InputError naming the field."""
+def structure(data: Any, cls: type[T], *, source: str = "<input>", locate=None) -> T:
+    """Build ``cls`` from plain data; any problem is one InputError naming the field.
+
+    ``locate(path)`` gives the ``file:line:col`` of a path into the data, when it is known.
+    """
     try:
         return converter.structure(data, cls)
     except Exception as exc:
-        _raise_structure_error(exc, data, source, lambda path: None)
+        raise_structure_error(exc, data, source, locate or (lambda path: None))
         raise  # unreachable
 
 
@@ -275,163 +284,3 @@ def unstructure(obj: Any) -> Any:
 def to_json(obj: Any) -> str:
     """Compact, key-ordered JSON of any orav value (one line: cassettes are JSON Lines)."""
     return json.dumps(unstructure(obj), separators=(",", ":"), ensure_ascii=False)
-
-
-def from_json(text: str, cls: type[T], *, source: str = "<json>") -> T:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        what = f"not valid JSON: {exc.msg.removesuffix(' at')}"  # the position is in ``where``
-        raise InputError(what, f"{source}:{exc.lineno}:{exc.colno}") from None
-    return structure(data, cls, source=source)
-
-
-# --- YAML -------------------------------------------------------------------------------------
-
-
-_ALIAS_LOOP = "an alias refers to a mapping or list that contains it (an alias loop)"
-
-
-class _Constructor(RoundTripConstructor):
-    """ruamel's round-trip constructor, refusing an alias inside the node it names.
-
-    ruamel would build such an alias as null deep inside the document (``a: &x [*x]``).
-    """
-
-    def construct_object(self, node: Any, deep: bool = False) -> Any:
-        if node in self.recursive_objects and node not in self.constructed_objects:
-            raise ConstructorError(None, None, _ALIAS_LOOP, node.start_mark)
-        return super().construct_object(node, deep)
-
-
-def _yaml() -> YAML:
-    yaml = YAML(typ="rt")
-    yaml.Constructor = _Constructor
-    yaml.allow_duplicate_keys = False
-    return yaml
-
-
-def _plain(node: Any, source: str, within: frozenset[int] = frozenset()) -> Any:
-    """Round-trip nodes to plain Python, refusing tags that YAML core does not define.
-
-    ``within`` holds the ids of the enclosing mappings and lists, to refuse alias loops.
-    """
-    if isinstance(node, (CommentedMap, CommentedSeq)):
-        if id(node) in within:
-            raise InputError(_ALIAS_LOOP, f"{source}:{node.lc.line + 1}:{node.lc.col + 1}")
-        within = within | {id(node)}
-    if isinstance(node, CommentedMap):
-        return {
-            str(k) if not isinstance(k, (int, float)) else k: _plain(v, source, within)
-            for k, v in node.items()
-        }
-    if isinstance(node, CommentedSeq):
-        return [_plain(v, source, within) for v in node]
-    tag = getattr(node, "tag", None)
-    tag_value = getattr(tag, "value", tag) if tag is not None else None
-    if tag_value and isinstance(tag_value, str) and tag_value.startswith("!"):
-        raise InputError(f"unsupported YAML tag {tag_value}", source)
-    if isinstance(node, bool) or type(node).__name__ == "ScalarBoolean":
-        return bool(node)
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    if node is None:
-        return None
-    raise InputError(f"unsupported YAML value of type {type(node).__name__}", source)
-
-
-def _locate(root: Any, path: Sequence[PathPart], source: str) -> str:
-    """file:line:col of the deepest node on ``path`` that exists (1-based, as editors count)."""
-    line = col = None
-    node = root
-    if path and path[-1] is None:  # the key of the last step, not its value
-        *path, _ = path
-        parent = root
-        for part in path[:-1]:
-            parent = parent[part]
-        if isinstance(parent, CommentedMap) and path[-1] in parent:
-            line, col = parent.lc.key(path[-1])
-            return f"{source}:{line + 1}:{col + 1}"
-    for part in path:
-        lc = getattr(node, "lc", None)
-        try:
-            if isinstance(node, CommentedMap) and part in node:
-                line, col = (
-                    lc.value(part)
-                    if not isinstance(node[part], (CommentedMap, CommentedSeq))
-                    else lc.key(part)
-                )
-                node = node[part]
-            elif isinstance(node, CommentedSeq) and isinstance(part, int) and part < len(node):
-                line, col = lc.item(part)
-                node = node[part]
-            else:
-                if isinstance(node, CommentedMap) and lc is not None and line is None:
-                    line, col = lc.line, lc.col
-                break
-        except (AttributeError, KeyError, TypeError):
-            break
-    if line is None:
-        lc = getattr(root, "lc", None)
-        line, col = (lc.line, lc.col) if lc is not None else (0, 0)
-    return f"{source}:{line + 1}:{col + 1}"
-
-
-def locate(text: str, path: Sequence[PathPart], source: str) -> str:
-    """file:line:col of ``path`` in YAML ``text``, for checks made after loading."""
-    return _locate(parse_yaml(text, source), path, source)
-
-
-def parse_yaml(text: str, source: str) -> Any:
-    """Parse YAML text into round-trip nodes (which remember their lines)."""
-    try:
-        return _yaml().load(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise InputError(problem, where) from None
-    except YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}", source) from None
-
-
-def read_text(path: Path, source: str) -> str:
-    """A UTF-8 file's text; InputError naming ``source`` when it cannot be read."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", source) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", source) from None
-
-
-def load_yaml(text_or_path: str | Path, cls: type[T], *, source: str | None = None) -> T:
-    """Load ``cls`` from YAML text or a file; every error names file:line:col and the field."""
-    if isinstance(text_or_path, Path):
-        source = source or str(text_or_path)
-        text = read_text(text_or_path, source)
-    else:
-        text = text_or_path
-        source = source or "<yaml>"
-    root = parse_yaml(text, source)
-    if root is None:
-        raise InputError(f"empty document; expected a {cls.__name__} mapping", f"{source}:1:1")
-    data = _plain(root, source)
-    try:
-        return converter.structure(data, cls)
-    except Exception as exc:
-        _raise_structure_error(exc, data, source, lambda path: _locate(root, path, source))
-        raise  # unreachable
-
-
-def dump_yaml(obj: Any) -> str:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False
-    out = io.StringIO()
-    yaml.dump(unstructure(obj), out)
-    return out.getvalue()
