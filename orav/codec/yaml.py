@@ -1,0 +1,294 @@
+"""YAML loading within bounds, whose every error names file:line:col.
+
+A document is refused, located, when it is larger than ``MAX_YAML_BYTES``, nests deeper than
+``MAX_DEPTH`` (checked as it is composed, before Python's recursion limit), expands through its
+aliases to more than ``MAX_NODES`` values (an alias bomb stops there, not at 2 GB), holds a
+number of more than ``MAX_DIGITS`` digits, a value a tag cannot make (``!!float abc``), a tag
+YAML core does not define, or characters YAML does not allow.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from attrs import has
+from ruamel.yaml import YAML, CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer, ComposerError
+from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.reader import ReaderError
+
+from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS, MAX_NODES, MAX_YAML_BYTES, size
+from orav.codec.converter import (
+    PathPart,
+    clip,
+    converter,
+    raise_structure_error,
+    show,
+    unstructure,
+)
+from orav.errors import InputError
+
+T = TypeVar("T")
+
+_ALIAS_LOOP = "an alias refers to a mapping or list that contains it (an alias loop)"
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+class _Composer(Composer):
+    """ruamel's composer, refusing nesting deeper than MAX_DEPTH where it starts."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.parser.peek_event().start_mark
+                raise ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _Constructor(RoundTripConstructor):
+    """ruamel's round-trip constructor, refusing an alias inside the node it names, numbers
+    past MAX_DIGITS digits and scalars their tag cannot make, each at the node's mark.
+
+    ruamel would build such an alias as null deep inside the document (``a: &x [*x]``).
+    """
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        if node in self.recursive_objects and node not in self.constructed_objects:
+            raise ConstructorError(None, None, _ALIAS_LOOP, node.start_mark)
+        return super().construct_object(node, deep)
+
+    def construct_non_recursive_object(self, node: Any, tag: str | None = None) -> Any:
+        if not isinstance(node, ScalarNode):
+            return super().construct_non_recursive_object(node, tag)
+        if (tag or node.tag) in _NUMBER_TAGS and len(node.value) > MAX_DIGITS:
+            what = f"a number of {len(node.value)} characters (at most {MAX_DIGITS})"
+            raise ConstructorError(None, None, what, node.start_mark)
+        try:
+            return super().construct_non_recursive_object(node, tag)
+        except (ValueError, TypeError, OverflowError, ArithmeticError):
+            kind = str(tag or node.tag).rsplit(":", 1)[-1]
+            what = f"{clip(repr(node.value))} is not a valid {kind}"
+            raise ConstructorError(None, None, what, node.start_mark) from None
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.Composer = _Composer
+    yaml.Constructor = _Constructor
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of character ``index`` of ``text``."""
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """Parse YAML text into round-trip nodes (which remember their lines), within bounds."""
+    if len(text) > MAX_YAML_BYTES:
+        what = f"{size(len(text.encode('utf-8')))} of YAML, more than the {size(MAX_YAML_BYTES)}"
+        raise InputError(f"{what} orav reads", source)
+    try:
+        return _yaml().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise InputError(problem, where) from None
+    except ReaderError as exc:
+        line, col = _line_col(text, exc.position)
+        character = exc.character
+        code = ord(character) if isinstance(character, str) else character
+        what = f"character #x{code:04x} is not allowed in YAML ({exc.reason})"
+        raise InputError(what, f"{source}:{line}:{col}") from None
+    except YAMLError as exc:
+        raise InputError(f"invalid YAML: {clip(str(exc), 200)}", source) from None
+    except RecursionError:  # the composer's depth bound comes first; this is a backstop
+        raise InputError(f"nested deeper than {MAX_DEPTH} levels", source) from None
+
+
+def _where(source: str, position: tuple[int, int] | None) -> str:
+    return f"{source}:{position[0] + 1}:{position[1] + 1}" if position else source
+
+
+def _child(node: Any, key: Any) -> tuple[int, int] | None:
+    """0-based (line, col) of the value under ``key`` of a round-trip mapping or list."""
+    try:
+        return node.lc.item(key) if isinstance(node, CommentedSeq) else node.lc.value(key)
+    except (AttributeError, KeyError, IndexError, TypeError):
+        return None
+
+
+class _Plain:
+    """Round-trip nodes to plain Python within MAX_NODES values, aliases expanded; refuses
+    alias loops and tags YAML core does not define, each at its file:line:col."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.nodes = 0
+
+    def __call__(self, node: Any, where: str, within: frozenset[int] = frozenset()) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            what = f"more than {MAX_NODES} values once its aliases are expanded (an alias bomb?)"
+            raise InputError(f"the document has {what}", where)
+        if isinstance(node, (CommentedMap, CommentedSeq)):
+            if id(node) in within:
+                raise InputError(_ALIAS_LOOP, where)
+            within = within | {id(node)}
+        if isinstance(node, CommentedMap):
+            return {
+                # Keys are text: a YAML ``1:`` beside ``foo:`` is the key "1".
+                k if isinstance(k, str) else str(k): self(v, self._at(node, k, where), within)
+                for k, v in node.items()
+            }
+        if isinstance(node, CommentedSeq):
+            return [self(v, self._at(node, i, where), within) for i, v in enumerate(node)]
+        tag = getattr(node, "tag", None)
+        tag_value = getattr(tag, "value", tag) if tag is not None else None
+        if tag_value and isinstance(tag_value, str) and tag_value.startswith("!"):
+            raise InputError(f"unsupported YAML tag {clip(tag_value)}", where)
+        if isinstance(node, bool) or type(node).__name__ == "ScalarBoolean":
+            return bool(node)
+        if isinstance(node, int):
+            return int(node)
+        if isinstance(node, float):
+            return float(node)
+        if isinstance(node, str):
+            return str(node)
+        if node is None:
+            return None
+        kind = type(node).__name__.removeprefix("Commented").lower()
+        raise InputError(
+            f"unsupported YAML value ({kind}); expected text, a number or true/false", where
+        )
+
+    def _at(self, node: Any, key: Any, where: str) -> str:
+        position = _child(node, key)
+        return _where(self.source, position) if position else where
+
+
+def _start(root: Any, source: str) -> str:
+    lc = getattr(root, "lc", None)
+    return _where(source, (lc.line, lc.col)) if lc is not None else f"{source}:1:1"
+
+
+def plain(root: Any, source: str) -> Any:
+    """Plain Python data from the round-trip nodes of ``parse_yaml``."""
+    return _Plain(source)(root, _start(root, source))
+
+
+def _key(node: Any, part: PathPart) -> Any:
+    """The key of a round-trip mapping that ``part`` names (keys were made text by _Plain)."""
+    if isinstance(node, CommentedMap) and part not in node:
+        return next((key for key in node if str(key) == part), part)
+    return part
+
+
+def _locate(root: Any, path: Sequence[PathPart], source: str) -> str:
+    """file:line:col of the deepest node on ``path`` that exists (1-based, as editors count)."""
+    line = col = None
+    node = root
+    if path and path[-1] is None:  # the key of the last step, not its value
+        *path, _ = path
+        parent = root
+        try:
+            for part in path[:-1]:
+                parent = parent[_key(parent, part)]
+            key = _key(parent, path[-1])
+            if isinstance(parent, CommentedMap) and key in parent:
+                line, col = parent.lc.key(key)
+                return f"{source}:{line + 1}:{col + 1}"
+        except (KeyError, IndexError, TypeError):
+            pass
+    for part in path:
+        lc = getattr(node, "lc", None)
+        part = _key(node, part)
+        try:
+            if isinstance(node, CommentedMap) and part in node:
+                line, col = (
+                    lc.value(part)
+                    if not isinstance(node[part], (CommentedMap, CommentedSeq))
+                    else lc.key(part)
+                )
+                node = node[part]
+            elif isinstance(node, CommentedSeq) and isinstance(part, int) and part < len(node):
+                line, col = lc.item(part)
+                node = node[part]
+            else:
+                if isinstance(node, CommentedMap) and lc is not None and line is None:
+                    line, col = lc.line, lc.col
+                break
+        except (AttributeError, KeyError, TypeError):
+            break
+    if line is None:
+        lc = getattr(root, "lc", None)
+        line, col = (lc.line, lc.col) if lc is not None else (0, 0)
+    return f"{source}:{line + 1}:{col + 1}"
+
+
+def locate(text: str, path: Sequence[PathPart], source: str) -> str:
+    """file:line:col of ``path`` in YAML ``text``, for checks made after loading."""
+    return _locate(parse_yaml(text, source), path, source)
+
+
+def read_text(path: Path, source: str) -> str:
+    """A UTF-8 file's text, at most MAX_YAML_BYTES; InputError naming ``source`` (and, for
+    bytes that are not UTF-8, their line and column) when it cannot be read."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_YAML_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", source) from None
+    if len(data) > MAX_YAML_BYTES:
+        raise InputError(f"more than the {size(MAX_YAML_BYTES)} of YAML orav reads", source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = len(data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace"))
+        raise InputError("not UTF-8 text", f"{source}:{line}:{col + 1}") from None
+
+
+def load_yaml(text_or_path: str | Path, cls: type[T], *, source: str | None = None) -> T:
+    """Load ``cls`` from YAML text or a file; every error names file:line:col and the field."""
+    if isinstance(text_or_path, Path):
+        source = source or str(text_or_path)
+        text = read_text(text_or_path, source)
+    else:
+        text = text_or_path
+        source = source or "<yaml>"
+    root = parse_yaml(text, source)
+    if root is None:
+        raise InputError(f"empty document; expected a {cls.__name__} mapping", f"{source}:1:1")
+    data = plain(root, source)
+    if has(cls) and not isinstance(data, dict):
+        raise InputError(
+            f"expected a {cls.__name__} mapping, got {show(data)}", _start(root, source)
+        )
+    try:
+        return converter.structure(data, cls)
+    except Exception as exc:
+        raise_structure_error(exc, data, source, lambda path: _locate(root, path, source))
+        raise  # unreachable
+
+
+def dump_yaml(obj: Any) -> str:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False
+    out = io.StringIO()
+    yaml.dump(unstructure(obj), out)
+    return out.getvalue()
