@@ -42,6 +42,7 @@ class Transition:
     ``when`` holds is taken. ``show`` un-hides an element and ``message`` replaces its label,
     ``hide`` hides one, ``toggle`` flips a switch between "1" and "0";
     ``reset`` makes the target the new root of the navigation stack (no way back).
+    ``alert`` presents an alert or action sheet of the app's own; ``tab`` selects a tab.
     """
 
     to: str | None = None
@@ -51,9 +52,48 @@ class Transition:
     hide: str | None = None
     toggle: str | None = None
     reset: bool = False
+    alert: AlertSpec | None = None
+    tab: str | None = None
 
     def holds(self, values: dict[str, str]) -> bool:
         return all(values.get(key, "") == want for key, want in self.when.items())
+
+
+@frozen
+class AlertButton:
+    """One action of an app's alert: its label, and what tapping it does on the screen below.
+
+    ``style`` is UIAlertAction's: ``destructive`` is drawn red, ``cancel`` is the dismissal.
+    """
+
+    label: str
+    id: str | None = None
+    style: Literal["default", "cancel", "destructive"] = "default"
+    on_tap: tuple[Transition, ...] = ()
+
+
+@frozen
+class AlertSpec:
+    """An alert or action sheet the app presents itself (a UIAlertController).
+
+    Unlike a system alert it is in the app's own tree, with the app's pid; ``id`` is its
+    accessibility identifier. Every tap outside it is swallowed until a button is tapped.
+    """
+
+    title: str
+    message: str | None = None
+    id: str | None = None
+    style: Literal["alert", "action_sheet"] = "alert"
+    buttons: tuple[AlertButton, ...] = ()
+
+
+@frozen
+class Tab:
+    """One tab of the tab bar: its button (``id``, ``label``) and the root screen of its stack."""
+
+    id: str
+    label: str
+    screen: str
 
 
 @frozen
@@ -88,11 +128,15 @@ class ElementSpec:
 
 @frozen
 class Screen:
-    """A screen: a navigation title, its elements, and what swipes do on it."""
+    """A screen: a navigation title, its elements, and what swipes do on it.
+
+    ``hides_tab_bar`` is UIKit's hidesBottomBarWhenPushed: no tab bar while it is on top.
+    """
 
     title: str | None = None
     elements: tuple[ElementSpec, ...] = ()
     on_swipe: dict[Direction, tuple[Transition, ...]] = field(factory=dict)
+    hides_tab_bar: bool = False
 
     def element(self, element_id: str) -> ElementSpec | None:
         return next((e for e in self.elements if e.id == element_id), None)
@@ -100,7 +144,11 @@ class Screen:
 
 @frozen
 class AppModel:
-    """A whole app: where it starts, its screens by name, its credentials and scheduled faults."""
+    """A whole app: where it starts, its screens by name, its credentials and scheduled faults.
+
+    With ``tabs`` the app has a tab bar whenever the navigation stack starts at a tab's screen;
+    each tab keeps its own stack.
+    """
 
     name: str
     bundle_id: str
@@ -110,6 +158,14 @@ class AppModel:
     height: float = 844.0
     credentials: Credentials | None = None
     faults: tuple[Fault, ...] = ()
+    tabs: tuple[Tab, ...] = ()
+
+    def tab_of(self, screen: str) -> Tab | None:
+        """The tab whose root ``screen`` is, if any."""
+        return next((t for t in self.tabs if t.screen == screen), None)
+
+    def tab(self, tab_id: str) -> Tab | None:
+        return next((t for t in self.tabs if t.id == tab_id), None)
 
 
 def load_app_model(source: Path | str, *, name: str | None = None) -> AppModel:
@@ -138,6 +194,15 @@ def _first_problem(model: AppModel) -> tuple[tuple[Any, ...], str] | None:
         size = getattr(model, side)
         if not 0 < size <= LIMIT:  # NaN fails too
             return (side,), f"{side} must be a number of points above 0 and at most {LIMIT:g}"
+    tab_ids: set[str] = set()
+    for index, tab in enumerate(model.tabs):
+        if tab.id in tab_ids:
+            return ("tabs", index, "id"), f"duplicate tab id {tab.id!r}"
+        tab_ids.add(tab.id)
+        if tab.screen not in screens:
+            return ("tabs", index, "screen"), f"unknown screen {tab.screen!r}"
+        if model.tab_of(tab.screen) is not tab:
+            return ("tabs", index, "screen"), f"screen {tab.screen!r} is the root of two tabs"
     for screen_name, screen in screens.items():
         base = ("screens", screen_name)
         ids = {e.id for e in screen.elements if e.id is not None}
@@ -159,31 +224,54 @@ def _first_problem(model: AppModel) -> tuple[tuple[Any, ...], str] | None:
             if element.on_return and not element.is_text_field:
                 return (*here, "on_return"), "only text fields have on_return"
             for key in ("on_tap", "on_return"):
-                for i, transition in enumerate(getattr(element, key)):
-                    found = _transition_problem(transition, screens, ids)
-                    if found:
-                        return (*here, key, i, found[0]), found[1]
-        for direction, transitions in screen.on_swipe.items():
-            for i, transition in enumerate(transitions):
-                found = _transition_problem(transition, screens, ids)
+                found = _transitions_problem(getattr(element, key), model, ids)
                 if found:
-                    return (*base, "on_swipe", direction, i, found[0]), found[1]
+                    return (*here, key, *found[0]), found[1]
+        for direction, transitions in screen.on_swipe.items():
+            found = _transitions_problem(transitions, model, ids)
+            if found:
+                return (*base, "on_swipe", direction, *found[0]), found[1]
     for index, fault in enumerate(model.faults):
         if fault.on_screen is not None and fault.on_screen not in screens:
             return ("faults", index, "on_screen"), f"unknown screen {fault.on_screen!r}"
     return None
 
 
+def _transitions_problem(
+    transitions: tuple[Transition, ...], model: AppModel, ids: set[str]
+) -> tuple[tuple[Any, ...], str] | None:
+    """The first problem of a list of transitions (and of the alerts they present)."""
+    for index, transition in enumerate(transitions):
+        found = _transition_problem(transition, model, ids)
+        if found:
+            return (index, *found[0]), found[1]
+    return None
+
+
 def _transition_problem(
-    transition: Transition, screens: dict[str, Screen], ids: set[str | None]
-) -> tuple[str, str] | None:
+    transition: Transition, model: AppModel, ids: set[str]
+) -> tuple[tuple[Any, ...], str] | None:
+    screens = model.screens
     if transition.to is not None and transition.to != BACK and transition.to not in screens:
-        return "to", f"unknown screen {transition.to!r}; screens are {sorted(screens)} or 'back'"
+        what = f"unknown screen {transition.to!r}; screens are {sorted(screens)} or 'back'"
+        return ("to",), what
     for key in transition.when:
         if key not in ids:
-            return "when", f"condition on unknown field {key!r}; this screen has {sorted(ids)}"
+            what = f"condition on unknown field {key!r}; this screen has {sorted(ids)}"
+            return ("when",), what
     for attr in ("show", "hide", "toggle"):
         target = getattr(transition, attr)
         if target is not None and target not in ids:
-            return attr, f"unknown element id {target!r}; this screen has {sorted(ids)}"
+            return (attr,), f"unknown element id {target!r}; this screen has {sorted(ids)}"
+    if transition.tab is not None and model.tab(transition.tab) is None:
+        what = f"unknown tab {transition.tab!r}; tabs are {[t.id for t in model.tabs]}"
+        return ("tab",), what
+    alert = transition.alert
+    if alert is not None:
+        if not alert.buttons:
+            return ("alert", "buttons"), "an alert needs at least one button"
+        for index, button in enumerate(alert.buttons):
+            found = _transitions_problem(button.on_tap, model, ids)
+            if found:
+                return ("alert", "buttons", index, "on_tap", *found[0]), found[1]
     return None

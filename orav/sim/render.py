@@ -122,8 +122,19 @@ def _draw(p: _Painter, node: Node, image: Image.Image) -> Image.Image:
             elif child.style == "alert_text":
                 p.text(child.frame, child.label or "", size=13, align="center")
             else:
+                colour = RED if child.style == "alert_destructive" else BLUE
                 p.rect(Frame(child.frame.x, child.frame.y, child.frame.width, 1), fill=LIGHT)
-                p.text(child.frame, child.label or "", size=17, fill=BLUE, align="center")
+                p.text(child.frame, child.label or "", size=17, fill=colour, align="center")
+        return image
+    if style == "tab_bar":
+        p.rect(f, fill=(247, 247, 247))
+        p.rect(Frame(f.x, f.y, f.width, 1), fill=LIGHT)
+        for tab in node.children:
+            colour = BLUE if "selected" in tab.traits else GREY
+            dot = Frame(tab.frame.x + tab.frame.width / 2 - 11, tab.frame.y + 5, 22, 22)
+            p.rect(dot, fill=colour, radius=6)
+            label = Frame(tab.frame.x, tab.frame.y + 29, tab.frame.width, 16)
+            p.text(label, tab.label or "", size=11, fill=colour, align="center")
         return image
     if style == "keyboard":
         p.rect(f, fill=KEYBOARD_BG)

@@ -15,12 +15,13 @@ from datetime import datetime
 from attrs import define, field
 
 from orav.model import Fault, Frame, Point
-from orav.sim.appmodel import BACK, AppModel, ElementSpec, Screen, Transition
+from orav.sim.appmodel import BACK, AlertSpec, AppModel, ElementSpec, Screen, Transition
 from orav.sim.view import APP_PID, DEFAULT_TRAITS, SPRINGBOARD_PID, Node, View
 
 STATUS_BAR = 47.0
 NAV_BAR_BOTTOM = 91.0
 KEYBOARD_HEIGHT = 291.0
+TAB_BAR_HEIGHT = 83.0  # 49 pt of buttons over the 34 pt home indicator
 EDGE = 20.0  # a swipe starting this close to the left edge means "back"
 BULLET = "\u2022"
 KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
@@ -53,12 +54,19 @@ class ScreenState:
 
 @define
 class Overlay:
-    """A fault on screen: ``kind`` is alert, permission, network or loading."""
+    """What covers the screen: a fault (``kind`` alert, permission, network or loading) or an
+    alert of the app's own (``kind`` app_alert, with its ``alert``)."""
 
     kind: str
     title: str = ""
     message: str = ""
     remaining: int = 0  # loading: observations left (0: until remedied)
+    alert: AlertSpec | None = None
+
+    @property
+    def modal(self) -> bool:
+        """An alert: every tap outside it is swallowed, swipes do nothing."""
+        return self.kind in ("alert", "permission", "app_alert")
 
 
 class AppState:
@@ -80,7 +88,9 @@ class AppState:
         self.running = False
         self.launches = 0
         self.inputs = 0
-        self.stack: list[ScreenState] = []
+        self.stack: list[ScreenState] = []  # the selected tab's stack when there is a tab bar
+        self.tab: str | None = None  # the selected tab, None while no tab bar shows
+        self.tab_stacks: dict[str, list[ScreenState]] = {}  # the stacks of the other tabs
         self.focus: str | None = None
         self.shift = False
         self.overlay: Overlay | None = None
@@ -119,6 +129,16 @@ class AppState:
         keyboard comes back once the alert is dismissed (as UIKit restores the responder)."""
         return self.running and self.overlay is None and self.focus is not None
 
+    @property
+    def tab_bar_shown(self) -> bool:
+        top = self.stack[-1] if self.stack else None
+        return (
+            self.tab is not None
+            and top is not None
+            and not top.modal
+            and not (top.screen.hides_tab_bar)
+        )
+
     def clock_text(self) -> str:
         now = self.clock()
         return f"{now.hour}:{now.minute:02d}"
@@ -127,9 +147,11 @@ class AppState:
         if not self.running:
             return View(self._springboard(), self.clock_text(), running=False)
         children = [*self._screen_nodes()]
+        if self.tab_bar_shown:
+            children.append(self._tab_bar())
         if self.keyboard_shown:
             children.append(self._keyboard())
-        if self.overlay is not None and self.overlay.kind in ("alert", "permission"):
+        if self.overlay is not None and self.overlay.modal:
             children.append(self._alert(self.overlay))
         root = Node(
             "AXApplication",
@@ -223,6 +245,13 @@ class AppState:
             if kind == "permission" and self.overlay is not None:
                 self.permissions[self.overlay.title] = arg == "Allow"
             self._clear_overlay()
+        elif kind == "app_alert" and self.overlay is not None and self.overlay.alert:
+            button = self.overlay.alert.buttons[int(arg)]
+            self.overlay = None  # dismissed first: the button's effects may present another
+            self._run(button.on_tap)
+            self._show_pending()
+        elif kind == "tab":
+            self._select_tab(arg)
         elif kind == "retry":
             self._clear_overlay()
         elif kind == "el":
@@ -242,7 +271,7 @@ class AppState:
             direction = "right" if dx > 0 else "left"
         else:
             direction = "down" if dy > 0 else "up"
-        if self.overlay is not None and self.overlay.kind in ("alert", "permission"):
+        if self.overlay is not None and self.overlay.modal:
             return
         if direction == "right" and start.x < EDGE and self._can_go_back():
             self._back()
@@ -322,10 +351,16 @@ class AppState:
                     current.labels[transition.show] = transition.message
             if transition.hide is not None:
                 current.hidden.add(transition.hide)
+            if transition.tab is not None:
+                self._select_tab(transition.tab)
             if transition.to == BACK:
                 self._back()
             elif transition.to is not None:
                 self._push(transition.to, reset=transition.reset)
+            if transition.alert is not None and self.overlay is None:
+                alert = transition.alert
+                self.focus = None  # UIKit resigns the responder under an app's alert
+                self.overlay = Overlay("app_alert", alert.title, alert.message or "", alert=alert)
             return
 
     def _can_go_back(self) -> bool:
@@ -343,9 +378,33 @@ class AppState:
         self.focus = None
         self._entered(self.stack[-1].name)
 
+    def _select_tab(self, tab_id: str) -> None:
+        """A tap on a tab: another tab shows its own stack as it was left; the selected tab
+        pops to its root (at the root nothing changes), as UITabBarController does."""
+        if self.tab is None or self.model.tab(tab_id) is None:
+            return
+        if tab_id == self.tab:
+            if len(self.stack) == 1:
+                return
+            del self.stack[1:]
+        else:
+            self.tab_stacks[self.tab] = self.stack
+            self.tab = tab_id
+            tab = self.model.tab(tab_id)
+            self.stack = self.tab_stacks.pop(tab_id, None) or [
+                ScreenState.fresh(tab.screen, self.model.screens[tab.screen])
+            ]
+        self.focus = None
+        self._clear_overlay()
+        self._entered(self.stack[-1].name)
+
     def _push(self, name: str, *, reset: bool = False) -> None:
         if reset:
-            self.stack.clear()
+            # A new root: inside the tab bar when it is a tab's screen (every tab fresh).
+            tab = self.model.tab_of(name)
+            self.tab = tab.id if tab else None
+            self.tab_stacks = {}
+            self.stack = []
         self.stack.append(ScreenState.fresh(name, self.model.screens[name]))
         self.focus = None
         self._clear_overlay()
@@ -565,13 +624,47 @@ class AppState:
             children=tuple(keys),
         )
 
+    def _tab_bar(self) -> Node:
+        width, height = self.model.width, self.model.height
+        top = height - TAB_BAR_HEIGHT
+        share = width / len(self.model.tabs)
+        buttons = tuple(
+            Node(
+                "AXButton",
+                tab.label,
+                Frame(i * share, top, share, 49),
+                unique_id=tab.id,
+                traits=("button", "selected") if tab.id == self.tab else ("button",),
+                pid=self.pid,
+                style="tab",
+                action=f"tab:{tab.id}",
+            )
+            for i, tab in enumerate(self.model.tabs)
+        )
+        frame = Frame(0, top, width, TAB_BAR_HEIGHT)
+        return Node("AXGroup", "Tab Bar", frame, pid=self.pid, style="tab_bar", children=buttons)
+
     def _alert(self, overlay: Overlay) -> Node:
+        """An alert: the app's own (its pid, its id, its buttons), an injected one (the app's
+        pid, OK / Cancel) or a permission dialog (SpringBoard's pid: a system alert)."""
         system = overlay.kind == "permission"
         pid = SPRINGBOARD_PID if system else self.pid
-        width, height = 270.0, 150.0
-        x, y = (self.model.width - width) / 2, (self.model.height - height) / 2
-        buttons = ("Don't Allow", "Allow") if system else ("Cancel", "OK")
-        half = width / 2
+        spec = overlay.alert
+        if spec is not None:
+            buttons = [
+                (b.label, b.id, b.style, f"app_alert:{i}") for i, b in enumerate(spec.buttons)
+            ]
+        else:
+            labels = ("Don't Allow", "Allow") if system else ("Cancel", "OK")
+            buttons = [(label, None, "default", f"{overlay.kind}:{label}") for label in labels]
+        sheet = spec is not None and spec.style == "action_sheet"
+        side_by_side = len(buttons) == 2 and not sheet
+        rows = 1 if side_by_side else len(buttons)
+        text_height = 50.0 + (40.0 if overlay.message else 0.0)  # title, message, a gap
+        width = self.model.width - 16 if sheet else 270.0
+        height = 16 + text_height + rows * 44  # 270 x 150 for a message and two buttons
+        x = (self.model.width - width) / 2
+        y = self.model.height - height - 34 if sheet else (self.model.height - height) / 2
         children = [
             Node(
                 "AXStaticText",
@@ -580,32 +673,42 @@ class AppState:
                 pid=pid,
                 traits=("staticText", "header"),
                 style="alert_title",
-            ),
-            Node(
-                "AXStaticText",
-                overlay.message,
-                Frame(x, y + 60, width, 40),
-                pid=pid,
-                traits=("staticText",),
-                style="alert_text",
-            ),
+            )
         ]
-        for i, label in enumerate(buttons):
+        if overlay.message:
+            children.append(
+                Node(
+                    "AXStaticText",
+                    overlay.message,
+                    Frame(x, y + 60, width, 40),
+                    pid=pid,
+                    traits=("staticText",),
+                    style="alert_text",
+                )
+            )
+        top = y + height - rows * 44
+        for i, (label, button_id, style, action) in enumerate(buttons):
+            if side_by_side:
+                frame = Frame(x + i * width / 2, top, width / 2, 44)
+            else:
+                frame = Frame(x, top + i * 44, width, 44)
             children.append(
                 Node(
                     "AXButton",
                     label,
-                    Frame(x + i * half, y + height - 44, half, 44),
+                    frame,
+                    unique_id=button_id,
                     pid=pid,
                     traits=("button",),
-                    style="alert_button",
-                    action=f"{overlay.kind}:{label}",
+                    style="alert_destructive" if style == "destructive" else "alert_button",
+                    action=action,
                 )
             )
         return Node(
-            "AXAlert",
+            "AXSheet" if sheet else "AXAlert",
             overlay.title,
             Frame(x, y, width, height),
+            unique_id=spec.id if spec is not None else None,
             pid=pid,
             style="modal",
             children=tuple(children),

@@ -27,6 +27,7 @@ ROLE_DESCRIPTIONS = {
     "AXLink": "link",
     "AXKeyboard": "keyboard",
     "AXAlert": "alert",
+    "AXSheet": "sheet",
     "AXActivityIndicator": "progress indicator",
     "AXGroup": "group",
 }
