@@ -102,9 +102,10 @@ async def test_observe_the_sign_in_form():
         first = await device.observe()
         assert first.app_running and first.app == "DemoApp"
         roles = [(e.role, e.unique_id) for e in first.elements]
-        # pre-order: the app, the header, the form and its fields, then the footer's keys
-        assert roles[:6] == [
+        # pre-order: the app, the screen, the header, the form and its fields, then the footer
+        assert roles[:7] == [
             ("AXApplication", None),
+            ("AXWindow", None),
             ("AXHeading", None),
             ("AXGroup", "form"),
             ("AXTextField", "email"),
@@ -116,7 +117,13 @@ async def test_observe_the_sign_in_form():
         assert (email.label, email.placeholder, email.secure) == ("Email", "Email", False)
         assert password.secure
         assert first.find(label="Sign in").role == "AXHeading"  # the screen's title
-        assert "Header" in first.elements[1].traits
+        assert "Header" in first.elements[2].traits
+        screen = first.elements[1]
+        assert (screen.label, screen.value, screen.traits) == (
+            "SignInScreen",
+            "Sign in",
+            ("screen:SignInScreen",),
+        )
         button = first.find(unique_id="sign_in")
         # frames are in cells, inside the 80x24 screen
         assert (button.frame.width, button.frame.height) == (16, 3)
@@ -187,7 +194,7 @@ async def test_keys_and_bindings():
         assert (await device.perform(PressKey("escape"))).ok
         assert (await device.observe()).find(unique_id="items") is not None
         raw = await device.perform(PressKey(40))
-        assert not raw.ok and "keycode 40" in raw.error and "named keys" in raw.error
+        assert not raw.ok and "keycode 40" in raw.error and "key names" in raw.error
         # q quits the app: the observation says so and a launch starts a fresh one
         assert (await device.perform(PressKey("space"))).ok
         await device.perform(TypeText("q"))

@@ -322,6 +322,11 @@ class IdbDevice:
                 )
             case PressKey(key="home"):
                 await self._rpc("home button", client.button(HIDButtonType.HOME))
+            case PressKey(key=str() as key) if key not in KEYCODES:
+                raise _Invalid(
+                    f"key {key!r} has no iOS keycode here; press one of "
+                    f"{', '.join([*KEYCODES, 'home'])} or a HID keycode"
+                )
             case PressKey(key=key):
                 code = KEYCODES[key] if isinstance(key, str) else key  # 1-255: the model checks
                 await self._rpc(f"key {key}", client.key(code))
@@ -349,6 +354,8 @@ class IdbDevice:
             point = Point(tap.x, tap.y)
             self._check_on_screen(point, "tap")
             return point
+        if tap.target.selector is not None:
+            raise _Invalid(f"a {tap.target} is a Textual CSS selector; iOS taps a label or an id")
         try:
             elements = await self._elements()
         except AccessibilityError as exc:

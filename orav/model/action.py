@@ -8,6 +8,7 @@ from attrs import field, frozen
 from attrs.validators import optional
 
 from orav.model.geometry import Point
+from orav.model.keys import parse_key
 from orav.model.limits import InvalidValue, at_least, at_most, finite, not_empty
 
 MAX_KEYCODE = 255  # USB HID keyboard usages
@@ -17,16 +18,20 @@ NAMED_KEYS = ("return", "escape", "tab", "backspace", "delete", "space", "home")
 
 @frozen
 class Target:
-    """An element chosen by its label, its accessibility id, or both."""
+    """An element chosen by its label, its accessibility id, or both; or, on a Textual app
+    only, by a CSS ``selector`` that the driver resolves with Textual's own query."""
 
     label: str | None = None
     id: str | None = None
+    selector: str | None = field(default=None, validator=optional(not_empty))
 
     def __attrs_post_init__(self) -> None:
-        if self.label is None and self.id is None:
-            raise ValueError("a target needs a label or an id")
+        if self.label is None and self.id is None and self.selector is None:
+            raise ValueError("a target needs a label, an id or a selector")
 
     def __str__(self) -> str:
+        if self.selector is not None:
+            return f"selector {self.selector!r}"
         return f"#{self.id}" if self.id is not None else repr(self.label)
 
 
@@ -65,19 +70,20 @@ class Swipe:
 
 @frozen
 class PressKey:
-    """Press a named key (return, escape, tab, backspace, delete, space, home) or a HID keycode."""
+    """Press a key by its Textual name (``enter``, ``down``, ``ctrl+s``, ``f5``; see
+    ``orav.model.keys``) or by a HID keycode (iOS). A device refuses keys it cannot press: iOS
+    presses only ``NAMED_KEYS`` and keycodes, Textual only names."""
 
     kind: ClassVar[str] = "press_key"
     key: str | int = field(default="return")
 
     @key.validator
     def _named_or_keycode(self, _: object, key: str | int) -> None:
-        if isinstance(key, str) and key not in NAMED_KEYS:
-            raise InvalidValue(
-                "key",
-                f"unknown key name {key!r} for press_key; expected one of {list(NAMED_KEYS)} "
-                "or a HID keycode",
-            )
+        if isinstance(key, str):
+            try:
+                parse_key(key)
+            except ValueError as exc:
+                raise InvalidValue("key", f"{exc}, or a HID keycode") from None
         if isinstance(key, bool) or (isinstance(key, int) and not 1 <= key <= MAX_KEYCODE):
             raise InvalidValue("key", f"a HID keycode is 1 to {MAX_KEYCODE}, got {key}")
 

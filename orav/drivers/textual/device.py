@@ -1,0 +1,460 @@
+"""``TextualDevice``: ``orav.device.Device`` over a Textual app running under Pilot, in-process.
+
+Points are terminal cells: frames, taps and swipes are in cells, (0, 0) at the top left. Every
+call reaches the app through the session's job queue and is bounded by ``timeout``. A tap on a
+target lands on a cell of the target that nothing covers (a Toast, an overlay); a target that
+is wholly covered, or a tap at given coordinates that hits something other than its target, is
+refused with what it hit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+from urllib.parse import parse_qsl
+
+from orav.drivers.textual.raster import RasterCache
+from orav.drivers.textual.session import Refused, Session, describe_exception
+from orav.drivers.textual.tree import composed, render_strips, scan
+from orav.errors import DeviceError, InputError
+from orav.model import (
+    Action,
+    ActionResult,
+    DeviceInfo,
+    Element,
+    Launch,
+    Observation,
+    Point,
+    PressKey,
+    Swipe,
+    Tap,
+    Target,
+    Terminate,
+    TypeText,
+    Wait,
+    locate,
+)
+from orav.model.keys import textual_key
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.pilot import Pilot
+    from textual.widget import Widget
+
+T = TypeVar("T")
+
+# Characters of typed text that Textual knows by a key name rather than by themselves.
+_TYPED_KEYS = {
+    "\n": ("enter", "\r"),
+    "\r": ("enter", "\r"),
+    "\t": ("tab", "\t"),
+    "\b": ("backspace", "\x08"),
+}
+# Refreshes a look may wait for a newly pushed screen to be composed.
+_LOOK_PAUSES = 5
+
+
+def load_app_factory(spec: str) -> Callable[[], App]:
+    """``package.module:AppClass`` or ``package.module:AppClass?name=value&...`` → a factory
+    building a fresh app (with those keyword arguments, as strings); InputError naming what
+    could not be found or what failed while importing."""
+    path, _, query = spec.partition("?")
+    module_name, sep, class_name = path.partition(":")
+    if not sep or not module_name or not class_name:
+        raise InputError(
+            f"expected textual:package.module:AppClass[?name=value&...], got {spec!r}", "--device"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InputError(f"cannot import module {module_name!r}: {exc}", "--device") from None
+    except Exception as exc:  # noqa: BLE001 - whatever the module raised while importing
+        raise InputError(
+            f"importing module {module_name!r} raised {describe_exception(exc)}", "--device"
+        ) from None
+    app_class = getattr(module, class_name, None)
+    from textual.app import App
+
+    if not isinstance(app_class, type) or not issubclass(app_class, App):
+        raise InputError(
+            f"module {module_name!r} has no Textual App class {class_name!r}", "--device"
+        )
+    try:
+        arguments = dict(parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)))
+    except ValueError:
+        raise InputError(f"expected name=value&... after '?', got {query!r}", "--device") from None
+    if not arguments:
+        return app_class
+
+    def factory() -> App:
+        return app_class(**arguments)
+
+    factory.__name__ = class_name
+    return factory
+
+
+class TextualDevice:
+    """One Textual app under test, driven by Pilot in the caller's event loop.
+
+    ``factory`` builds a fresh app at every launch (an App class will do). Use it as
+    ``async with TextualDevice(DemoApp) as device`` or call ``close()``.
+    """
+
+    def __init__(
+        self,
+        factory: Callable[[], App],
+        *,
+        name: str | None = None,
+        size: tuple[int, int] = (80, 24),
+        timeout: float = 5.0,
+        max_wait: float = 30.0,
+    ) -> None:
+        self.factory = factory
+        self.name = name or getattr(factory, "__name__", type(factory).__name__)
+        self.size = size
+        self.timeout = timeout
+        self.max_wait = max_wait
+        self._session: Session | None = None
+        self._stderr = ""
+        self._rasters = RasterCache()
+
+    @classmethod
+    def from_spec(cls, spec: str, **options: Any) -> TextualDevice:
+        """``package.module:AppClass[?name=value&...]`` (see ``load_app_factory``)."""
+        factory = load_app_factory(spec)
+        return cls(factory, name=factory.__name__, **options)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @property
+    def app(self) -> App | None:
+        """The app of the current launch (None before the first)."""
+        return self._session.app if self._session is not None else None
+
+    @property
+    def stderr(self) -> str:
+        """What the current (or last) launch printed on Textual's error console."""
+        return self._session.stderr if self._session is not None else self._stderr
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    async def describe(self) -> DeviceInfo:
+        width, height = self.size
+        return DeviceInfo(
+            platform="textual",
+            name=self.name,
+            width=float(width),
+            height=float(height),
+            scale=1.0,
+            address=f"textual:{self.name}",
+        )
+
+    async def launch(self, bundle_id: str = "") -> None:
+        """Start a fresh app unless one is running (as idb launches: foreground if running)."""
+        if self._running():
+            return
+        await self._stop()
+        try:
+            async with asyncio.timeout(self.timeout):
+                self._session = Session(self.factory(), self.size)
+                await self._session.start()
+        except TimeoutError:
+            await self._stop()
+            raise DeviceError(
+                f"textual app {self.name} did not start within {self.timeout:g} s"
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - whatever the app raised while starting
+            await self._stop()
+            raise DeviceError(
+                f"textual app {self.name} failed to start: {describe_exception(exc)}"
+            ) from None
+
+    async def terminate(self, bundle_id: str = "") -> None:
+        await self._stop()
+
+    async def is_running(self, bundle_id: str = "") -> bool:
+        return self._running()
+
+    async def close(self) -> None:
+        await self._stop()
+
+    def _running(self) -> bool:
+        return self._session is not None and self._session.running
+
+    async def _stop(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            self._stderr = session.stderr
+            await session.stop(self.timeout)
+            self._stderr = session.stderr
+
+    async def _call(self, what: str, job: Callable[[Pilot], Awaitable[T]], takes: float = 0) -> T:
+        """Run ``job`` with the pilot in the app's task, within the timeout (plus ``takes``)."""
+        session = self._session
+        if session is None or session.finished:
+            raise Refused(f"the app is not running ({what})")
+        limit = self.timeout + takes
+        try:
+            async with asyncio.timeout(limit):
+                return await session.run(job)
+        except TimeoutError:
+            raise DeviceError(
+                f"textual app {self.name} did not finish {what} within {limit:g} s"
+            ) from None
+        except Refused:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the app raised handling it, or Pilot refused it
+            state = "" if session.running else f"; {session.failure}"
+            raise Refused(f"{what} failed: {describe_exception(exc)}{state}") from None
+
+    # --- observe -----------------------------------------------------------------------------
+
+    async def observe(self) -> Observation:
+        """The widget tree, the screen text and a raster; an app that is not running (it quit
+        or raised) is ``app_running=False`` with the reason in ``error``."""
+        taken_at = time.time()
+        session = self._session
+        if session is None or not session.running:
+            error = session.failure if session is not None else None
+            return Observation(app=self.name, app_running=False, taken_at=taken_at, error=error)
+        elements, strips = await self._call("observe", _look)
+        return Observation(
+            elements=elements,
+            screenshot=self._rasters.screenshot(strips),
+            app=self.name,
+            app_running=True,
+            taken_at=taken_at,
+            text="\n".join(strip.text.rstrip() for strip in strips),
+        )
+
+    # --- perform -----------------------------------------------------------------------------
+
+    async def perform(self, action: Action) -> ActionResult:
+        """Do one action; a refused one (no such target, covered, off screen, a raw keycode,
+        the app not running) is ``ok=False`` with the reason."""
+        start = time.monotonic()
+        try:
+            point = await self._do(action)
+        except Refused as exc:
+            return ActionResult(ok=False, error=str(exc), seconds=time.monotonic() - start)
+        return ActionResult(ok=True, point=point, seconds=time.monotonic() - start)
+
+    async def _do(self, action: Action) -> Point | None:
+        match action:
+            case Tap():
+                return await self._call("tap", lambda pilot: _tap(pilot, action), action.duration)
+            case TypeText(text=text, secure=secure):
+                keys = _typed_keys(text, secure)
+                await self._call("typing", lambda pilot: _type(pilot, keys))
+            case PressKey(key=str() as key):
+                name = textual_key(key)
+                await self._call(f"key {key}", lambda pilot: pilot.press(name))
+            case PressKey(key=code):
+                raise Refused(
+                    f"keycode {code} is an iOS HID usage; a Textual app takes key names "
+                    "(enter, escape, down, ctrl+s, f5, ...)"
+                )
+            case Swipe(start=start, end=end):
+                return await self._call("swipe", lambda pilot: _scroll(pilot, start, end))
+            case Wait(seconds=seconds):
+                if not 0 <= seconds <= self.max_wait:
+                    raise Refused(f"wait of {seconds:g} s is outside 0..{self.max_wait:g} s")
+                await asyncio.sleep(seconds)
+            case Launch():
+                await self.launch()
+            case Terminate():
+                await self.terminate()
+            case _:
+                raise Refused(f"{action.kind} is not a device action")
+        return None
+
+
+# --- observing --------------------------------------------------------------------------------
+
+
+async def _look(pilot: Pilot) -> tuple[tuple[Element, ...], list]:
+    app = pilot.app
+    if _stop_blinking(app):
+        await pilot.pause()
+    for _ in range(_LOOK_PAUSES):
+        if composed(app):
+            break
+        await pilot.pause()
+    strips = render_strips(app)
+    return tuple(element for element, _ in scan(app, strips)), strips
+
+
+def _stop_blinking(app: App) -> bool:
+    """Switch cursor blinking off (the cursor stays shown): an unchanged screen then renders
+    the same twice. True when some widget was still blinking."""
+    blinking = [w for w in app.screen.walk_children() if getattr(w, "cursor_blink", False)]
+    for widget in blinking:
+        widget.cursor_blink = False
+    return bool(blinking)
+
+
+# --- acting -----------------------------------------------------------------------------------
+
+
+def _typed_keys(text: str, secure: bool) -> list[tuple[str, str]]:
+    """(Textual key name, character) for each character, as a terminal would send them.
+
+    ``textual.keys._character_to_key`` is private (Pilot's own ``press`` uses it); keep
+    Textual pinned.
+    """
+    from textual.keys import _character_to_key
+
+    keys = []
+    for index, char in enumerate(text):
+        if char in _TYPED_KEYS:
+            keys.append(_TYPED_KEYS[char])
+        elif char.isprintable():
+            keys.append((_character_to_key(char), char))
+        else:
+            shown = f"character {index + 1}" if secure else repr(char)
+            raise Refused(f"cannot type {shown}: it is not a printable character")
+    return keys
+
+
+async def _type(pilot: Pilot, keys: list[tuple[str, str]]) -> None:
+    """Post every key at once, then wait twice: for the app to forward them to the focused
+    widget, and for that widget to handle them (``pilot.press`` waits ~50 ms per key)."""
+    from textual import events
+
+    for key, char in keys:
+        pilot.app.post_message(events.Key(key, char))
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def _tap(pilot: Pilot, tap: Tap) -> Point:
+    """Click a cell. With a target (resolved on the screen as it is now, a control before a
+    text with the same label) the click lands on a part of it that nothing covers."""
+    app = pilot.app
+    width, height = app.screen.size
+    if tap.target is None:
+        point = Point(tap.x, tap.y)
+    else:
+        element, widget = resolve(app, tap.target)
+        if tap.x is not None and tap.y is not None:
+            point = Point(tap.x, tap.y)  # a vision estimate: the target names what is meant
+            hit = _widget_at(app, point)
+            if hit is not None and not _reaches(hit, widget):
+                _check_bounds(point, width, height)
+                await pilot.click(offset=(int(point.x), int(point.y)))
+                raise Refused(
+                    f"tap at ({point.x:g}, {point.y:g}) hit {describe_widget(hit)}, "
+                    f"not {tap.target}"
+                )
+        else:
+            point = _uncovered(app, element, widget, tap.target)
+    _check_bounds(point, width, height)
+    await pilot.click(offset=(int(point.x), int(point.y)))
+    return point
+
+
+def _check_bounds(point: Point, width: int, height: int) -> None:
+    if not (0 <= point.x < width and 0 <= point.y < height):
+        raise Refused(f"tap at ({point.x:g}, {point.y:g}) is outside the {width}x{height} screen")
+
+
+def resolve(app: App, target: Target) -> tuple[Element, Widget]:
+    """The element a target means on the current screen, and its widget.
+
+    A ``selector`` is Textual's CSS query on the screen; with a label or id too, the element is
+    chosen among those of the matching widgets (a cell of ``#commitments`` by its label).
+    """
+    pairs = scan(app, render_strips(app))
+    if target.selector is not None:
+        try:
+            wanted = {id(w) for w in app.screen.query(target.selector)}
+        except Exception as exc:  # noqa: BLE001 - Textual's query errors for a bad selector
+            raise Refused(f"invalid CSS selector {target.selector!r}: {exc}") from None
+        pairs = [pair for pair in pairs if id(pair[1]) in wanted]
+        if target.label is None and target.id is None:
+            if not pairs:
+                raise Refused(f"no visible widget matches the {target}")
+            return pairs[0]
+    element = locate((e for e, _ in pairs), target.label, target.id)
+    if element is None:
+        raise Refused(f"no element {target} on screen")
+    return next(pair for pair in pairs if pair[0] is element)
+
+
+def _widget_at(app: App, point: Point) -> Widget | None:
+    from textual.errors import NoWidget
+
+    try:
+        return app.screen.get_widget_at(int(point.x), int(point.y))[0]
+    except NoWidget:
+        return None
+
+
+def _reaches(hit: Widget, widget: Widget) -> bool:
+    """True when a click on ``hit`` is a click on ``widget`` (it or something inside it)."""
+    return widget in hit.ancestors_with_self
+
+
+def _uncovered(app: App, element: Element, widget: Widget, target: Target) -> Point:
+    """The centre of the element when nothing covers it, else its uncovered cell nearest the
+    centre; Refused, naming the cover, when no cell of it is uncovered."""
+    frame = element.frame
+    centre = frame.center
+    hit = _widget_at(app, centre)
+    if hit is None or _reaches(hit, widget):
+        return centre
+    cover = hit
+    x0, y0 = int(frame.x), int(frame.y)
+    cells = [
+        (x, y)
+        for y in range(y0, y0 + max(1, int(frame.height)))
+        for x in range(x0, x0 + max(1, int(frame.width)))
+    ]
+    cells.sort(key=lambda c: math.hypot(c[0] + 0.5 - centre.x, c[1] + 0.5 - centre.y))
+    for x, y in cells:
+        hit = _widget_at(app, Point(x, y))
+        if hit is not None and _reaches(hit, widget):
+            return Point(x + 0.5, y + 0.5)
+    raise Refused(f"{target} is covered by {describe_widget(cover)}; not tapped")
+
+
+def describe_widget(widget: Widget) -> str:
+    """``Toast "Saved"`` / ``Button #ok``: what a reader needs to know what a click hit."""
+    from textual.widgets import Static
+
+    text = type(widget).__name__
+    if widget.id:
+        text += f" #{widget.id}"
+    if isinstance(widget, Static):
+        shown = " ".join(str(widget.render()).split())[:40]
+        if shown:
+            text += f' "{shown}"'
+    return text
+
+
+async def _scroll(pilot: Pilot, start: Point, end: Point) -> Point:
+    """A swipe scrolls the scrollable widget under its start, like a finger on a list:
+    swiping up moves the content up (scrolls down)."""
+    app = pilot.app
+    widget = _widget_at(app, start)
+    if widget is None:
+        raise Refused(f"nothing under the swipe start ({start.x:g}, {start.y:g})")
+    dx, dy = round(start.x - end.x), round(start.y - end.y)
+    node = widget
+    while node is not None and not (
+        (dy and node.allow_vertical_scroll) or (dx and node.allow_horizontal_scroll)
+    ):
+        node = node.parent if node.parent is not app else None
+    if node is None:
+        raise Refused(f"nothing scrollable under the swipe start ({start.x:g}, {start.y:g})")
+    node.scroll_relative(x=dx or None, y=dy or None, animate=False, immediate=True)
+    await pilot.pause()
+    return start

@@ -1,0 +1,125 @@
+"""One launch of a Textual app: ``app.run_test()`` held open in a task of its own.
+
+The app's context is entered and left in one task, whatever task the engine calls from; every
+driver call reaches the app through a job queue. What the app prints on its error console (the
+traceback Textual shows when an app crashes) is kept here instead of spilled on the terminal,
+and the app's exception is summarised as type, message and where it was raised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import traceback
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from orav.drivers.textual.tree import composed
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.pilot import Pilot
+
+T = TypeVar("T")
+
+# Refreshes the first look may wait for the screen to be composed (its Footer filled).
+COMPOSE_PAUSES = 20
+
+
+class Refused(Exception):
+    """An action the driver refuses or the app cannot take (becomes ``ok=False``)."""
+
+
+def describe_exception(error: BaseException) -> str:
+    """``RuntimeError: boom (at app.py:12 in on_click)``: type, message, and the innermost frame."""
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        last = frames[-1]
+        text += f" (at {Path(last.filename).name}:{last.lineno} in {last.name})"
+    return text
+
+
+class Session:
+    """One launch of the app; ``failure`` says why it is no longer running."""
+
+    def __init__(self, app: App, size: tuple[int, int]) -> None:
+        from rich.console import Console
+
+        self.app = app
+        self.size = size
+        self.failure: str | None = None
+        self.console = io.StringIO()
+        app.error_console = Console(file=self.console, width=100, markup=False, highlight=False)
+        self._jobs: asyncio.Queue = asyncio.Queue()
+        self._ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._host(), name=f"orav textual {self.app!r}")
+        await asyncio.shield(self._ready)
+
+    @property
+    def finished(self) -> bool:
+        return self._task is None or self._task.done()
+
+    @property
+    def stderr(self) -> str:
+        """What the app printed on its error console (Textual's crash report)."""
+        return self.console.getvalue()
+
+    @property
+    def running(self) -> bool:
+        """Still up: neither quit nor crashed (``return_code`` is set when an app exits)."""
+        if self.app.return_code is not None and self.failure is None:
+            error = getattr(self.app, "_exception", None)  # kept by Textual for run_test
+            self.failure = (
+                f"the app raised {describe_exception(error)}" if error else "the app exited"
+            )
+        return not self.finished and self.app.return_code is None
+
+    async def run(self, job: Callable[[Pilot], Awaitable[T]]) -> T:
+        future = asyncio.get_running_loop().create_future()
+        self._jobs.put_nowait((job, future))
+        return await future
+
+    async def _host(self) -> None:
+        try:
+            async with self.app.run_test(size=self.size, notifications=True) as pilot:
+                for _ in range(COMPOSE_PAUSES):
+                    if composed(self.app):
+                        break
+                    await pilot.pause()
+                self._ready.set_result(None)
+                while (item := await self._jobs.get()) is not None:
+                    job, future = item
+                    if future.done():  # its caller gave up waiting
+                        continue
+                    try:
+                        result = await job(pilot)
+                    except Exception as exc:  # noqa: BLE001 - handed to the caller
+                        if not future.done():
+                            future.set_exception(exc)
+                    else:
+                        if not future.done():
+                            future.set_result(result)
+        except Exception as exc:  # noqa: BLE001 - run_test re-raises what the app raised
+            self.failure = f"the app raised {describe_exception(exc)}"
+            if not self._ready.done():
+                self._ready.set_exception(exc)
+        finally:
+            while not self._jobs.empty():
+                item = self._jobs.get_nowait()
+                if item is not None and not item[1].done():
+                    item[1].set_exception(Refused("the app stopped"))
+
+    async def stop(self, timeout: float) -> None:
+        """Leave ``run_test`` (the app shuts down); cancel the task if that takes too long."""
+        if self._task is None:
+            return
+        self._jobs.put_nowait(None)
+        done, _ = await asyncio.wait({self._task}, timeout=timeout)
+        if not done:
+            self._task.cancel()
+            await asyncio.wait({self._task}, timeout=timeout)

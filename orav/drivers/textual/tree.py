@@ -1,0 +1,413 @@
+"""The element tree of a Textual screen: one Element per visible widget, and per visible item.
+
+Pre-order, after two heads: ``AXApplication`` (label: the app's title; traits: the app's and
+the screen's shown bindings) and the screen itself: ``AXWindow`` (label: the screen's class
+name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its title; trait
+``modal``); both carry the trait ``screen:ClassName``. Items inside a widget that a user reads
+and clicks one by one (DataTable cells, OptionList options, Tree nodes) are ``AXCell`` elements
+after their widget. Each element is paired with the widget a click on it reaches, so a tap can
+tell whether something else covers it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from orav.model import Element, Frame
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.geometry import Region
+    from textual.screen import Screen
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+BULLET = "\u2022"
+
+# Textual widget classes (by name, along the MRO, textual's own only) → (role, look inside).
+ROLES: dict[str, tuple[str, bool]] = {
+    "Button": ("AXButton", False),
+    "Input": ("AXTextField", False),
+    "TextArea": ("AXTextView", False),
+    "Switch": ("AXSwitch", False),
+    "Checkbox": ("AXSwitch", False),
+    "RadioButton": ("AXRadioButton", False),
+    "Toast": ("AXStaticText", False),
+    "Tab": ("AXTab", False),
+    "Link": ("AXLink", False),
+    "Label": ("AXStaticText", False),
+    "Static": ("AXStaticText", False),
+    "ListView": ("AXTable", True),
+    "ListItem": ("AXCell", True),
+    "OptionList": ("AXTable", False),
+    "DataTable": ("AXTable", False),
+    "Tree": ("AXOutline", False),
+    "Select": ("AXPopUpButton", False),
+    "ProgressBar": ("AXProgressIndicator", False),
+    "LoadingIndicator": ("AXActivityIndicator", False),
+    "Header": ("AXHeading", False),
+    "FooterKey": ("AXButton", False),
+    "Footer": ("", True),  # its keys only
+}
+
+Pair = tuple[Element, "Widget"]
+
+
+def render_strips(app: App) -> list[Strip]:
+    """The screen as the terminal shows it, one Strip per row.
+
+    Private API: ``Screen._compositor.render_strips()`` of Textual 8 (no public way to get the
+    composed lines without the SVG export); keep Textual pinned, tests cover this helper.
+    """
+    return app.screen._compositor.render_strips()
+
+
+def composed(app: App) -> bool:
+    """True once every Footer of the screen shows its bindings (Textual fills a Footer a few
+    refreshes after the screen mounts; the first look must not miss them)."""
+    from textual.widgets import Footer
+
+    for footer in app.screen.query(Footer):
+        if not getattr(footer, "_bindings_ready", True):  # private in Textual 8
+            return False
+        if not footer.children and any(b.binding.show for b in app.screen.active_bindings.values()):
+            return False
+    return True
+
+
+def elements(app: App, strips: list[Strip]) -> tuple[Element, ...]:
+    return tuple(element for element, _ in scan(app, strips))
+
+
+def scan(app: App, strips: list[Strip]) -> list[Pair]:
+    """Every element of the current screen with the widget it stands for, in pre-order."""
+    return list(_scan(app, strips))
+
+
+def _scan(app: App, strips: list[Strip]) -> Iterator[Pair]:
+    from textual.screen import ModalScreen
+
+    screen = app.screen
+    width, height = screen.size
+    bindings = _bindings(app)
+    whole = Frame(0, 0, width, height)
+    yield (
+        Element(
+            role="AXApplication",
+            label=app.title,
+            frame=whole,
+            traits=(*bindings.pop(id(app), ()), *bindings.pop(id(screen), ())),
+        ),
+        screen,
+    )
+    kind = f"screen:{type(screen).__name__}"
+    if isinstance(screen, ModalScreen):
+        head = Element(
+            role="AXDialog",
+            label=screen.title,
+            unique_id=screen.id,
+            frame=_frame(screen.region),
+            traits=("modal", kind),
+        )
+    else:
+        head = Element(
+            role="AXWindow",
+            label=type(screen).__name__,
+            unique_id=screen.id,
+            value=screen.title or app.title or None,
+            frame=whole,
+            traits=(kind,),
+        )
+    yield head, screen
+    for child in screen.children:
+        yield from _walk(child, screen, strips, bindings)
+
+
+def _bindings(app: App) -> dict[int, list[str]]:
+    """``binding:KEY`` traits of the shown, enabled bindings, by the id of the node defining them."""
+    found: dict[int, list[str]] = {}
+    for key, active in app.active_bindings.items():
+        if active.enabled and active.binding.show:
+            found.setdefault(id(active.node), []).append(f"binding:{key}")
+    return found
+
+
+def visible_region(widget: Widget, screen: Screen) -> Region | None:
+    """The part of the widget the screen shows, or None when it shows none of it."""
+    from textual.errors import NoWidget
+
+    if not widget.display:
+        return None
+    try:
+        geometry = screen.find_widget(widget)
+    except NoWidget:
+        return None
+    visible = geometry.region.intersection(geometry.clip)
+    return visible if visible.area else None
+
+
+def _walk(widget: Widget, screen: Screen, strips: list[Strip], bindings: dict) -> Iterator[Pair]:
+    visible = visible_region(widget, screen)
+    if visible is None:
+        return
+    name = _textual_class(widget)
+    traits = tuple(bindings.get(id(widget), ()))
+    if name is not None:
+        role, inside = ROLES[name]
+    elif widget.children:  # a container, or a widget made of others
+        role, inside = "AXGroup", True
+    else:
+        role, inside = "AXOther", False
+    if role == "AXGroup" and widget.id is None:
+        pass  # an anonymous container: its children stand for it
+    elif role:
+        element = _element(widget, name, role, visible, strips, traits)
+        if element.role not in ("AXOther", "AXGroup") or element.label or element.unique_id:
+            yield element, widget
+    if name in _ITEMS:
+        for element in _ITEMS[name](widget, visible, strips):
+            yield element, widget
+    if name == "Select" and widget.expanded:
+        inside, children = True, [c for c in widget.children if type(c).__name__ == "SelectOverlay"]
+    else:
+        children = widget.children
+    if inside:
+        for child in children:
+            yield from _walk(child, screen, strips, bindings)
+
+
+def _textual_class(widget: Widget) -> str | None:
+    """The name of the first of Textual's own classes in ``ROLES`` the widget is one of."""
+    for cls in type(widget).__mro__:
+        if cls.__module__.startswith("textual.") and cls.__name__ in ROLES:
+            return cls.__name__
+    return None
+
+
+def _element(
+    widget: Widget,
+    name: str | None,
+    role: str,
+    visible: Region,
+    strips: list[Strip],
+    traits: tuple[str, ...],
+) -> Element:
+    label = value = placeholder = None
+    secure = False
+    if name == "Button":
+        label = widget.label.plain
+    elif name == "Input":
+        placeholder = widget.placeholder or None
+        label = placeholder
+        secure = bool(widget.password)
+        value = (BULLET * len(widget.value) if secure else widget.value) or None
+    elif name == "TextArea":
+        value = widget.text or None
+    elif name == "Switch":
+        value = "1" if widget.value else "0"
+    elif name in ("Checkbox", "RadioButton"):
+        label = widget.label.plain
+        value = "1" if widget.value else "0"
+    elif name == "Header":
+        label = widget.screen_title
+        traits = ("Header", *traits)
+    elif name == "FooterKey":
+        label = widget.description or widget.key_display
+        traits = (f"binding:{widget.key}", *traits)
+    elif name == "ProgressBar":
+        value = None if widget.percentage is None else f"{widget.percentage:.0%}"
+    elif name == "Select":
+        placeholder = str(widget.prompt)
+        shown = _selected_prompt(widget)
+        label, value = shown or placeholder, shown
+        traits = (*traits, "expanded" if widget.expanded else "collapsed")
+    elif name == "Tab":
+        label = widget.label.plain
+        if widget.has_class("-active"):
+            traits = (*traits, "selected")
+    elif name == "Toast":
+        label = _plain(widget) or _text_in(strips, widget.content_region.intersection(visible))
+        traits = ("toast", f"severity:{widget._notification.severity}", *traits)
+    elif role in ("AXStaticText", "AXLink"):
+        label = _plain(widget) or _text_in(strips, widget.content_region.intersection(visible))
+    elif role in ("AXCell", "AXOther"):
+        label = _text_in(strips, widget.content_region.intersection(visible))
+    if name == "ListItem" and getattr(widget, "highlighted", False):
+        traits = (*traits, "selected")
+    return Element(
+        role=role,
+        label=label or None,
+        unique_id=widget.id,
+        value=value,
+        frame=_frame(visible),
+        enabled=not widget.is_disabled,
+        traits=traits,
+        focused=widget.has_focus,
+        placeholder=placeholder,
+        secure=secure,
+    )
+
+
+def _selected_prompt(select: Widget) -> str | None:
+    """The prompt of the selected option, as the closed Select shows it; None when blank."""
+    if select.is_blank():
+        return None
+    for prompt, value in getattr(select, "_options", ()):  # private in Textual 8
+        if value == select.value:
+            return _plain_text(prompt)
+    return str(select.value)
+
+
+# --- items: what a user reads and clicks inside one widget -------------------------------------
+
+
+def _table_cells(table: Widget, visible: Region, strips: list[Strip]) -> Iterator[Element]:
+    """Each visible cell of a DataTable: label its text, traits ``row:N``, ``column:NAME`` and
+    ``selected`` on the cursor's row (row cursor) or cell."""
+    content = table.content_region
+    scroll_x, scroll_y = table.scroll_offset
+    header = table.header_height if table.show_header else 0
+    rows_top = max(visible.y, content.y + header)
+    rows_bottom = visible.bottom
+    columns = []
+    x = table._row_label_column_width  # private in Textual 8
+    for column in table.ordered_columns:
+        width = column.get_render_width(table)
+        columns.append((column, x, width))
+        x += width
+    cursor_row, cursor_column = table.cursor_coordinate
+    by_row = table.cursor_type == "row"
+    shown = table.show_cursor and table.cursor_type != "none"
+    y = header
+    for index, row in enumerate(table.ordered_rows):
+        top = content.y + y - scroll_y
+        y += row.height
+        if top + row.height <= rows_top:
+            continue
+        if top >= rows_bottom:
+            break
+        for column_index, (column, left, width) in enumerate(columns):
+            region = visible.intersection(
+                _region(content.x + left - scroll_x, max(top, rows_top), width, row.height)
+            )
+            if not region.area or region.y >= rows_bottom:
+                continue
+            cell = table.get_cell(row.key, column.key)
+            selected = shown and index == cursor_row and (by_row or column_index == cursor_column)
+            yield Element(
+                role="AXCell",
+                label=_plain_text(cell) or None,
+                unique_id=None,
+                frame=_frame(region),
+                traits=(
+                    f"row:{index}",
+                    f"column:{_plain_text(column.label)}",
+                    *(("selected",) if selected else ()),
+                ),
+            )
+
+
+def _options(option_list: Widget, visible: Region, strips: list[Strip]) -> Iterator[Element]:
+    """Each visible option of an OptionList (``selected`` on the highlighted one)."""
+    content = option_list.content_region
+    scroll_y = option_list.scroll_offset.y
+    lines, heights = option_list._index_to_line, option_list._heights  # private in Textual 8
+    for index in range(option_list.option_count):
+        option = option_list.get_option_at_index(index)
+        top = content.y + lines.get(index, 0) - scroll_y
+        region = visible.intersection(_region(content.x, top, content.width, heights.get(index, 1)))
+        if not region.area:
+            continue
+        traits = ("selected",) if index == option_list.highlighted else ()
+        yield Element(
+            role="AXCell",
+            label=_plain_text(option.prompt) or None,
+            unique_id=option.id,
+            frame=_frame(region),
+            enabled=not option.disabled,
+            traits=traits,
+        )
+
+
+def _tree_nodes(tree: Widget, visible: Region, strips: list[Strip]) -> Iterator[Element]:
+    """Each visible node of a Tree: value ``expanded``/``collapsed`` when it can expand, traits
+    ``depth:N`` and ``selected`` on the cursor's node."""
+    content = tree.content_region
+    scroll_y = tree.scroll_offset.y
+    cursor = tree.cursor_node
+    for row in range(max(visible.y, content.y), min(visible.bottom, content.bottom)):
+        node = tree.get_node_at_line(row - content.y + scroll_y)
+        if node is None:
+            continue
+        label = _plain_text(node.label)
+        left = _find_in_row(strips, row, label, content.x, content.right) or content.x
+        region = visible.intersection(_region(left, row, content.right - left, 1))
+        if not region.area:
+            continue
+        state = ("expanded" if node.is_expanded else "collapsed") if node.allow_expand else None
+        traits = (f"depth:{_depth(node)}",)
+        yield Element(
+            role="AXCell",
+            label=label or None,
+            unique_id=None,
+            value=state,
+            frame=_frame(region),
+            traits=(*traits, *(("selected",) if node is cursor else ())),
+        )
+
+
+def _depth(node: object) -> int:
+    depth = 0
+    while (node := node.parent) is not None:
+        depth += 1
+    return depth
+
+
+_ITEMS = {"DataTable": _table_cells, "OptionList": _options, "Tree": _tree_nodes}
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+def _plain_text(renderable: object) -> str:
+    """The plain text of a cell, a prompt or a label (Content, rich Text or anything str-able)."""
+    plain = getattr(renderable, "plain", None)
+    text = plain if isinstance(plain, str) else str(renderable)
+    return " ".join(text.split())
+
+
+def _plain(widget: Widget) -> str | None:
+    """A Static's own text (whole even when wrapped or clipped), when it is plain content."""
+    from textual.content import Content
+
+    visual = getattr(widget, "visual", None)
+    if isinstance(visual, Content):
+        return " ".join(visual.plain.split()) or None
+    return None
+
+
+def _text_in(strips: list[Strip], region: Region) -> str | None:
+    rows = (
+        strips[y].crop(region.x, region.right).text.strip()
+        for y in range(region.y, min(region.bottom, len(strips)))
+    )
+    return " ".join(row for row in rows if row) or None
+
+
+def _find_in_row(strips: list[Strip], row: int, text: str, left: int, right: int) -> int | None:
+    """The cell where ``text`` starts in one row between ``left`` and ``right``, if shown."""
+    if not text or row >= len(strips):
+        return None
+    at = strips[row].crop(left, right).text.find(text[: max(1, right - left)])
+    return None if at < 0 else left + at
+
+
+def _region(x: int, y: int, width: int, height: int) -> Region:
+    from textual.geometry import Region
+
+    return Region(x, y, max(width, 0), max(height, 0))
+
+
+def _frame(region: Region) -> Frame:
+    return Frame(region.x, region.y, region.width, region.height)
