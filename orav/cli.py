@@ -131,9 +131,15 @@ def _agent(spec: str, base_url: str | None, options: tuple[str, ...] = ()):
 
     settings = dict(_option(text) for text in options)
     if base_url:
+        from orav.agents.openai import url_problem
+
+        problem = url_problem(base_url)
+        if problem:
+            raise InputError(problem, "--base-url")
         settings["base_url"] = base_url
-    if settings and spec == "scripted":
-        raise InputError("the scripted agent takes no options", "--agent-option")
+    if settings and spec in ("scripted", "explorer"):
+        flag = "--agent-option" if options else "--base-url"
+        raise InputError(f"the {spec} agent takes no options", flag)
     return make_agent(spec, **settings)
 
 

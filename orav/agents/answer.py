@@ -1,23 +1,28 @@
 """A model's answer turned into a Decision, or rejected with a reason the model can act on.
 
 Every check a device would otherwise fail on happens here, before anything is performed: the
-JSON and its fields (through the codec), element references, taps and swipes off the screen.
+JSON and its fields (through the codec's bounded JSON path), element references, taps and swipes
+off the screen, and text that would type a secret the scenario did not ask for (the API key,
+or the test password anywhere but through the password placeholder into a secure field).
+Long free text is cut to ``MAX_TEXT_CHARACTERS``: a 50 MB ``reasoning`` does not travel on.
 """
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from orav.agents.prompt import PASSWORD_PLACEHOLDER, Screen
-from orav.codec import structure
+from orav.codec import JSONRefused, parse_json, structure
 from orav.errors import InputError
 from orav.model import Decision, Element, Swipe, Tap
 
 _FENCE = re.compile(r"^```[\w-]*[ \t]*\n?(.*?)\n?```$", re.DOTALL)
 _TOP_KEYS = ("previous_outcome_met", "reasoning", "element", "action", "expected_outcome")
 _REQUIRED = ("reasoning", "action", "expected_outcome")
+MAX_ANSWER_CHARACTERS = 64 * 1024  # of one answer's text; a real one is well under 4 KB
+MAX_TEXT_CHARACTERS = 2000  # kept of ``reasoning`` and ``expected_outcome``
 
 
 class InvalidAnswer(ValueError):
@@ -32,15 +37,20 @@ def strip_fence(text: str) -> str:
 
 
 def _load(text: str) -> dict[str, Any]:
+    if len(text) > MAX_ANSWER_CHARACTERS:
+        raise InvalidAnswer(
+            f"the answer was {len(text)} characters long, more than {MAX_ANSWER_CHARACTERS}; "
+            "keep the reasoning to one sentence"
+        )
     body = strip_fence(text)
     if not body:
         raise InvalidAnswer("the answer was empty; reply with the JSON object")
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
+        data = parse_json(body)
+    except JSONRefused as exc:
+        where = f" at line {exc.line} column {exc.col}" if exc.line is not None else ""
         raise InvalidAnswer(
-            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-            "reply with the JSON object only"
+            f"not valid JSON ({exc.what}{where}); reply with the JSON object only"
         ) from None
     if not isinstance(data, dict):
         raise InvalidAnswer("expected one JSON object with the keys " + ", ".join(_TOP_KEYS))
@@ -116,6 +126,24 @@ def _fill_action(
     return action
 
 
+def _cut(text: Any) -> Any:
+    """Free text cut to MAX_TEXT_CHARACTERS (anything else is the codec's to refuse)."""
+    if isinstance(text, str) and len(text) > MAX_TEXT_CHARACTERS:
+        return text[:MAX_TEXT_CHARACTERS] + "… (cut)"
+    return text
+
+
+def _check_secrets(action: dict[str, Any], secrets: Iterable[str]) -> None:
+    """Refuse text, as the model wrote it, that holds a secret: the API key, or the password
+    typed other than through the placeholder (which the agent fills in, marked secure)."""
+    text = action.get("text")
+    if isinstance(text, str) and any(secret and secret in text for secret in secrets):
+        raise InvalidAnswer(
+            "action: that text contains a secret orav will not type (a key or password the "
+            f"scenario did not ask for); type the password only as {PASSWORD_PLACEHOLDER}"
+        )
+
+
 def _check_bounds(decision: Decision, screen: Screen | None) -> None:
     if screen is None:
         return
@@ -142,17 +170,22 @@ def parse_answer(
     focused: Element | None = None,
     password: str | None = None,
     first_step: bool = False,
+    secrets: Iterable[str] = (),
 ) -> Decision:
-    """The Decision an answer describes; InvalidAnswer says what to fix."""
+    """The Decision an answer describes; InvalidAnswer says what to fix.
+
+    ``secrets`` (the API key, the password) must never be typed unless the scenario asked.
+    """
     data = _load(text)
     element = _resolve(data.get("element"), refs)
     action = data["action"]
     if not isinstance(action, dict):
         raise InvalidAnswer("action: expected an object with a 'kind'")
+    _check_secrets(action, [*secrets, password or ""])
     fields = {
         "action": _fill_action(action, element, focused, password),
-        "reasoning": data["reasoning"],
-        "expected_outcome": data["expected_outcome"],
+        "reasoning": _cut(data["reasoning"]),
+        "expected_outcome": _cut(data["expected_outcome"]),
         "previous_outcome_met": None if first_step else data.get("previous_outcome_met"),
     }
     if element is not None:

@@ -113,6 +113,18 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     return re.sub(r"\bsk-[A-Za-z0-9_\-]{6,}", "sk-***", text)
 
 
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be an API base URL (http or https, a host, a valid port), or None."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError as exc:
+        return f"not a URL ({exc}): {url[:100]!r}"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"expected an http:// or https:// URL with a host, got {url[:100]!r}"
+    return None
+
+
 def _public_url(url: str) -> str:
     """A base URL fit for messages: no user:password@."""
     parts = urlsplit(url)
@@ -128,14 +140,42 @@ def _digest(messages: list[dict[str, Any]]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+MAX_RAW_RESPONSE = 8 * 1024  # characters of an answer kept in the cassette and the re-ask
+NOT_A_COMPLETION = "the model server's answer was not a chat completion"
+
+
+def _kept(text: str) -> str:
+    """What is kept of an answer's text: the first MAX_RAW_RESPONSE characters."""
+    if len(text) <= MAX_RAW_RESPONSE:
+        return text
+    return f"{text[:MAX_RAW_RESPONSE]}… ({len(text) - MAX_RAW_RESPONSE} more characters cut)"
+
+
+def _tokens(completion: Any) -> tuple[int, int]:
+    """Prompt and completion tokens of a response, 0 where the server sent none or nonsense."""
+    usage = getattr(completion, "usage", None)
+    counts = (getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0))
+    return tuple(
+        n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0 for n in counts
+    )
+
+
 def _answer_text(completion: ChatCompletion, max_tokens: int) -> str:
-    """The answer's text; InvalidAnswer for no choice, a refusal, a cut-off or an empty one."""
-    if not completion.choices:
+    """The answer's text; InvalidAnswer for a body that is not a chat completion, no choice,
+    a refusal, a cut-off or an empty answer."""
+    choices = getattr(completion, "choices", None)
+    if not isinstance(choices, list):
+        raise InvalidAnswer(f"{NOT_A_COMPLETION} (no list of choices)")
+    if not choices:
         raise InvalidAnswer("the answer had no choices; reply with the JSON object")
-    choice = completion.choices[0]
-    message = choice.message
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None)
+    if message is None or not (content is None or isinstance(content, str)):
+        raise InvalidAnswer(f"{NOT_A_COMPLETION} (a choice without a text message)")
     refusal = getattr(message, "refusal", None)
     if refusal:
+        refusal = _kept(str(refusal))[:300]
         raise InvalidAnswer(f"the model refused ({refusal}); this is a UI test, decide an action")
     if choice.finish_reason == "length":
         raise InvalidAnswer(
@@ -144,7 +184,7 @@ def _answer_text(completion: ChatCompletion, max_tokens: int) -> str:
         )
     if choice.finish_reason == "content_filter":
         raise InvalidAnswer("the answer was withheld by a content filter; decide an action")
-    content = message.content or ""
+    content = content or ""
     if not content.strip():
         raise InvalidAnswer("the answer was empty; reply with the JSON object")
     return content
@@ -158,6 +198,7 @@ class OpenAIAgent:
         self.name = f"openai:{config.model}"
         self.model = config.model
         self._client: AsyncOpenAI | None = None
+        self._requests = 0  # HTTP requests sent, retries included: what "(N tries)" counts
         self._base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
         self._api_key = config.api_key or os.environ.get("OPENAI_API_KEY")
 
@@ -190,12 +231,21 @@ class OpenAIAgent:
 
             if self.missing_key:
                 raise AgentError(self.missing_key)
+            problem = url_problem(self._base_url)
+            if problem:
+                raise AgentError(f"{self.name}: base URL: {problem}")
+            from openai import DefaultAsyncHttpxClient
+
+            async def count(_request: Any) -> None:
+                self._requests += 1
+
             key = self._api_key or "unused"  # local servers ignore it, the SDK insists on one
             self._client = AsyncOpenAI(
                 api_key=key,
                 base_url=self._base_url,
                 timeout=self.config.timeout,
                 max_retries=self.config.max_retries,
+                http_client=DefaultAsyncHttpxClient(event_hooks={"request": [count]}),
             )
         return self._client
 
@@ -223,29 +273,38 @@ class OpenAIAgent:
         return AgentError(f"{self.name}: {redact(what, [self._api_key])}")  # the run adds the step
 
     async def _complete(self, messages: list[dict[str, Any]]) -> ChatCompletion:
-        """One model call with the SDK's retries, bounded as a whole; errors as AgentError."""
+        """One model call with the SDK's retries, bounded as a whole; errors as AgentError,
+        a body that is not a chat completion as InvalidAnswer (re-asked within the budget)."""
         import openai
 
         config = self.config
         client = self._connect()
         # Per attempt the SDK's timeout, plus its backoff (at most 8 s) between attempts.
         budget = config.timeout * (config.max_retries + 1) + 8.0 * config.max_retries
-        tries = config.max_retries + 1
         where = f"at {self.base_url}"
+        sent = self._requests
         try:
             async with asyncio.timeout(budget):
                 return await client.chat.completions.create(**self._request(messages))
         except (openai.APITimeoutError, TimeoutError):
-            what = f"model call {where} timed out ({tries} tries of {config.timeout:g} s)"
+            what = f"model call {where} timed out ({self._tries(sent)} of {config.timeout:g} s)"
         except openai.APIStatusError as exc:
             detail = re.sub(r"^Error code: \d+ - ", "", " ".join(str(exc.message).split()))[:300]
-            what = f"model server {where} answered HTTP {exc.status_code} ({tries} tries): {detail}"
+            tries = self._tries(sent)
+            what = f"model server {where} answered HTTP {exc.status_code} ({tries}): {detail}"
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
-            what = f"cannot reach the model server {where} ({tries} tries): {cause}"
+            what = f"cannot reach the model server {where} ({self._tries(sent)}): {cause}"
         except openai.OpenAIError as exc:
             what = f"model call {where} failed: {exc}"
-        raise self._error(what) from None
+        except (ValueError, TypeError) as exc:  # a 200 whose body the SDK cannot read
+            raise InvalidAnswer(f"{NOT_A_COMPLETION} ({type(exc).__name__})") from None
+        raise self._error(what[:600]) from None
+
+    def _tries(self, before: int) -> str:
+        """How many HTTP requests the call sent, as a message says it."""
+        n = max(self._requests - before, 1)
+        return f"{n} {'try' if n == 1 else 'tries'}"
 
     async def decide(self, context: AgentContext) -> Decision:
         """Ask the model; re-ask with the validation error until valid or the budget is spent."""
@@ -266,15 +325,19 @@ class OpenAIAgent:
         prompt_tokens = completion_tokens = 0
         latency = 0.0
         problem = ""
+        model = None
         for attempt in range(1, config.reasks + 2):
             started = time.perf_counter()
-            completion = await self._complete(conversation)
-            latency += time.perf_counter() - started
-            if completion.usage is not None:
-                prompt_tokens += completion.usage.prompt_tokens or 0
-                completion_tokens += completion.usage.completion_tokens or 0
             text = ""
             try:
+                try:
+                    completion = await self._complete(conversation)
+                finally:
+                    latency += time.perf_counter() - started
+                prompt, completed = _tokens(completion)
+                prompt_tokens += prompt
+                completion_tokens += completed
+                model = getattr(completion, "model", None)
                 text = _answer_text(completion, config.max_output_tokens)
                 decision = parse_answer(
                     text,
@@ -283,12 +346,13 @@ class OpenAIAgent:
                     focused=context.observation.focused,
                     password=credentials.password if credentials else None,
                     first_step=not context.history,
+                    secrets=self.secrets,
                 )
             except InvalidAnswer as exc:
-                problem = str(exc)
+                problem = redact(str(exc), [self._api_key])
                 log.info("step %d: answer %d rejected: %s", context.step, attempt, problem)
                 conversation += [
-                    {"role": "assistant", "content": text or "(no answer)"},
+                    {"role": "assistant", "content": _kept(text) or "(no answer)"},
                     {
                         "role": "user",
                         "content": f"That answer was rejected: {problem}. "
@@ -297,7 +361,13 @@ class OpenAIAgent:
                 ]
                 continue
             call = self._call(
-                completion.model, digest, text, prompt_tokens, completion_tokens, latency, attempt
+                model if isinstance(model, str) else None,
+                digest,
+                _kept(text),
+                prompt_tokens,
+                completion_tokens,
+                latency,
+                attempt,
             )
             log.debug(
                 "step %d: %s in %d attempt(s), %d+%d tokens, %.3f s",
@@ -313,7 +383,7 @@ class OpenAIAgent:
             f"no valid decision after {config.reasks + 1} answers; last problem: {problem}",
         )
         error.call = self._call(
-            None, digest, text, prompt_tokens, completion_tokens, latency, config.reasks + 1
+            None, digest, _kept(text), prompt_tokens, completion_tokens, latency, config.reasks + 1
         )
         raise error
 

@@ -12,8 +12,10 @@ API::
 
 A cassette cut off anywhere (a killed writer, a truncated last line, a garbage tail) reads up to
 its last whole event. A bad line followed by whole events is damage, not a cut: InputError. So is
-a blob that is not base64 or does not match its hash, and an element tree an observation refers
-to that is missing or not a list of elements: reading finds them, not a replay halfway through.
+a blob that is not base64 or does not match its hash, a screenshot or element tree an
+observation refers to that is missing, and elements that are not a list of elements: reading
+finds them, not a replay halfway through. Every line and blob is decoded by the codec's one
+bounded JSON path (orav.codec.json): no NaN, no number past 64 digits, no nesting past 64.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -40,11 +41,12 @@ from orav.cassette.events import (
     StepEvent,
     event_from_data,
 )
-from orav.codec import structure
+from orav.codec import JSONRefused, parse_json, structure
 from orav.errors import InputError
 from orav.model import Element, Observation
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_EMPTY = hashlib.sha256(b"").hexdigest()  # a screenshot without data has no blob
 
 
 class Blobs(Mapping[str, bytes]):
@@ -150,9 +152,12 @@ class Cassette:
             )
         where = f"{self.path}:{self.blobs.line(sha256)}"
         try:
-            data = json.loads(self.blobs[sha256])
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise InputError("element blob: expected a JSON list of elements", where) from None
+            data = parse_json(self.blobs[sha256])
+        except JSONRefused as exc:
+            what = "element blob: expected a JSON list of elements"
+            if exc.line is None:  # past a bound rather than malformed: say which
+                what += f" ({exc.what})"
+            raise InputError(what, where) from None
         elements = structure(data, tuple[Element, ...], source=where)
         self._elements[sha256] = elements
         return elements
@@ -215,6 +220,12 @@ def read_cassette(path: str | Path) -> Cassette:
         stored = event.observation if isinstance(event, ObserveEvent) else None
         if stored is not None and stored.elements is not None:
             cassette._elements_of(stored.elements, index)  # checked now, not mid-replay
+        shot = stored.screenshot if stored is not None else None
+        if shot is not None and shot.sha256 not in blobs and shot.sha256 != _EMPTY:
+            raise InputError(
+                f"observation refers to screenshot blob {shot.sha256[:12]}… not in the cassette",
+                cassette.where(index),
+            )
     return cassette
 
 
@@ -224,8 +235,8 @@ def _read_header(line: bytes, cut: bool, source: str) -> Header:
     if not line.strip():
         raise InputError(f"empty first line; {expected}", where)
     try:
-        data = json.loads(line.decode("utf-8"))
-    except (ValueError, RecursionError):
+        data = parse_json(line)
+    except JSONRefused:
         what = "the header line is cut off" if cut else "line 1 is not JSON"
         raise InputError(f"{what}; {expected}", where) from None
     if not isinstance(data, dict) or data.get("type") != "header":
@@ -244,16 +255,12 @@ def _read_header(line: bytes, cut: bool, source: str) -> Header:
 
 def _parse_line(chunk: bytes, where: str) -> Event | BlobEvent:
     try:
-        text = chunk.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text; expected a JSON event", where) from None
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        problem = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+        data: Any = parse_json(chunk)
+    except JSONRefused as exc:
+        if exc.what == "not UTF-8 text":
+            raise InputError("not UTF-8 text; expected a JSON event", where) from None
+        problem = f"{exc.what} at column {exc.col}" if exc.col is not None else exc.what
         raise InputError(f"not valid JSON ({problem}); expected a JSON event", where) from None
-    except (ValueError, RecursionError):
-        raise InputError("not a JSON value orav can read; expected a JSON event", where) from None
     event = event_from_data(data, where)
     if isinstance(event, BlobEvent) and not _SHA256.match(event.sha256):
         raise InputError("blob sha256: expected 64 lowercase hex digits", where)
