@@ -1,7 +1,7 @@
 """Perception cost and accuracy at 1170x2532 (iPhone 14, scale 3).
 
 Prints: PNG decode + reduce per screenshot (paid once per screenshot, cached by sha256), the
-detector cost per observation (classify + the change measure against the previous one, both
+detector cost per observation (fault + interruption + the change measure against the previous one, both
 rasters cached), and the false-change / miss rates of the change measure over a generated set:
 clock-only and caret-only pairs must never count as changed, one-label pairs (tree held equal,
 so the pixels alone decide) must always.
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from perceive_screens import render
 
-from orav.perceive import classify, measure, raster
+from orav.perceive import fault, interruption, measure, raster
 from orav.perceive.change import clear_rasters
 
 WORDS = (
@@ -67,7 +67,7 @@ def main(pairs: int) -> None:
             raster(observation.screenshot)  # warm: the engine decoded it on arrival
         for after in (clock_only, caret_only, relabelled):
             start = time.perf_counter()
-            classify(after, before)
+            fault(after) or interruption(after, before)
             change = measure(before, after)
             detect.append(time.perf_counter() - start)
             if after is relabelled:

@@ -1,10 +1,14 @@
 """The engine: one scenario through Observe → Reason → Act → Verify, driven by the RunMachine.
 
-The engine owns the I/O (device, agent, clock) and sends the machine one event per phase with
-what it found; the machine's guards pick the next state. Recovery comes first: a fault seen on
-an observation (or an action that changed nothing) runs the recovery machine before the agent
-reasons again. With a cassette writer, every transition, verification, recovery and the report
-are written beside the device and agent calls that the recording wrappers write.
+The machine drives: each phase of the run is an ``on_enter_<state>`` callback here (the run
+is the machine's model) that does the phase's I/O and sends the event that ends it, with what
+it found. Unambiguous faults (crash, empty dump, system permission, the keyboard over the
+decided target) recover before the agent reasons; interruptions (an app alert, a login form,
+a spinner, a network error) are shown to the agent and recovered only when they block the
+decided action, or the agent asks; an action that changed nothing is retried and then handed
+back to the agent as *no effect*; only several different actions in a row with no effect
+make the app *frozen*. With a cassette writer, every transition, verification, recovery and
+the report are written beside the device and agent calls that the recording wrappers write.
 
     report = await Engine(device, agent).run(scenario)
 """
@@ -15,7 +19,6 @@ import asyncio
 import contextlib
 import re
 import uuid
-from collections.abc import Awaitable, Callable
 
 from attrs import evolve
 
@@ -25,16 +28,14 @@ from orav.cassette import (
     Clock,
     ErrorEvent,
     RecoveryEvent,
-    ReplayDivergence,
-    ReplayedError,
     ReportEvent,
     SystemClock,
     TransitionEvent,
     VerificationEvent,
 )
 from orav.device import Device
-from orav.errors import AgentError, DeviceError, InputError, OravError
-from orav.machines.recovery import RecoveryMachine, RecoveryOutcome, recover
+from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
+from orav.machines.recovery import RecoveryOutcome, recover
 from orav.machines.run import RunMachine
 from orav.model import (
     Action,
@@ -43,22 +44,37 @@ from orav.model import (
     Decision,
     DeviceInfo,
     Done,
+    Launch,
     ModelCall,
     Observation,
+    Recover,
     RunError,
     RunReport,
     Scenario,
     Step,
     Tap,
+    Terminate,
     Transition,
     Usage,
     Verification,
     Wait,
     show_action,
 )
-from orav.model.action import Launch, Terminate
-from orav.perceive import Detection, classify, keyboard_fault, measure, stuck
-from orav.perceive.faults import TEXT_FIELD_ROLES
+from orav.perceive import (
+    Detection,
+    blocks,
+    done_blocked,
+    fault,
+    frozen_app,
+    interruption,
+    keyboard_fault,
+    measure,
+    no_effect,
+    resolve,
+    screen_name,
+    target_element,
+)
+from orav.perceive.roles import is_text_field
 
 
 class StepLimitExceeded(OravError):
@@ -82,12 +98,6 @@ class RunTimeout(OravError):
         )
 
 
-# Recoveries allowed before the next action: faults can stack (a permission dialog, then an
-# alert, then a network banner), but a fault that comes back after every remedy must end the run.
-RECOVERIES_PER_STEP = 5
-# How often the goal may start over after the app was relaunched (the reference's "goal" retry).
-GOAL_RESTARTS = RecoveryMachine.RETRIES["goal"]
-
 _QUOTED = re.compile(r'["“]([^"”]{1,80})["”]')
 
 
@@ -102,9 +112,8 @@ def displays(observation: Observation, text: str) -> bool:
 
 
 def check(assertion: Assert, observation: Observation) -> bool:
-    """Evaluate one assertion against an observation."""
-    target = assertion.target
-    element = observation.find(target.label, target.id)
+    """Evaluate one assertion against an observation (the one target rule finds its element)."""
+    element = target_element(observation, assertion.target)
     if assertion.condition == "absent":
         return element is None
     if assertion.condition == "value_equals":
@@ -116,14 +125,6 @@ def describe_assertion(assertion: Assert) -> str:
     if assertion.condition == "value_equals":
         return f"{assertion.target} has value {assertion.value!r}"
     return f"{assertion.target} is {assertion.condition}"
-
-
-def screen_name(observation: Observation) -> str:
-    """A readable name for the screen: its header, else its first label, else its fingerprint."""
-    for element in observation.elements:
-        if element.label and ("Header" in element.traits or element.role == "AXHeading"):
-            return element.label
-    return observation.fingerprint
 
 
 class Engine:
@@ -153,9 +154,15 @@ class Engine:
         self.raise_on_limit = raise_on_limit
         self.deadlines = deadlines
         self.run_id = run_id or uuid.uuid4().hex[:12]
+        self.unfinished: RunReport | None = None  # a run cancelled or interrupted, so far
 
     async def run(self, scenario: Scenario) -> RunReport:
-        report = await _Run(self, scenario).execute()
+        run = _Run(self, scenario)
+        try:
+            report = await run.execute()
+        except (asyncio.CancelledError, Interrupted):
+            self.unfinished = run.build_report()  # how far it got, for orav.runner's report
+            raise
         if self.writer is not None:
             self.writer.write(ReportEvent.of(report))
             self.writer.sync()
@@ -167,7 +174,7 @@ class Engine:
 
 
 class _Run:
-    """The state of one run: what the machine needs, and what the report will say."""
+    """One run: the RunMachine's model. Its ``on_enter_*`` methods are the phases."""
 
     def __init__(self, engine: Engine, scenario: Scenario) -> None:
         self.engine = engine
@@ -177,15 +184,17 @@ class _Run:
         self.writer = engine.writer
         self.scenario = scenario
         self.machine = RunMachine(
+            self,
             max_steps=scenario.max_steps,
             timeout_seconds=scenario.timeout_seconds,
-            listeners=[self],
+            listeners=[_Transitions(self)],
         )
         self.started = 0.0
         self.info: DeviceInfo | None = None
         self.observation: Observation | None = None
         self.previous: Observation | None = None
-        self.detection: Detection | None = None
+        self.interruption: Detection | None = None  # on the current observation
+        self.pending: Detection | None = None  # a detection for the next look (frozen app)
         self.decision: Decision | None = None
         self.result: ActionResult | None = None
         self.verification: Verification | None = None
@@ -197,16 +206,10 @@ class _Run:
         self.interacted: list[str] = []
         self.retries = 0
         self.crashes_recovered = 0
-        self.recoveries = 0  # since the last action
-        self.restarts = 0
         self.attempt = 0  # index into history where the current attempt at the goal began
         self.achieved: list[str] = []
         self.missed: list[str] = []
         self.summary = ""
-
-    # python-statemachine listener hook: every transition is kept and written.
-    def after_transition(self, event: str, source, target) -> None:
-        self.note_transition("run", source.id, str(event), target.id)
 
     def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
         self.transitions.append(Transition(machine, source, event, target, self.step))
@@ -227,133 +230,66 @@ class _Run:
         return self.clock.now() - self.started
 
     async def execute(self) -> RunReport:
-        handlers: dict[str, Callable[[], Awaitable[None]]] = {
-            "launching": self.launch,
-            "observing": self.observe,
-            "recovering": self.recover,
-            "reasoning": self.reason,
-            "acting": self.act,
-            "verifying": self.verify,
-            "goal_complete": self.check_goal,
-        }
+        """Start the machine and let it drive to a final state within the scenario's timeout
+        (a replay needs no deadline of its own: the recorded cut-offs are replayed)."""
         self.started = self.clock.now()
-        self.machine.send("start")
-        while not self.machine.is_terminated:
-            handler = handlers[self.machine.state]
-            remaining = self.scenario.timeout_seconds - self.elapsed()
-            try:
-                # The scenario's timeout bounds every phase, a model call in flight included;
-                # in this task (wait_for would start a task per phase: ~7 µs each on 3.11).
-                # A replay needs no deadline of its own: the recorded cut-offs are replayed.
-                deadline = asyncio.timeout(max(remaining, 0.001)) if self.engine.deadlines else None
-                async with deadline or contextlib.nullcontext():
-                    await handler()
-            except TimeoutError:
-                self.machine.send("time_up")
-            except (DeviceError, AgentError, InputError) as exc:
-                if getattr(exc, "call", None) is not None:
-                    self.calls.append(exc.call)  # a failed decision still cost tokens
-                self.note_error(RunError(step=self.step, error=str(exc)))
-                self.machine.send("abort", error=str(exc))
-            except ReplayDivergence:
-                raise  # not the run's failure: the replay's, reported to the caller
-            except Exception as exc:  # noqa: BLE001 - a bug: the run ends aborted, error reported
-                what = (
-                    str(exc) if isinstance(exc, ReplayedError) else f"{type(exc).__name__}: {exc}"
-                )
-                self.note_error(RunError(step=self.step, error=what))
-                self.machine.send("error.execution", error=what)
+        await self.machine.activate_initial_state()
+        remaining = max(self.scenario.timeout_seconds - self.elapsed(), 0.001)
+        deadline = asyncio.timeout(remaining) if self.engine.deadlines else None
+        try:
+            async with deadline or contextlib.nullcontext():
+                await self.machine.send("start")
+        except TimeoutError:
+            await self.machine.send("time_up")
+        except asyncio.CancelledError:
+            if self.engine.deadlines:
+                raise  # somebody else's cancellation
+            await self.machine.send("time_up")  # a replayed cut-off: the run timed out there
+        raised = self.machine.raised
+        if isinstance(raised, ReplayDivergence):
+            raise raised  # not the run's failure: the replay's, reported to the caller
+        if raised is not None:
+            if getattr(raised, "call", None) is not None:
+                self.calls.append(raised.call)  # a failed decision still cost tokens
+            self.note_error(RunError(step=self.step, error=self.machine.error))
         return self.build_report()
 
-    # --- phases --------------------------------------------------------------------------
+    # --- phases: the machine enters them, each ends by sending its event ---------------------
 
-    async def launch(self) -> None:
+    async def on_enter_launching(self) -> None:
         self.info = await self.device.describe()
         await self.device.launch(self.scenario.app)
-        await self.prepare()
-        self.machine.send("launched")
+        await self.machine.send("launched")
 
-    async def prepare(self) -> None:
-        """Bring the freshly launched app to the scenario's start with its preconditions."""
+    async def on_enter_preparing(self, restarted: bool = False) -> None:
+        """Bring the freshly launched app to the scenario's start with its preconditions; after
+        a relaunch the goal starts over (the agent sees the steps of the new attempt only)."""
+        if restarted:
+            self.attempt = len(self.history)
+            self.previous = None
         for action in self.scenario.preconditions:
-            self.observation = await self.device.observe()
-            result = await self.perform(self.resolve(action, self.observation))
+            self.observation = await self.look()
+            result = await self.perform(resolve(action, self.observation))
             if not result.ok:
                 raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
             await self.clock.sleep(self.scenario.settle_seconds)
         self.observation = None
+        await self.machine.send("prepared")
 
-    async def observe(self) -> None:
+    async def on_enter_observing(self) -> None:
         if self.observation is None:
-            self.observation = await self.device.observe()
-        self.detection = classify(self.observation, self.previous)
-        if self.detection is None:
+            self.observation = await self.look()
+        detection = fault(self.observation) or self.pending
+        self.pending = None
+        self.interruption = None
+        if detection is None:
+            self.interruption = interruption(self.observation, self.previous)
             name = screen_name(self.observation)
             if name not in self.screens:
                 self.screens.append(name)
-        self.machine.send("observed", fault=self.detection, elapsed=self.elapsed())
+        await self.machine.send("observed", fault=detection, elapsed=self.elapsed())
 
-    async def recover(self) -> None:
-        self.recoveries += 1
-        if self.recoveries > RECOVERIES_PER_STEP:
-            raise DeviceError(
-                f"{self.recoveries} recoveries in a row without an action "
-                f"(at most {RECOVERIES_PER_STEP}); the last fault was {self.detection.kind}"
-            )
-        detection = self.detection
-        outcome = await recover(
-            detection,
-            device=self.device,
-            observation=self.observation,
-            scenario=self.scenario,
-            sleep=self.clock.sleep,
-            on_transition=self.note_transition,
-        )
-        self.account(outcome)
-        # ``previous`` stays the last screen without a fault: what a login wall interrupted.
-        self.observation = outcome.observation
-        if outcome.resolved and outcome.restarted:
-            await self.restart()
-        self.machine.send("recovered" if outcome.resolved else "unrecovered", error=outcome.error)
-
-    async def restart(self) -> None:
-        """The app was relaunched, so it is back at its start: set it up again and start the
-        goal over (the agent sees the steps of the new attempt only), within the goal budget."""
-        self.restarts += 1
-        if self.restarts > GOAL_RESTARTS:
-            raise DeviceError(
-                f"the app had to be restarted {self.restarts} times; the goal starts over "
-                f"at most {GOAL_RESTARTS} time{'s' if GOAL_RESTARTS != 1 else ''}"
-            )
-        await self.prepare()
-        self.attempt = len(self.history)
-        self.previous = self.observation = None
-
-    def account(self, outcome: RecoveryOutcome) -> None:
-        """Count what a recovery cost and write it down."""
-        # Re-performing an action that changed nothing is itself a retry, the first one too.
-        redone = outcome.kind == "stuck" and bool(outcome.actions)
-        self.retries += outcome.retries + redone
-        if outcome.resolved:
-            self.crashes_recovered += outcome.crashes
-        remedy = ", ".join(show_action(a) for a in outcome.actions) or "none"
-        result = "resolved" if outcome.resolved else f"failed: {outcome.error}"
-        if self.writer is not None:
-            self.writer.write(RecoveryEvent(outcome.kind, remedy, result))
-        action = self.detection.action
-        self.errors.append(
-            RunError(
-                # an action that changed nothing belongs to the step that took it
-                step=len(self.history) if outcome.kind == "stuck" else self.step,
-                error=f"{outcome.kind}: {self.detection.note or outcome.kind}"
-                + ("" if outcome.resolved else f"; recovery failed: {outcome.error}"),
-                action=action.kind if action is not None else None,
-                target=str(getattr(action, "target", None) or "") or None,
-                resolved=outcome.resolved,
-            )
-        )
-
-    async def reason(self) -> None:
+    async def on_enter_reasoning(self) -> None:
         if self.writer is not None:
             self.writer.begin_step(self.step)
         context = AgentContext(
@@ -363,22 +299,46 @@ class _Run:
             history=tuple(self.history[self.attempt :]),
             last_verification=self.verification,
             device=self.info,
+            interruption=self.interruption,
         )
         self.decision = await self.agent.decide(context)
         if self.decision.call is not None:
             self.calls.append(self.decision.call)
         action = self.decision.action
-        done = isinstance(action, Done)
-        # observe() found this screen usable: only the keyboard over the target is left to check.
-        blocked = None if done else keyboard_fault(self.observation, action)
-        if blocked is not None:
-            self.detection = blocked  # the keyboard covers the target: recover, then re-decide
-        self.machine.send("decided", done=done, fault=blocked)
+        blocked = self.blocked(action)
+        await self.machine.send("decided", done=isinstance(action, Done), fault=blocked)
 
-    async def act(self) -> None:
-        action = self.resolve(self.decision.action, self.observation)
+    def blocked(self, action: Action) -> Detection | None:
+        """What stands between the test and ``action``: the keyboard over its target, or the
+        interruption on screen when it blocks the action (or the agent asked to recover)."""
+        found = self.interruption
+        if isinstance(action, Recover):
+            return found
+        if isinstance(action, Done):
+            criteria = self.scenario.success_criteria
+            return (
+                found if found and done_blocked(found, self.observation, action, criteria) else None
+            )
+        if found is not None and blocks(found, self.observation, action):
+            return self.retried(found, action)
+        return keyboard_fault(self.observation, action)
+
+    def retried(self, found: Detection, action: Action) -> Detection:
+        """The detection with the action its remedy retries: after a network error, the
+        action that met it; else the blocked action itself."""
+        if found.kind == "network" and self.history:
+            return evolve(found, action=self.history[-1].decision.action)
+        return evolve(found, action=action)
+
+    async def on_enter_acting(self) -> None:
+        action = resolve(self.decision.action, self.observation)
         self.result = await self.perform(action)
-        self.recoveries = 0
+        self.decision = evolve(self.decision, action=action)
+        found = self.interruption
+        if not self.result.ok and found is not None and not isinstance(action, (Assert, Recover)):
+            # it failed behind an interruption: handle that, then decide again
+            await self.machine.send("acted", fault=evolve(found, action=action))
+            return
         target = getattr(action, "target", None)
         if target is not None and str(target) not in self.interacted:
             self.interacted.append(str(target))
@@ -393,21 +353,20 @@ class _Run:
                     target=str(target) if target is not None else None,
                 )
             )
-        self.decision = evolve(self.decision, action=action)
-        self.machine.send("acted")
+        await self.machine.send("acted")
 
-    async def verify(self) -> None:
+    async def on_enter_verifying(self) -> None:
         before = self.observation
         action = self.decision.action
-        if isinstance(action, (Assert, Wait)):
+        if isinstance(action, (Assert, Wait, Recover)):
             after = before
         else:
             await self.clock.sleep(self.scenario.settle_seconds)
-            after = await self.device.observe()
+            after = await self.look()
         changed = measure(before, after).changed
         labels = expected_labels(self.decision.expected_outcome)
         expected_seen = all(displays(after, label) for label in labels) if labels else None
-        acts_on_screen = not isinstance(action, (Assert, Wait, Launch, Terminate))
+        acts_on_screen = not isinstance(action, (Assert, Wait, Launch, Terminate, Recover))
         dropped = (
             acts_on_screen
             and self.result.ok
@@ -418,7 +377,7 @@ class _Run:
             changed=changed,
             expected_seen=expected_seen,
             input_dropped=dropped,
-            note="the action changed nothing on screen (input dropped?)" if dropped else "",
+            note="the action changed nothing on screen" if dropped else "",
         )
         if self.writer is not None:
             self.writer.write(VerificationEvent(self.verification))
@@ -434,8 +393,74 @@ class _Run:
             )
         )
         self.previous, self.observation = before, after
-        self.detection = stuck(action) if dropped else None
-        self.machine.send("verified", elapsed=self.elapsed(), fault=self.detection)
+        if changed:
+            self.machine.ledger.ineffective.clear()
+        detection = no_effect(action) if dropped else None
+        await self.machine.send("verified", elapsed=self.elapsed(), fault=detection)
+
+    async def on_enter_recovering(self, fault: Detection) -> None:
+        outcome = await recover(
+            fault,
+            device=self.device,
+            observation=self.observation,
+            scenario=self.scenario,
+            sleep=self.clock.sleep,
+            on_transition=self.note_transition,
+        )
+        self.account(fault, outcome)
+        # ``previous`` stays the last screen the test saw: what an interruption interrupted.
+        self.observation = outcome.observation
+        ledger = self.machine.ledger
+        if outcome.handed_back:
+            self.verification = evolve(
+                self.verification,
+                note=f"no effect: {show_action(fault.action)} changed nothing, also when retried",
+            )
+            shown = show_action(fault.action)
+            if shown not in ledger.ineffective:
+                ledger.ineffective.append(shown)
+            if len(ledger.ineffective) >= self.machine.FROZEN_AFTER:
+                ledger.ineffective.clear()
+                self.pending = frozen_app(fault.action, self.machine.FROZEN_AFTER)
+        elif outcome.resolved:
+            ledger.ineffective.clear()
+        if outcome.resolved or outcome.handed_back:
+            if outcome.restarted:
+                self.observation = None
+            await self.machine.send("recovered", restarted=outcome.restarted)
+        else:
+            what = f"{fault.kind}: recovery failed: {outcome.error}"
+            await self.machine.send("unrecovered", error=what)
+
+    def account(self, detection: Detection, outcome: RecoveryOutcome) -> None:
+        """Count what a recovery cost and write it down. An action retried until handed back
+        is no error of the run: it is the agent's to judge."""
+        redone = outcome.kind == "no_effect" and bool(outcome.actions)
+        self.retries += outcome.retries + redone
+        if outcome.resolved:
+            self.crashes_recovered += outcome.crashes
+        remedy = ", ".join(show_action(a) for a in outcome.actions) or "none"
+        if outcome.resolved:
+            result = "resolved"
+        elif outcome.handed_back:
+            result = "no effect: handed back to the agent"
+        else:
+            result = f"failed: {outcome.error}"
+        if self.writer is not None:
+            self.writer.write(RecoveryEvent(outcome.kind, remedy, result))
+        if outcome.handed_back or (outcome.kind == "no_effect" and outcome.resolved):
+            return
+        action = detection.action
+        self.errors.append(
+            RunError(
+                step=self.step,
+                error=f"{outcome.kind}: {detection.note or outcome.kind}"
+                + ("" if outcome.resolved else f"; recovery failed: {outcome.error}"),
+                action=action.kind if action is not None else None,
+                target=str(getattr(action, "target", None) or "") or None,
+                resolved=outcome.resolved,
+            )
+        )
 
     def note_vision(self, tap: Tap, changed: bool) -> None:
         """A tap at coordinates estimated from pixels (the tree lacked the element) is an error
@@ -452,7 +477,7 @@ class _Run:
             )
         )
 
-    async def check_goal(self) -> None:
+    async def on_enter_goal_complete(self) -> None:
         done = self.decision.action
         for assertion in self.scenario.success_criteria:
             holds = check(assertion, self.observation)
@@ -460,18 +485,17 @@ class _Run:
         if not self.scenario.success_criteria:
             (self.achieved if done.success else self.missed).append(self.scenario.goal)
         self.summary = done.summary
-        self.machine.send("checked", met=done.success and not self.missed)
+        await self.machine.send("checked", met=done.success and not self.missed)
 
-    # --- acting ----------------------------------------------------------------------------
+    # --- the device ----------------------------------------------------------------------------
 
-    def resolve(self, action: Action, observation: Observation) -> Action:
-        """Give a targeted tap the centre of its element on the current screen."""
-        if isinstance(action, Tap) and action.target is not None and action.x is None:
-            element = observation.locate(action.target.label, action.target.id)
-            if element is not None:
-                centre = element.frame.center
-                return evolve(action, x=centre.x, y=centre.y)
-        return action
+    async def look(self) -> Observation:
+        """Observe; a dump that did not answer in time is a failed dump (recovery re-dumps
+        within its budget), not the end of the run."""
+        try:
+            return await self.device.observe()
+        except DeviceTimeout as exc:
+            return Observation(app=self.scenario.app, app_running=None, error=str(exc))
 
     async def perform(self, action: Action) -> ActionResult:
         if isinstance(action, Assert):
@@ -479,7 +503,9 @@ class _Run:
             return ActionResult(
                 ok=ok, error=None if ok else f"not so: {describe_assertion(action)}"
             )
-        if isinstance(action, Tap) and action.x is None:
+        if isinstance(action, Recover):
+            return ActionResult(ok=False, error="nothing on screen to recover from")
+        if isinstance(action, Tap) and action.x is None and action.target.selector is None:
             return ActionResult(ok=False, error=f"no element {action.target} on this screen")
         if isinstance(action, Wait):
             await self.clock.sleep(action.seconds)
@@ -490,7 +516,7 @@ class _Run:
 
     def build_report(self) -> RunReport:
         status = self.machine.state
-        if status == "passed" and self.errors:
+        if status == "passed" and any(not e.resolved for e in self.errors):
             status = "completed_with_errors"
         achieved, missed = self.achieved, self.missed
         if status in ("step_limit", "timed_out", "aborted"):
@@ -519,9 +545,19 @@ class _Run:
         )
 
 
+class _Transitions:
+    """Listener: every transition of the run machine is kept and written."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+
+    def after_transition(self, event: str, source, target) -> None:
+        self.run.note_transition("run", source.id, str(event), target.id)
+
+
 def _taps_focused_field(action: Action, observation: Observation) -> bool:
     """A tap on the text field that already has focus is expected to change nothing."""
     if not isinstance(action, Tap) or action.target is None:
         return False
-    element = observation.locate(action.target.label, action.target.id)
-    return element is not None and element.focused and element.role in TEXT_FIELD_ROLES
+    element = target_element(observation, action.target)
+    return element is not None and element.focused and is_text_field(element)

@@ -35,6 +35,11 @@ class DeviceError(OravError):
     exit_code = 1
 
 
+class DeviceTimeout(DeviceError):
+    """One device call did not answer within its rung of the timeout ladder: a slow call, not
+    a lost device. The engine rides it out (re-dump, relaunch) within the retry budgets."""
+
+
 class AgentError(OravError):
     """The agent could not produce a valid decision within its budget (fails the step).
 
@@ -61,3 +66,19 @@ class Interrupted(BaseException):
     def exit_code(self) -> int:
         """128 + the signal's number, as a shell reports a process the signal ended."""
         return 143 if self.signal == "SIGTERM" else 130
+
+
+class ReplayDivergence(OravError):
+    """A replay asked for something other than what the cassette recorded next.
+
+    The replay's failure, not the run's: nothing on the way (a recovery, the engine's phases)
+    may take it for a device fault, so it is raised through them to the caller, first.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, step: int, expected: str, actual: str) -> None:
+        self.step = step
+        self.expected = expected
+        self.actual = actual
+        super().__init__(message)

@@ -8,11 +8,18 @@ from attrs import frozen
 
 from orav.model import Decision, DeviceInfo, Observation, Scenario, Verification
 from orav.model.step import Step
+from orav.perceive import Detection
 
 
 @frozen
 class AgentContext:
-    """Everything an agent may use to decide step ``step`` (1-based)."""
+    """Everything an agent may use to decide step ``step`` (1-based).
+
+    ``interruption`` is what stands on the screen besides the test's own content (an app
+    alert, a login form, a spinner, a network error): the agent decides whether it is part of
+    the test (answer the dialog) or in the way (``Recover``). orav recovers by itself only
+    when it blocks the decided action.
+    """
 
     scenario: Scenario
     observation: Observation
@@ -20,6 +27,7 @@ class AgentContext:
     history: tuple[Step, ...] = ()
     last_verification: Verification | None = None
     device: DeviceInfo | None = None
+    interruption: Detection | None = None
 
 
 @runtime_checkable

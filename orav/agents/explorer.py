@@ -1,7 +1,7 @@
 """The systematic explorer: finds every reachable screen depth-first, with no model.
 
-It keeps a map of the screens it has seen, keyed by ``screen_identity`` (see there for why not
-``Observation.fingerprint`` or ``perceive.screen_key``), the interactive elements of each and
+It keeps a map of the screens it has seen, keyed by the one screen identity
+(``orav.perceive.screen_id``), the interactive elements of each and
 which it has tried, and the transitions it observed: what it tapped on screen A, and the screen
 it saw at its next decision. On each screen it tries the next untried element (a text field
 takes three steps: tap, type a plausible value, press return); when none is left it walks the
@@ -16,7 +16,6 @@ says ``done`` when nothing untried is reachable. No randomness: the same app giv
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import deque
 from typing import Literal
@@ -38,27 +37,11 @@ from orav.model import (
     Target,
     TypeText,
 )
-from orav.perceive.faults import (
-    BUTTON_ROLES,
-    KEY_ROLES,
-    KEYBOARD_ROLES,
-    TEXT_FIELD_ROLES,
-    keyboard_frame,
-    screen_size,
-)
+from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
+from orav.perceive.faults import screen_size
+from orav.perceive.roles import is_text_field
+from orav.perceive.screens import app_elements, is_control, is_footer_key
 
-# Roles an explorer taps; elements of other roles count when their traits say button or link.
-TAPPABLE_ROLES = BUTTON_ROLES | {
-    "AXCell",
-    "AXSwitch",
-    "AXCheckBox",
-    "AXRadioButton",
-    "AXPopUpButton",
-    "AXTab",
-    "AXToggle",
-}
-TAPPABLE_TRAITS = frozenset({"button", "link"})
-INTERACTIVE_ROLES = TAPPABLE_ROLES | TEXT_FIELD_ROLES
 # Elements that go back (by label or id, casefolded): tried after the rest of their screen.
 BACK_WORDS = frozenset({"back", "close", "cancel"})
 # Elements tried last: they may end the session or destroy what the app holds.
@@ -81,32 +64,6 @@ ESCAPE = "(escape)"
 Stage = Literal["tap", "type", "return", "navigate", "back"]
 
 
-def _traits(element: Element) -> set[str]:
-    return {t.casefold() for t in element.traits}
-
-
-def _is_heading(element: Element) -> bool:
-    return bool(element.label) and (element.role == "AXHeading" or "header" in _traits(element))
-
-
-def _is_field(element: Element) -> bool:
-    return element.role in TEXT_FIELD_ROLES or element.role == "AXSecureTextField"
-
-
-def _is_interactive(element: Element) -> bool:
-    if not (element.label or element.unique_id):
-        return False  # nothing to name it by in a Target
-    return (
-        element.role in INTERACTIVE_ROLES
-        or element.role == "AXSecureTextField"
-        or bool(TAPPABLE_TRAITS & _traits(element))
-    )
-
-
-def _is_footer_key(element: Element) -> bool:
-    return element.role == "AXButton" and any(t.startswith("binding:") for t in element.traits)
-
-
 def _is_back(element: Element) -> bool:
     words = {(element.label or "").strip().casefold(), (element.unique_id or "").casefold()}
     return bool(words & BACK_WORDS)
@@ -124,55 +81,6 @@ def _risky(element: Element) -> bool:
     return _signs_out(element) or bool(
         _RISKY.search(f"{element.label or ''} {element.unique_id or ''}")
     )
-
-
-def app_elements(observation: Observation) -> list[Element]:
-    """The app's own elements: no keyboard, no keys, not the application element itself.
-
-    Elements the keyboard covers stay: they are still in the tree, and still the same screen.
-    """
-    return [
-        e
-        for e in observation.elements
-        if e.role not in KEYBOARD_ROLES
-        and e.role not in KEY_ROLES
-        and e.role != "AXApplication"
-        and "keyboardkey" not in _traits(e)
-    ]
-
-
-def screen_identity(observation: Observation) -> str:
-    """Which screen this is: the app, its headings, and its interactive elements by role and
-    id (or label when there is no id). 12 hex digits.
-
-    Values, frames, focus, static text, the keyboard and a terminal app's footer keys are left
-    out, so typed text, a flipped switch, a ticking clock, an error message shown under a
-    field, the keyboard coming up or focus moving do not make a new screen. ``Observation.fingerprint`` keeps static text and the keyboard's
-    keys (a validation message or the keyboard would split a screen in two); the perceptual
-    ``perceive.screen_key`` sees typed text and a flipped switch in the pixels.
-    """
-    parts = [observation.app or ""]
-    for element in app_elements(observation):
-        if _is_footer_key(element):
-            continue  # a terminal app's footer shows the bindings of whatever has focus
-        if _is_heading(element):
-            parts.append(f"heading\x1f{element.label}")
-        elif _is_interactive(element):
-            parts.append(f"{element.role}\x1f{element.unique_id or element.label}")
-    return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()[:12]
-
-
-def screen_title(observation: Observation, key: str) -> str:
-    """A readable name: the first heading (a navigation title), else the first label, else
-    the key."""
-    elements = app_elements(observation)
-    for element in elements:
-        if element.role == "AXHeading" and element.label:
-            return element.label
-    for element in elements:
-        if _is_heading(element):
-            return element.label or key
-    return next((e.label for e in elements if e.label), key)
 
 
 def target_of(element: Element) -> Target:
@@ -217,7 +125,7 @@ class _Screen:
         """Take in the current state of the screen's elements (enabled, value, frame)."""
         ranked = []
         for index, element in enumerate(app_elements(observation)):
-            if not _is_interactive(element):
+            if not is_control(element):
                 continue
             name = ref(element)
             if name in self.elements and name not in self.order:
@@ -245,11 +153,11 @@ class _Screen:
 def _rank(element: Element) -> int:
     """Try order within a screen: controls, then text fields, then back, then risky ones and
     a terminal app's footer keys (app-wide bindings: quit, the command palette)."""
-    if _risky(element) or _is_footer_key(element):
+    if _risky(element) or is_footer_key(element):
         return 3
     if _is_back(element):
         return 2
-    return 1 if _is_field(element) else 0
+    return 1 if is_text_field(element) else 0
 
 
 @define
@@ -288,11 +196,11 @@ class ExplorerAgent:
 
     async def decide(self, context: AgentContext) -> Decision:
         observation = context.observation
-        key = screen_identity(observation)
+        key = screen_id(observation)
         met = self._learn(context, key)
         screen = self._screens.get(key)
         if screen is None:
-            screen = _Screen(key, screen_title(observation, key), context.step)
+            screen = _Screen(key, screen_name(observation), context.step)
             self._screens[key] = screen
         screen.update(observation, context.scenario.credentials)
         self._step = context.step
@@ -319,7 +227,7 @@ class ExplorerAgent:
             return False if pending.expect is not None else None
         stays = key == pending.screen
         element = source.elements.get(pending.element or "")
-        if pending.stage in ("tap", "type") and stays and element and _is_field(element):
+        if pending.stage in ("tap", "type") and stays and element and is_text_field(element):
             self._field = pending  # tapped or typed into: the next stage follows
             return None
         self._field = None
@@ -349,7 +257,7 @@ class ExplorerAgent:
                 return decision
         self._field = None
         for name in screen.untried():
-            element = observation.find(*_selector(name, screen.elements[name]))
+            element = target_element(observation, target_of(screen.elements[name]))
             if element is not None and element.enabled:
                 self._wandered = 0
                 return self._try(context, screen, name, element)
@@ -379,7 +287,7 @@ class ExplorerAgent:
             f"Screen {screen.name!r} ({len(self._screens)} found so far): {left} of "
             f"{len(screen.order)} elements untried"
         )
-        if _is_field(element):
+        if is_text_field(element):
             self._pending = _Pending(context.step, screen.key, name, "tap")
             return Decision(
                 Tap(target=target_of(element)),
@@ -526,15 +434,11 @@ class ExplorerAgent:
         )
 
 
-def _selector(name: str, element: Element) -> tuple[str | None, str | None]:
-    return (None, element.unique_id) if element.unique_id else (element.label, None)
-
-
 def _present(observation: Observation, screen: _Screen, name: str) -> bool:
     element = screen.elements.get(name)
     if element is None:
         return False
-    found = observation.find(*_selector(name, element))
+    found = target_element(observation, target_of(element))
     return found is not None and found.enabled
 
 

@@ -38,7 +38,7 @@ from orav.cassette.events import (
 from orav.cassette.reader import Cassette
 from orav.cassette.redact import Scrubber, matches_redacted
 from orav.codec import unstructure
-from orav.errors import OravError
+from orav.errors import ReplayDivergence
 from orav.model import (
     Action,
     ActionResult,
@@ -47,18 +47,6 @@ from orav.model import (
     Observation,
     show_action,
 )
-
-
-class ReplayDivergence(OravError):
-    """The run asked for something other than what the cassette recorded next."""
-
-    exit_code = 1
-
-    def __init__(self, message: str, *, step: int, expected: str, actual: str) -> None:
-        self.step = step
-        self.expected = expected
-        self.actual = actual
-        super().__init__(message)
 
 
 def _show_call(event: Event) -> str:

@@ -8,7 +8,7 @@ API::
 
 The n-th decision asked for is the n-th recorded one when the run is still on the recorded path:
 the same step, every earlier decision served from the recording (so the same actions were
-taken), the same scenario as far as the agent sees it, and the same screen by ``screen_key``.
+taken), the same scenario as far as the agent sees it, and the same screen state (``orav.perceive.screen_state``).
 The first decision that fails any of these is asked of ``live``, and so is every later one: the
 run has left the recorded path. A recorded action holding a redacted secret (``••••••``, a
 secure ``type_text``) cannot be typed again: ``live`` is asked, and the run stays on the path
@@ -34,29 +34,10 @@ from orav.cassette.redact import REDACTED, matches_redacted
 from orav.cassette.writer import CassetteWriter
 from orav.codec import unstructure
 from orav.model import Decision, ModelCall, Observation, Scenario
+from orav.perceive import screen_state
 
 # Scenario fields that bound the run but never reach an agent's decision.
 RUN_LIMITS = ("max_steps", "timeout_seconds", "settle_seconds", "faults")
-
-
-def screen_key(observation: Observation) -> dict[str, Any]:
-    """What must be equal for a recorded decision to hold on a live screen.
-
-    Unlike ``Observation.fingerprint`` it keeps the elements' values, focus and frames: a field
-    that holds other text than when the decision was made (typed text, a prefilled value)
-    asks for a new decision instead of typing the old text again, and a tap by coordinates
-    needs the same layout. The screenshot counts only when there is neither a tree nor text.
-    """
-    key: dict[str, Any] = {
-        "app": observation.app,
-        "app_running": observation.app_running,
-        "error": observation.error,
-        "text": observation.text,
-        "elements": unstructure(observation.elements),
-    }
-    if not observation.elements and observation.text is None and observation.screenshot:
-        key["screenshot"] = observation.screenshot.sha256
-    return key
 
 
 def agent_view(scenario: Scenario, taken: int) -> dict[str, Any]:
@@ -150,7 +131,9 @@ class ReusingAgent:
             and matches_redacted(
                 agent_view(self._scenario, taken), agent_view(context.scenario, taken)
             )
-            and matches_redacted(screen_key(recorded.observation), screen_key(context.observation))
+            and matches_redacted(
+                screen_state(recorded.observation), screen_state(context.observation)
+            )
         )
         return recorded if same else None
 

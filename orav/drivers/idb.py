@@ -31,7 +31,7 @@ from idb.common.types import (
 from idb.grpc.client import Client
 
 from orav.drivers.accessibility import AccessibilityError, parse_elements
-from orav.errors import DeviceError, InputError
+from orav.errors import DeviceError, DeviceTimeout, InputError
 from orav.model import (
     Action,
     ActionResult,
@@ -51,6 +51,10 @@ from orav.model import (
 )
 
 T = TypeVar("T")
+
+# A launch or terminate may take this long: the timeout ladder's restart rung (30 s); every
+# other call gets ``timeout``, the ladder's describe-all rung (5 s by default).
+LAUNCH_TIMEOUT = 30.0
 
 # USB HID usages (keyboard page) of the named keys; "delete" is forward delete.
 KEYCODES = {"return": 40, "escape": 41, "backspace": 42, "tab": 43, "space": 44, "delete": 76}
@@ -179,19 +183,21 @@ class IdbDevice:
 
     # --- the calls to the companion ----------------------------------------------------------
 
-    async def _rpc(self, name: str, call: Awaitable[T], takes: float = 0.0) -> T:
+    async def _rpc(
+        self, name: str, call: Awaitable[T], takes: float = 0.0, limit: float | None = None
+    ) -> T:
         """Await one client call within the timeout (plus ``takes``, how long the gesture
-        itself lasts); translate its failures.
+        itself lasts; or ``limit``); translate its failures.
 
-        Raises DeviceError when the companion is unreachable, gone or silent, and _Refused
-        when it answered with an error.
+        Raises DeviceTimeout when the companion is silent for the call's rung of the ladder,
+        DeviceError when it is unreachable or gone, and _Refused when it answered an error.
         """
-        limit = self.timeout + takes
+        limit = limit if limit is not None else self.timeout + takes
         try:
             async with asyncio.timeout(limit):
                 return await call
         except TimeoutError:
-            raise DeviceError(
+            raise DeviceTimeout(
                 f"idb companion at {self.address} did not answer {name} within {limit:g} s"
             ) from None
         except _CLIENT_ERRORS as exc:
@@ -205,10 +211,10 @@ class IdbDevice:
             *_, innermost = _chain(exc)  # idb wraps grpclib's message in a tuple
             raise _Refused(f"{name}: {innermost}") from None
 
-    async def _strict(self, name: str, call: Awaitable[T]) -> T:
+    async def _strict(self, name: str, call: Awaitable[T], limit: float | None = None) -> T:
         """``_rpc`` for the Device methods that have no result to carry an error in."""
         try:
-            return await self._rpc(name, call)
+            return await self._rpc(name, call, limit=limit)
         except _Refused as exc:
             raise DeviceError(f"idb companion at {self.address} refused {exc}") from None
 
@@ -238,10 +244,15 @@ class IdbDevice:
         await self._strict(
             f"launch of {bundle_id}",
             self._client.launch(bundle_id, foreground_if_running=True),
+            limit=max(self.timeout, LAUNCH_TIMEOUT),
         )
 
     async def terminate(self, bundle_id: str) -> None:
-        await self._strict(f"terminate of {bundle_id}", self._client.terminate(bundle_id))
+        await self._strict(
+            f"terminate of {bundle_id}",
+            self._client.terminate(bundle_id),
+            limit=max(self.timeout, LAUNCH_TIMEOUT),
+        )
 
     async def _elements(self) -> tuple[Element, ...]:
         info = await self._rpc("accessibility_info", self._client.accessibility_info(None, _FLAT))
@@ -271,12 +282,14 @@ class IdbDevice:
                 outcome, (_Refused, AccessibilityError)
             ):
                 raise outcome
-        errors = [str(o) for o in outcomes if isinstance(o, BaseException)]
+        # A failed list_apps leaves the app's state unknown, not "not running": a crash needs
+        # a failed dump too, and recovery asks again.
+        errors = [str(o) for o in (shot, elements) if isinstance(o, BaseException)]
         return Observation(
             elements=() if isinstance(elements, BaseException) else elements,
             screenshot=None if isinstance(shot, BaseException) else self._screenshot(shot),
             app=self.bundle_id,
-            app_running=(not isinstance(apps, BaseException) and _running(apps, self.bundle_id)),
+            app_running=None if isinstance(apps, BaseException) else _running(apps, self.bundle_id),
             taken_at=taken_at,
             error="; ".join(errors) or None,
         )
@@ -339,10 +352,15 @@ class IdbDevice:
                 await self._rpc(
                     f"launch of {bundle_id}",
                     client.launch(bundle_id, foreground_if_running=True),
+                    limit=max(self.timeout, LAUNCH_TIMEOUT),
                 )
             case Terminate(bundle_id=bundle_id):
                 bundle_id = bundle_id or self.bundle_id
-                await self._rpc(f"terminate of {bundle_id}", client.terminate(bundle_id))
+                await self._rpc(
+                    f"terminate of {bundle_id}",
+                    client.terminate(bundle_id),
+                    limit=max(self.timeout, LAUNCH_TIMEOUT),
+                )
             case _:
                 raise _Invalid(f"{action.kind} is not a device action")
         return None

@@ -32,6 +32,7 @@ from orav.model import (
     Done,
     Launch,
     PressKey,
+    Recover,
     Swipe,
     Tap,
     Target,
@@ -244,6 +245,8 @@ class _Commands:
                 self.add(_assertion(action))
             case Done():
                 pass  # the run's conclusion: the success criteria stand for it
+            case Recover():
+                pass  # what the recovery did follows as its own comment and steps
 
     def type_text(self, action: TypeText) -> None:
         if action.secure or REDACTED in action.text:

@@ -1,31 +1,36 @@
-"""The recovery StateChart: one state per remedy, budgets and timeouts as data on the class.
+"""The recovery StateChart: one state per remedy, budgets, timeouts and verdicts as data.
 
-The engine calls one function when a detector reports a fault, or when an action changed
-nothing (``orav.perceive.stuck(action)``)::
+The engine calls one function when a fault is seen, when an interruption blocks the decided
+action, or when an action changed nothing::
 
     outcome = await recover(
         detection,                      # orav.perceive.Detection
         device=device,                  # orav.device.Device: the only I/O
-        observation=observation,        # the observation that showed the fault
+        observation=observation,        # the observation that showed it
         scenario=scenario,              # app bundle, credentials, permissions answer
         sleep=asyncio.sleep,            # injectable: replay and tests do not wait
         on_transition=None,             # (machine, source, event, target) for the cassette
-        on_action=None,                 # (action, result) for every remedy performed
     )
-    outcome.resolved, outcome.actions, outcome.retries, outcome.crashes, outcome.error
+    outcome.resolved, outcome.handed_back, outcome.actions, outcome.retries, outcome.error
 
-How it runs: the fault's kind is the first event; entering a state performs one remedy attempt
-through the device (tap OK, relaunch, nudge the tap...); then ``RecoveryMachine.assess``
-observes and answers the verdict event (``cleared``, ``persists``, ``stalled``, ``running`` /
-``not_running``). ``persists`` re-enters the same state while its budget (``RETRIES`` by
-``SPENDS``) lasts, then escalates or fails, so every path ends in ``resolved`` or ``failed``
-within ``RecoveryMachine.max_events()`` events. Any exception in a callback or in ``assess``
-(a device error, a timeout from the ``LADDER``, a remedy that cannot apply, such as a login wall
-without credentials) is ``error.execution``, which ends the recovery as ``failed`` with the error.
+How it runs: the detection's kind is the first event; entering a state performs one remedy
+attempt through the device (tap a safe button, relaunch, nudge the tap...); then the state's
+declared verdict (``VERDICT``) looks at the app and answers the next event (``cleared``,
+``persists``, ``stalled``, ``running`` / ``not_running``). ``persists`` re-enters the same
+state while its budget (``RETRIES`` by ``SPENDS``) lasts, then escalates, hands back or fails,
+so every path ends in ``resolved``, ``handed_back`` or ``failed`` within
+``RecoveryMachine.max_events()`` events. Device calls are bounded by the drivers' own
+timeouts, which are the ``LADDER``'s rungs (``dump`` per call, ``restart`` per launch); a
+re-dump that times out counts as an empty one. Any exception in a callback or a verdict (a
+device error, a remedy that cannot apply safely) is
+``error.execution``, which ends the recovery as ``failed`` with the error.
 
-A resolved outcome means the fault it was called for is gone; the last observation may show
-another one, which the engine classifies again. ``restarted`` says the app was relaunched, so
-the screen is back at the app's start.
+Remedies do no harm: an alert is dismissed only through a non-destructive label (or escape);
+credentials are typed only into the fields of a login form of the app under test, each after
+checking that it has focus; an action that changed nothing is retried as itself, never widened
+(text is typed again, not the field cleared). ``handed_back`` means a retried action still
+changed nothing: no fault, the agent decides what next. ``restarted`` says the app was
+relaunched, so the screen is back at the app's start.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from attrs import evolve, frozen
 from statemachine import State, StateChart
 
 from orav.device import Device
+from orav.errors import DeviceTimeout, ReplayDivergence
 from orav.model import (
     Action,
     ActionResult,
@@ -50,27 +56,25 @@ from orav.model import (
     Scenario,
     Swipe,
     Tap,
-    Target,
     Terminate,
     TypeText,
 )
 from orav.perceive import Detection, FaultKind, changed, keyboard_blocks, keyboard_frame, shows
 from orav.perceive.change import STATUS_BAR_POINTS
-from orav.perceive.faults import (
+from orav.perceive.faults import login_fields, screen_size
+from orav.perceive.roles import (
     ALLOW_LABELS,
     BACK_LABELS,
     BUTTON_ROLES,
     DENY_LABELS,
     DISMISS_LABELS,
     RETRY_LABELS,
+    STATIC_ROLES,
     TEXT_FIELD_ROLES,
     find_button,
-    login_fields,
-    screen_size,
+    is_secure,
 )
-
-# Elements a tap can land on to dismiss the keyboard without doing anything else.
-STATIC_ROLES = frozenset({"AXStaticText", "AXHeading", "AXImage", "AXOther", "AXGroup"})
+from orav.perceive.targets import resolve, tap_on, target_element
 
 Sleep = Callable[[float], Awaitable[Any]]
 OnTransition = Callable[[str, str, str, str], Any]
@@ -78,12 +82,16 @@ OnAction = Callable[[Action, ActionResult], Any]
 
 
 class Unrecoverable(Exception):
-    """A remedy cannot apply (no button to tap, no credentials): the recovery fails with it."""
+    """A remedy cannot apply safely (nothing safe to press, no credentials, no login form):
+    the recovery fails with it."""
 
 
 @frozen
 class RecoveryOutcome:
-    """What a recovery did: the fault, whether it is gone, the remedies and what they cost."""
+    """What a recovery did: the fault, whether it is gone, the remedies and what they cost.
+
+    ``handed_back``: a retried action still changed nothing; not a failure, the agent's turn.
+    """
 
     kind: FaultKind
     resolved: bool
@@ -91,21 +99,22 @@ class RecoveryOutcome:
     retries: int = 0
     crashes: int = 0
     restarted: bool = False
+    handed_back: bool = False
     observation: Observation | None = None
     error: str | None = None
     path: tuple[tuple[str, str, str], ...] = ()
 
 
 class RecoveryMachine(StateChart):
-    """detected → one remedy state per fault → resolved | failed (see the module docstring)."""
+    """detected → one remedy state per fault → resolved | handed_back | failed."""
 
     # The timeout escalation ladder, in seconds.
     LADDER: ClassVar[dict[str, float]] = {
         "settle": 0.4,  # after a remedy, before looking again
         "network": 2.0,  # network retry, animations, a loading re-check
-        "dump": 5.0,  # one observe() or perform() (a longer one is a hang)
+        "dump": 5.0,  # one device call (the driver's own timeout): a longer one is a hang
         "change": 10.0,  # how long a spinner may keep changing before we intervene
-        "restart": 30.0,  # one terminate or launch
+        "restart": 30.0,  # one terminate or launch (the driver's launch timeout)
     }
     # Retry limits per kind of attempt, and the pause before each retry (seconds).
     RETRIES: ClassVar[dict[str, int]] = {
@@ -114,7 +123,7 @@ class RecoveryMachine(StateChart):
         "swipe": 3,
         "launch": 3,
         "dump": 5,
-        "goal": 1,  # the whole goal: read by the engine, not by this machine
+        "goal": 1,  # the whole goal: read by the run's ledger, not by this machine
     }
     PAUSE: ClassVar[dict[str, float]] = {"tap": 0.1, "text": 0.0, "swipe": 0.0, "launch": 2.0}
     DUMP_PAUSE: ClassVar[float] = 1.0
@@ -122,7 +131,7 @@ class RecoveryMachine(StateChart):
     CRASH_WAIT: ClassVar[float] = 3.0
     EMPTY_DUMP_WAIT: ClassVar[float] = 2.0
     LOADING_STUCK: ClassVar[float] = 5.0
-    # Stuck input: how far a retried tap or swipe moves, in points, attempt by attempt.
+    # An action that changed nothing: how far each retry moves it, in points, attempt by attempt.
     NUDGES: ClassVar[tuple[tuple[float, float], ...]] = ((10, 0), (-10, 0), (0, 10), (0, -10))
     # Which budget each state spends per entry (states entered once per path spend nothing).
     SPENDS: ClassVar[dict[str, str]] = {
@@ -134,8 +143,22 @@ class RecoveryMachine(StateChart):
         "relaunching": "launch",
         "restarting": "launch",
     }
-    # A stuck action is retried on the budget of its kind; other kinds are retried once.
+    # An ineffective action is retried on the budget of its kind; other kinds are retried once.
     ACTION_BUDGET: ClassVar[dict[str, str]] = {"tap": "tap", "swipe": "swipe", "type_text": "text"}
+    # Each state's verdict: the method that looks at the app after the state's attempt.
+    VERDICT: ClassVar[dict[str, str]] = {
+        "checking_app": "app_state",
+        "relaunching": "app_back",
+        "restarting": "app_back",
+        "reloading_dump": "dump_back",
+        "waiting_loading": "loading_over",
+        "retrying_action": "screen_changed",
+        "going_back": "screen_changed",
+        "scrolling": "screen_changed",
+        "hiding_keyboard": "keyboard_gone",
+        "refreshing": "loading_gone",
+        "leaving": "loading_gone",
+    }  # every other remedy state: ``fault_gone``
 
     detected = State(initial=True)
     dismissing_alert = State()
@@ -154,6 +177,7 @@ class RecoveryMachine(StateChart):
     going_back = State()
     scrolling = State()
     resolved = State(final=True)
+    handed_back = State(final=True)
     failed = State(final=True)
 
     alert = detected.to(dismissing_alert)
@@ -164,7 +188,8 @@ class RecoveryMachine(StateChart):
     loading = detected.to(waiting_loading)
     empty_dump = detected.to(checking_app)
     crash = detected.to(relaunching)
-    stuck = detected.to(retrying_action)
+    no_effect = detected.to(retrying_action)
+    frozen = detected.to(going_back)
 
     cleared = resolved.from_(
         dismissing_alert,
@@ -196,14 +221,14 @@ class RecoveryMachine(StateChart):
         | waiting_loading.to.itself(cond="budget_left")
         | waiting_loading.to(refreshing)
         | refreshing.to(leaving)
-        | leaving.to(restarting)
+        | leaving.to(failed)
         | reloading_dump.to(restarting)
         | relaunching.to.itself(cond="budget_left")
         | relaunching.to(failed)
         | restarting.to.itself(cond="budget_left")
         | restarting.to(failed)
         | retrying_action.to.itself(cond="budget_left")
-        | retrying_action.to(going_back)
+        | retrying_action.to(handed_back)
         | going_back.to(scrolling)
         | scrolling.to(restarting)
     )
@@ -226,7 +251,7 @@ class RecoveryMachine(StateChart):
         self.detection = detection
         self.device = device
         self.observation = observation
-        self.before = observation  # the screen a stuck action failed to change
+        self.before = observation  # the screen an ineffective action failed to change
         self.scenario = scenario
         self.sleep = sleep
         self.on_action = on_action
@@ -235,6 +260,7 @@ class RecoveryMachine(StateChart):
         self.crashes = 0
         self.restarted = False
         self.error: str | None = None
+        self.raised: BaseException | None = None  # what ended the recovery as failed
         self.loading_seen = observation  # the last look while waiting for a spinner
         self.unchanged_for = 0.0
         super().__init__(**kwargs)
@@ -267,10 +293,9 @@ class RecoveryMachine(StateChart):
             self.attempts[target.id] = self.attempts.get(target.id, 0) + 1
 
     def keep_error(self, error: BaseException | None = None) -> None:
+        self.raised = error
         if error is None:
             self.error = "recovery failed"
-        elif isinstance(error, TimeoutError):
-            self.error = "the device did not answer in time"
         else:
             self.error = str(error) or type(error).__name__
 
@@ -281,7 +306,7 @@ class RecoveryMachine(StateChart):
     # --- device access, bounded by the ladder and reported to the engine --------------------
 
     async def perform(self, action: Action) -> ActionResult:
-        result = await asyncio.wait_for(self.device.perform(action), self.LADDER["dump"])
+        result = await self.device.perform(action)
         await self._record(action, result)
         return result
 
@@ -293,7 +318,7 @@ class RecoveryMachine(StateChart):
                 await returned
 
     async def observe(self) -> Observation:
-        self.observation = await asyncio.wait_for(self.device.observe(), self.LADDER["dump"])
+        self.observation = await self.device.observe()
         return self.observation
 
     async def observe_settled(self) -> Observation:
@@ -301,23 +326,27 @@ class RecoveryMachine(StateChart):
         return await self.observe()
 
     async def observe_until_elements(self) -> Observation:
-        """Re-dump while the tree is empty: ``RETRIES['dump']`` tries, ``DUMP_PAUSE`` between."""
+        """Re-dump while the tree is empty: ``RETRIES['dump']`` tries, ``DUMP_PAUSE`` between.
+        A dump that times out counts as an empty one: one slow call is a rung, not the end."""
         for attempt in range(self.RETRIES["dump"]):
             if attempt:
                 await self.sleep(self.DUMP_PAUSE)
-            observation = await self.observe()
+            try:
+                observation = await self.observe()
+            except DeviceTimeout:
+                continue
             if observation.elements and not observation.error:
                 break
         return self.observation
 
     async def launch(self) -> None:
         app = self.scenario.app
-        await asyncio.wait_for(self.device.launch(app), self.LADDER["restart"])
+        await self.device.launch(app)
         await self._record(Launch(app), ActionResult())
 
     async def terminate(self) -> None:
         app = self.scenario.app
-        await asyncio.wait_for(self.device.terminate(app), self.LADDER["restart"])
+        await self.device.terminate(app)
         await self._record(Terminate(app), ActionResult())
 
     async def pause_before_retry(self, state: str, budget: str) -> None:
@@ -327,11 +356,22 @@ class RecoveryMachine(StateChart):
     # --- remedies: one attempt per entry ------------------------------------------------------
 
     async def on_enter_dismissing_alert(self) -> None:
+        """Press a non-destructive label of the alert; with no button at all (a terminal
+        dialog, a command palette), escape. An alert that offers only other answers (Yes,
+        Delete, Sign Out) is the agent's to answer: the recovery fails and says so."""
         await self.pause_before_retry("dismissing_alert", "tap")
         buttons = [e for e in self._evidence("alert") if e.role in BUTTON_ROLES]
-        button = find_button(buttons, DISMISS_LABELS) or (buttons[0] if buttons else None)
-        # A modal without buttons (a terminal app's dialog, a command palette) closes on escape.
-        await self.perform(_tap(button) if button is not None else PressKey("escape"))
+        button = find_button(buttons, DISMISS_LABELS)
+        if button is not None:
+            await self.perform(tap_on(button))
+        elif not buttons and self.attempts["dismissing_alert"] == 1:
+            await self.perform(PressKey("escape"))
+        else:
+            offered = ", ".join(repr(b.label) for b in buttons if b.label) or "none"
+            raise Unrecoverable(
+                f"the alert offers no safe answer (buttons: {offered}); orav never confirms "
+                "for the test: answer it in the scenario"
+            )
 
     async def on_enter_answering_permission(self) -> None:
         await self.pause_before_retry("answering_permission", "tap")
@@ -339,7 +379,7 @@ class RecoveryMachine(StateChart):
         button = find_button(self.observation.elements, labels)
         if button is None:
             raise Unrecoverable(f"the permission dialog has no {labels[0]!r} button")
-        await self.perform(_tap(button))
+        await self.perform(tap_on(button))
 
     async def on_enter_hiding_keyboard(self) -> None:
         await self.pause_before_retry("hiding_keyboard", "tap")
@@ -350,32 +390,43 @@ class RecoveryMachine(StateChart):
         await self.perform(Tap(point.x, point.y))
 
     async def on_enter_retrying_network(self) -> None:
+        """After 2 s, tap Retry; without one, perform the failed action again when its target
+        is still there (else only look again)."""
         await self.sleep(self.LADDER["network"])
         button = find_button(self.observation.elements, RETRY_LABELS)
         if button is not None:
-            await self.perform(_tap(button))
+            await self.perform(tap_on(button))
+            return
+        action = self.detection.action
+        if action is not None and _repeatable(action, self.observation):
+            await self.perform(resolve(action, self.observation))
 
     async def on_enter_logging_in(self) -> None:
         credentials = self.scenario.credentials
         if credentials is None:
-            raise Unrecoverable("a login screen, but the scenario has no credentials")
+            raise Unrecoverable("a login form, but the scenario has no credentials")
+        if self.observation.app != self.scenario.app or self.observation.app_running is False:
+            raise Unrecoverable("the login form is not the app under test's: orav stays out")
         user, password, submit = login_fields(self.observation.elements)
-        if user is not None:
-            await self._fill(user, TypeText(credentials.username))
-        if password is not None:
-            await self._fill(password, TypeText(credentials.password, secure=True))
-        await self.perform(_tap(submit) if submit is not None else PressKey("return"))
+        if user is None or password is None:
+            raise Unrecoverable("no login form (an account field, a password, a sign-in)")
+        await self._fill(user, TypeText(credentials.username))
+        await self._fill(password, TypeText(credentials.password, secure=True))
+        await self.perform(tap_on(submit) if submit is not None else PressKey("return"))
 
     async def _fill(self, field: Element, text: TypeText) -> None:
-        """Tap a field, clear what it holds (a password's length is unknown: its dots), type."""
-        await self.perform(_tap(field))
-        await self._clear(field)
-        await self.perform(text)
-
-    async def _clear(self, field: Element) -> None:
-        held = field.value if field.value != field.placeholder else None
+        """Tap a field, check it has focus, clear what it holds, type: never anywhere else."""
+        await self.perform(tap_on(field))
+        focused = (await self.observe_settled()).focused
+        if focused is None or (focused.unique_id, focused.label) != (field.unique_id, field.label):
+            raise Unrecoverable(
+                f"the field {field.label or field.unique_id!r} did not take focus: "
+                "orav types credentials into nothing else"
+            )
+        held = focused.value if focused.value != focused.placeholder else None
         for _ in range(len(held or "")):
             await self.perform(PressKey("backspace"))
+        await self.perform(text)
 
     async def on_enter_waiting_loading(self) -> None:
         await self.sleep(self.LADDER["network"])
@@ -394,7 +445,7 @@ class RecoveryMachine(StateChart):
         """Tap a Back button, or make iOS's back gesture (a swipe from the left edge)."""
         button = find_button(self.observation.elements, BACK_LABELS)
         if button is not None:
-            await self.perform(_tap(button))
+            await self.perform(tap_on(button))
             return
         width, height = screen_size(self.observation)
         await self.perform(Swipe(Point(2, height / 2), Point(width * 0.8, height / 2)))
@@ -421,6 +472,8 @@ class RecoveryMachine(StateChart):
         await self.sleep(self.CRASH_WAIT)
 
     async def on_enter_retrying_action(self) -> None:
+        """The action again: a tap or swipe nudged by ±10 pt, text typed again as it was
+        (it typed nothing the first time, so nothing is erased)."""
         action = self.detection.action
         if action is None:
             raise Unrecoverable("no action to retry")
@@ -428,48 +481,30 @@ class RecoveryMachine(StateChart):
         budget = self.ACTION_BUDGET.get(action.kind, "tap")
         await self.pause_before_retry("retrying_action", budget)
         dx, dy = self.NUDGES[(attempt - 1) % len(self.NUDGES)]
-        if isinstance(action, TypeText):
-            focused = self.observation.focused
-            if focused is not None:
-                await self._clear(focused)
-            await self.perform(action)
-        else:
-            await self.perform(_nudged(action, self.before, dx, dy))
+        await self.perform(_nudged(action, self.before, dx, dy))
 
-    # --- verdicts: what the screen says after an attempt ---------------------------------
+    # --- verdicts: what the screen says after an attempt (see VERDICT) -------------------
 
     async def assess(self) -> str:
         """Look at the app after the current state's attempt; the name of the verdict event."""
-        state = self.state
-        if state == "checking_app":
-            running = await asyncio.wait_for(
-                self.device.is_running(self.scenario.app), self.LADDER["dump"]
-            )
-            return "running" if running else "not_running"
-        if state in ("relaunching", "restarting"):
-            observation = await self.observe_until_elements()
-            ok = observation.app_running and bool(observation.elements)
-            return "cleared" if ok else "persists"
-        if state == "reloading_dump":
-            observation = await self.observe()
-            return "cleared" if observation.elements and not observation.error else "persists"
-        if state == "waiting_loading":
-            return self._loading_verdict(await self.observe())
-        if state in ("retrying_action", "going_back", "scrolling"):
-            return "cleared" if changed(self.before, await self.observe_settled()) else "persists"
-        observation = await self.observe_settled()
-        if state == "hiding_keyboard":
-            action = self.detection.action
-            blocked = (
-                keyboard_blocks(observation, action)
-                if action is not None
-                else keyboard_frame(observation) is not None
-            )
-            return "persists" if blocked else "cleared"
-        kind = "loading" if state in ("refreshing", "leaving") else self.detection.kind
-        return "persists" if shows(observation, kind) is not None else "cleared"
+        verdict = getattr(self, f"verdict_{self.VERDICT.get(self.state, 'fault_gone')}")
+        return await verdict()
 
-    def _loading_verdict(self, observation: Observation) -> str:
+    async def verdict_app_state(self) -> str:
+        running = await self.device.is_running(self.scenario.app)
+        return "running" if running else "not_running"
+
+    async def verdict_app_back(self) -> str:
+        observation = await self.observe_until_elements()
+        ok = observation.app_running is not False and bool(observation.elements)
+        return "cleared" if ok and not observation.error else "persists"
+
+    async def verdict_dump_back(self) -> str:
+        observation = await self.observe_until_elements()
+        return "cleared" if observation.elements and not observation.error else "persists"
+
+    async def verdict_loading_over(self) -> str:
+        observation = await self.observe()
         previous = self.loading_seen
         self.loading_seen = observation
         if shows(observation, "loading") is None:
@@ -480,6 +515,27 @@ class RecoveryMachine(StateChart):
             self.unchanged_for += self.LADDER["network"]
         return "stalled" if self.unchanged_for >= self.LOADING_STUCK else "persists"
 
+    async def verdict_screen_changed(self) -> str:
+        return "cleared" if changed(self.before, await self.observe_settled()) else "persists"
+
+    async def verdict_keyboard_gone(self) -> str:
+        observation = await self.observe_settled()
+        action = self.detection.action
+        blocked = (
+            keyboard_blocks(observation, action)
+            if action is not None
+            else keyboard_frame(observation) is not None
+        )
+        return "persists" if blocked else "cleared"
+
+    async def verdict_loading_gone(self) -> str:
+        observation = await self.observe_settled()
+        return "persists" if shows(observation, "loading") is not None else "cleared"
+
+    async def verdict_fault_gone(self) -> str:
+        observation = await self.observe_settled()
+        return "persists" if shows(observation, self.detection.kind) is not None else "cleared"
+
     def _evidence(self, kind: str) -> tuple[Element, ...]:
         """The evidence of ``kind`` on the latest observation (the first one: the detection)."""
         if self.observation is self.before and self.detection.kind == kind:
@@ -489,24 +545,25 @@ class RecoveryMachine(StateChart):
 
     def outcome(self) -> RecoveryOutcome:
         spent = sum(max(0, count - 1) for count in self.attempts.values())
+        state = self.state
         return RecoveryOutcome(
             kind=self.detection.kind,
-            resolved=self.state == "resolved",
+            resolved=state == "resolved",
             actions=tuple(self.actions),
             retries=spent,
             crashes=self.crashes,
             restarted=self.restarted,
+            handed_back=state == "handed_back",
             observation=self.observation,
-            error=None if self.state == "resolved" else (self.error or "recovery failed"),
+            error=None if state in ("resolved", "handed_back") else (self.error or "failed"),
         )
 
 
-def _tap(element: Element) -> Tap:
-    """Tap an element by id or label when it has one (readable in cassettes), else its centre."""
-    if element.unique_id or element.label:
-        return Tap(target=Target(label=element.label, id=element.unique_id))
-    centre = element.frame.center
-    return Tap(centre.x, centre.y)
+def _repeatable(action: Action, observation: Observation) -> bool:
+    """Whether ``action`` can be performed again on ``observation`` as it was meant."""
+    if isinstance(action, Tap) and action.target is not None and action.x is None:
+        return target_element(observation, action.target) is not None
+    return isinstance(action, (Tap, Swipe, PressKey))
 
 
 def _nudged(action: Action, observation: Observation, dx: float, dy: float) -> Action:
@@ -514,18 +571,16 @@ def _nudged(action: Action, observation: Observation, dx: float, dy: float) -> A
     if isinstance(action, Tap):
         if action.x is not None and action.y is not None:
             return evolve(action, x=action.x + dx, y=action.y + dy)
-        target = action.target
-        element = observation.find(target.label, target.id) if target is not None else None
+        element = target_element(observation, action.target)
         if element is None:
             return action
         centre = element.frame.center
         return Tap(centre.x + dx, centre.y + dy, duration=action.duration)
     if isinstance(action, Swipe):
-        move = Point(dx, dy)
         return evolve(
             action,
-            start=Point(action.start.x + move.x, action.start.y + move.y),
-            end=Point(action.end.x + move.x, action.end.y + move.y),
+            start=Point(action.start.x + dx, action.start.y + dy),
+            end=Point(action.end.x + dx, action.end.y + dy),
         )
     return action
 
@@ -538,7 +593,7 @@ def _point_outside_fields(observation: Observation, attempt: int) -> Point:
     blockers = [
         e.frame
         for e in observation.elements
-        if e.role in TEXT_FIELD_ROLES or e.role in BUTTON_ROLES or e.secure
+        if e.role in TEXT_FIELD_ROLES or e.role in BUTTON_ROLES or is_secure(e)
     ]
     labels = sorted(
         (
@@ -569,7 +624,8 @@ async def recover(
     on_transition: OnTransition | None = None,
     on_action: OnAction | None = None,
 ) -> RecoveryOutcome:
-    """Run the recovery for one detected fault to its end; never raises for device trouble."""
+    """Run the recovery for one detection to its end; never raises for device trouble (a
+    replay's divergence, which is no device trouble, is raised as it is)."""
     machine = RecoveryMachine(
         detection,
         device=device,
@@ -582,6 +638,7 @@ async def recover(
     await machine.activate_initial_state()
     machine.add_listener(_Transitions(path, on_transition))
     await machine.send(detection.kind)
+    _raise_through(machine.raised)
     for _ in range(machine.max_events()):
         if machine.is_terminated:
             break
@@ -591,9 +648,16 @@ async def recover(
             await machine.send("error.execution", error=exc)
         else:
             await machine.send(event)
+        _raise_through(machine.raised)
     if not machine.is_terminated:
         await machine.send("error.execution", error=RuntimeError("recovery exceeded its budget"))
     return evolve(machine.outcome(), path=tuple(path))
+
+
+def _raise_through(error: BaseException | None) -> None:
+    """Raise what is no failure of the recovery: a replay's divergence."""
+    if isinstance(error, ReplayDivergence):
+        raise error
 
 
 class _Transitions:

@@ -1,98 +1,119 @@
-"""The run lifecycle as a StateChart: the engine does the I/O, the machine decides what is next.
+"""The run lifecycle as a StateChart that drives the run.
 
-The engine sends one event per phase with what it found (a detected fault, the decision, the
-elapsed time); guards on the transitions read those and the limits held as data here, so the
-step limit and the timeout are transitions, not ad-hoc ifs in the loop. An exception raised in a
-callback becomes ``error.execution``, which ends the run as ``aborted`` with the error kept.
+Each phase is an ``on_enter_<state>`` callback of the run it drives (``model=``, the engine's
+run): the callback does the phase's I/O and sends the event that ends it, with what it found
+(the detection, the decision). Guards read that data and the ``Ledger`` the machine owns
+(steps taken, recoveries since the last action, restarts, actions in a row that changed
+nothing), so every limit is a guarded transition, checked where the phase that reaches it
+ends. ``time_up``, ``abort`` and ``error.execution`` sit on
+the compound ``running`` state: whatever phase is under way, they end the run.
+
+    machine = RunMachine(run, max_steps=50, timeout_seconds=120)
+    await machine.activate_initial_state()
+    await machine.send("start")      # returns when a final state is reached
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from attrs import define, field
 from statemachine import State, StateChart
+
+from orav.errors import OravError
+
+
+@define
+class Ledger:
+    """What a run counts, as the machine's guards read it."""
+
+    steps: int = 0  # actions performed (the step counter of the report)
+    recoveries: int = 0  # recoveries since the last action
+    restarts: int = 0  # times the goal started over after a relaunch
+    ineffective: list[str] = field(factory=list)  # different actions in a row that did nothing
 
 
 class RunMachine(StateChart):
-    """launching → observing → reasoning → acting → verifying → (next step | a final state)."""
+    """launching → preparing → observing → reasoning → acting → verifying → … → a final state."""
+
+    # Recoveries allowed before the next action: faults can stack (a permission dialog, then
+    # an alert, then a network banner), but one that comes back after every remedy ends the run.
+    RECOVERIES_PER_STEP = 5
+    # How often the goal may start over after the app was relaunched (the reference's "goal").
+    GOAL_RESTARTS = 1
+    # Different actions in a row that changed nothing (each retried first): the app is frozen.
+    FROZEN_AFTER = 3
 
     idle = State(initial=True)
-    launching = State()
-    observing = State()
-    recovering = State()
-    reasoning = State()
-    acting = State()
-    verifying = State()
-    goal_complete = State()
+
+    class running(State.Compound):
+        launching = State(initial=True)
+        preparing = State()
+        observing = State()
+        recovering = State()
+        reasoning = State()
+        acting = State()
+        verifying = State()
+        goal_complete = State()
+
     passed = State(final=True)
     failed = State(final=True)
     step_limit = State(final=True)
     timed_out = State(final=True)
     aborted = State(final=True)
 
-    start = idle.to(launching)
-    launched = launching.to(observing)
+    start = idle.to(running)
+    launched = running.launching.to(running.preparing)
+    prepared = running.preparing.to(running.observing)
     observed = (
-        observing.to(timed_out, cond="out_of_time")
-        | observing.to(recovering, cond="fault_seen")
-        | observing.to(reasoning)
+        running.observing.to(timed_out, cond="out_of_time")
+        | running.observing.to(aborted, cond=["fault_seen", "out_of_recoveries"], on="too_many")
+        | running.observing.to(running.recovering, cond="fault_seen")  # recovery comes first
+        | running.observing.to(running.reasoning)
     )
-    recovered = recovering.to(observing)
-    unrecovered = recovering.to(aborted)
     decided = (
-        reasoning.to(goal_complete, cond="agent_done")
-        | reasoning.to(recovering, cond="fault_seen")  # the keyboard covers the target
-        | reasoning.to(acting)
+        running.reasoning.to(aborted, cond=["fault_seen", "out_of_recoveries"], on="too_many")
+        | running.reasoning.to(running.recovering, cond="fault_seen")  # blocked, or asked for
+        | running.reasoning.to(running.goal_complete, cond="agent_done")
+        | running.reasoning.to(running.acting)
     )
-    acted = acting.to(verifying)
+    acted = (
+        running.acting.to(running.recovering, cond="fault_seen")  # failed behind an interruption
+        | running.acting.to(running.verifying)
+    )
     verified = (
-        verifying.to(timed_out, cond="out_of_time")
-        | verifying.to(step_limit, cond="out_of_steps")
-        | verifying.to(recovering, cond="fault_seen")  # the action changed nothing
-        | verifying.to(observing)
+        running.verifying.to(timed_out, cond="out_of_time")
+        | running.verifying.to(step_limit, cond="out_of_steps")
+        | running.verifying.to(running.recovering, cond="fault_seen")  # no effect, frozen
+        | running.verifying.to(running.observing)
     )
-    checked = goal_complete.to(passed, cond="goal_met") | goal_complete.to(failed)
-    time_up = (
-        launching.to(timed_out)
-        | observing.to(timed_out)
-        | recovering.to(timed_out)
-        | reasoning.to(timed_out)
-        | acting.to(timed_out)
-        | verifying.to(timed_out)
+    recovered = (
+        running.recovering.to(aborted, cond=["restarted", "out_of_restarts"], on="no_restart")
+        | running.recovering.to(running.preparing, cond="restarted")  # the goal starts over
+        | running.recovering.to(running.observing)
     )
-    abort = (
-        idle.to(aborted)
-        | launching.to(aborted)
-        | observing.to(aborted)
-        | recovering.to(aborted)
-        | reasoning.to(aborted)
-        | acting.to(aborted)
-        | verifying.to(aborted)
-        | goal_complete.to(aborted)
-    )
-    error_execution = (
-        idle.to(aborted, on="keep_error")
-        | launching.to(aborted, on="keep_error")
-        | observing.to(aborted, on="keep_error")
-        | recovering.to(aborted, on="keep_error")
-        | reasoning.to(aborted, on="keep_error")
-        | acting.to(aborted, on="keep_error")
-        | verifying.to(aborted, on="keep_error")
-        | goal_complete.to(aborted, on="keep_error")
-    )
+    unrecovered = running.recovering.to(aborted, on="keep_error")
+    checked = running.goal_complete.to(passed, cond="goal_met") | running.goal_complete.to(failed)
+    time_up = running.to(timed_out) | idle.to(timed_out)
+    abort = running.to(aborted, on="keep_error") | idle.to(aborted, on="keep_error")
+    error_execution = running.to(aborted, on="keep_error") | idle.to(aborted, on="keep_error")
 
-    def __init__(self, max_steps: int = 50, timeout_seconds: float = 120.0, **kwargs) -> None:
+    def __init__(
+        self,
+        model: Any = None,
+        *,
+        max_steps: int = 50,
+        timeout_seconds: float = 120.0,
+        **kwargs: Any,
+    ) -> None:
         self.max_steps = max_steps
         self.timeout_seconds = timeout_seconds
-        self.steps = 0
+        self.ledger = Ledger()
         self.error: str | None = None
-        super().__init__(**kwargs)
+        self.raised: BaseException | None = None  # what ended the run, if an exception
+        super().__init__(model, **kwargs)
 
-    # --- guards: they read the event's data and the limits above ---------------------------
-
-    def out_of_time(self, elapsed: float = 0.0) -> bool:
-        return elapsed >= self.timeout_seconds
-
-    def out_of_steps(self) -> bool:
-        return self.steps >= self.max_steps
+    # --- guards: the event's data and the ledger ---------------------------------------------
 
     def fault_seen(self, fault: object = None) -> bool:
         return fault is not None
@@ -103,22 +124,63 @@ class RunMachine(StateChart):
     def goal_met(self, met: bool = False) -> bool:
         return met
 
-    # --- actions ------------------------------------------------------------------------------
+    def restarted(self, restarted: bool = False) -> bool:
+        return restarted
+
+    def out_of_time(self, elapsed: float = 0.0) -> bool:
+        return elapsed >= self.timeout_seconds
+
+    def out_of_steps(self) -> bool:
+        return self.ledger.steps >= self.max_steps
+
+    def out_of_recoveries(self) -> bool:
+        return self.ledger.recoveries >= self.RECOVERIES_PER_STEP
+
+    def out_of_restarts(self) -> bool:
+        return self.ledger.restarts >= self.GOAL_RESTARTS
+
+    # --- the ledger: kept by the transitions that change it -----------------------------------
+
+    def on_enter_recovering(self) -> None:
+        self.ledger.recoveries += 1
 
     def on_acted(self) -> None:
-        self.steps += 1
+        self.ledger.steps += 1
+        self.ledger.recoveries = 0
 
-    def on_abort(self, error: str = "aborted") -> None:
-        self.error = error
+    def on_enter_preparing(self, restarted: bool = False) -> None:
+        if restarted:
+            self.ledger.restarts += 1
+
+    def too_many(self, fault: Any = None) -> None:
+        last = f"; the last was {getattr(fault, 'kind', fault)}" if fault is not None else ""
+        self.error = (
+            f"{self.ledger.recoveries + 1} recoveries in a row without an action "
+            f"(at most {self.RECOVERIES_PER_STEP}){last}"
+        )
+
+    def no_restart(self) -> None:
+        times = "time" if self.GOAL_RESTARTS == 1 else "times"
+        self.error = (
+            f"the app had to be restarted {self.ledger.restarts + 1} times; the goal starts "
+            f"over at most {self.GOAL_RESTARTS} {times}"
+        )
 
     def keep_error(self, error: BaseException | str | None = None) -> None:
-        """Keep what went wrong: an exception, or the engine's own words for it."""
+        """Keep what went wrong: the engine's own words, or an exception (an orav error by
+        its message, anything else, a bug, with its type)."""
         if isinstance(error, str):
             self.error = error
+            return
+        self.raised = error
+        if error is None:
+            self.error = "internal error"
+        elif isinstance(error, OravError) or type(error).__name__ == "ReplayedError":
+            self.error = str(error)  # a replayed bug reads as the recorded one did
         else:
-            self.error = f"{type(error).__name__}: {error}" if error else "internal error"
+            self.error = f"{type(error).__name__}: {error}"
 
     @property
     def state(self) -> str:
-        """The one active state's id (the machine has no parallel regions)."""
-        return next(iter(self.configuration_values))
+        """The innermost active state's id."""
+        return list(self.configuration_values)[-1]

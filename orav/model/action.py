@@ -127,7 +127,16 @@ class Done:
     summary: str = ""
 
 
-Action = Tap | TypeText | Swipe | PressKey | Wait | Launch | Terminate | Assert | Done
+@frozen
+class Recover:
+    """Ask orav to handle the interruption on screen: dismiss an alert through a safe label,
+    sign in on a login form, wait out a spinner, retry after a network error. orav recovers
+    by itself only when an interruption blocks the next action; this asks for it sooner."""
+
+    kind: ClassVar[str] = "recover"
+
+
+Action = Tap | TypeText | Swipe | PressKey | Wait | Launch | Terminate | Assert | Done | Recover
 ACTION_TYPES: tuple[type, ...] = Action.__args__
 ACTION_KINDS: dict[str, type] = {cls.kind: cls for cls in ACTION_TYPES}
 
@@ -162,4 +171,6 @@ def show_action(action: Action) -> str:
             return f"assert {target} {condition}" + (f" {value!r}" if value is not None else "")
         case Done(success=success):
             return "done (" + ("success" if success else "failure") + ")"
+        case Recover():
+            return "recover from the interruption"
     return repr(action)

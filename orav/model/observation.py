@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from functools import cached_property
 
 from attrs import field, frozen
 
@@ -27,32 +26,17 @@ class Screenshot:
         return cls(hashlib.sha256(data).hexdigest(), width, height, format, scale, data)
 
 
-@frozen(slots=False)
+@frozen
 class Observation:
     """One observation of the screen: the tree in pre-order, the screenshot, the app state."""
 
     elements: tuple[Element, ...] = ()
     screenshot: Screenshot | None = None
     app: str | None = None
-    app_running: bool = True
+    app_running: bool | None = True  # None: unknown (the device could not tell)
     taken_at: float = 0.0
     text: str | None = None
     error: str | None = None
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """A short key of the screen's structure (roles, labels, ids; not values or frames).
-
-        Two observations of the same screen share it while typed text or a clock changes.
-        """
-        digest = hashlib.sha256()
-        for element in self.elements:
-            digest.update(f"{element.role}\x1f{element.label}\x1f{element.unique_id}\x1e".encode())
-        return digest.hexdigest()[:16]
-
-    def find(self, label: str | None = None, unique_id: str | None = None) -> Element | None:
-        """The first element (in pre-order) with that label and/or id, or None."""
-        return next((e for e in self.elements if e.matches(label, unique_id)), None)
 
     def locate(self, label: str | None = None, unique_id: str | None = None) -> Element | None:
         """The element a tap on that label and/or id means (see ``locate``)."""

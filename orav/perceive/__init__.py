@@ -1,32 +1,54 @@
-"""Pure functions on observations: fault detectors and the screen-change measure (no I/O)."""
+"""Pure functions on observations, one word per concept (no I/O).
 
-from orav.perceive.change import Change, changed, measure, raster, screen_key, tree_signature
+- ``screens``: THE screen identity and name; ``targets``: THE target-resolution rule;
+- ``faults``: faults and interruptions; ``change``: the screen-change measure;
+- ``roles``: the role and label sets all of them read.
+"""
+
+from orav.perceive.change import Change, changed, measure, raster
 from orav.perceive.faults import (
     FAULT_KINDS,
+    INTERRUPTION_KINDS,
     Detection,
     FaultKind,
-    classify,
+    blocks,
+    done_blocked,
+    fault,
+    frozen_app,
+    interruption,
     keyboard_blocks,
     keyboard_fault,
     keyboard_frame,
+    no_effect,
     shows,
-    stuck,
 )
+from orav.perceive.screens import screen_id, screen_name, screen_state
+from orav.perceive.targets import action_point, resolve, target_element, target_missing
 
 __all__ = [
     "FAULT_KINDS",
+    "INTERRUPTION_KINDS",
     "Change",
     "Detection",
     "FaultKind",
+    "action_point",
+    "blocks",
     "changed",
-    "classify",
+    "done_blocked",
+    "fault",
+    "frozen_app",
+    "interruption",
     "keyboard_blocks",
     "keyboard_fault",
     "keyboard_frame",
     "measure",
+    "no_effect",
     "raster",
-    "screen_key",
+    "resolve",
+    "screen_id",
+    "screen_name",
+    "screen_state",
     "shows",
-    "stuck",
-    "tree_signature",
+    "target_element",
+    "target_missing",
 ]

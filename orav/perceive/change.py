@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from attrs import field, frozen
 
 from orav.model import Element, Frame, Observation, Screenshot
+from orav.perceive.roles import PROGRESS_ROLES, is_text_field
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,10 +40,8 @@ CELL_THRESHOLD = 24
 MIN_CHANGED_CELLS = 2
 # Volatile frames are masked with this margin (points): antialiasing bleeds past a frame.
 MASK_MARGIN_POINTS = 1.0
-# Roles and traits of elements that change on their own; their frames are masked.
-VOLATILE_ROLES = frozenset({"AXActivityIndicator", "AXProgressIndicator", "AXBusyIndicator"})
+# Traits of elements that change on their own (besides progress indicators); masked.
 VOLATILE_TRAITS = frozenset({"updatesFrequently", "updates_frequently", "UpdatesFrequently"})
-TEXT_ROLES = frozenset({"AXTextField", "AXSecureTextField", "AXTextView", "AXSearchField"})
 
 _CACHE_SIZE = 16
 
@@ -165,9 +164,9 @@ def volatile_frames(elements: Iterable[Element]) -> list[Frame]:
     return [
         e.frame
         for e in elements
-        if e.role in VOLATILE_ROLES
+        if e.role in PROGRESS_ROLES
         or VOLATILE_TRAITS.intersection(e.traits)
-        or (e.focused and (e.role in TEXT_ROLES or e.secure))
+        or (e.focused and is_text_field(e))
     ]
 
 
@@ -198,7 +197,7 @@ def tree_signature(elements: Iterable[Element]) -> tuple:
             e.role,
             e.label,
             e.unique_id,
-            None if e.role in VOLATILE_ROLES or VOLATILE_TRAITS.intersection(e.traits) else e.value,
+            None if e.role in PROGRESS_ROLES or VOLATILE_TRAITS.intersection(e.traits) else e.value,
             round(e.frame.x),
             round(e.frame.y),
             round(e.frame.width),
@@ -208,9 +207,3 @@ def tree_signature(elements: Iterable[Element]) -> tuple:
         )
         for e in elements
     )
-
-
-def screen_key(observation: Observation) -> str:
-    """A coarse key of the screen: dhash(16) of the pixels, or the tree fingerprint without."""
-    image = raster(observation.screenshot)
-    return image.dhash() if image is not None else observation.fingerprint

@@ -1,9 +1,17 @@
-"""Which fault, if any, an observation shows: one detector per error of the recovery reference.
+"""What an observation shows that is not the test's own screen: faults and interruptions.
+
+Two families, treated differently by the engine (see docs/recovery.md):
+
+- **Faults** are unambiguous: the app crashed (the device reports it not running; a failed
+  list_apps is no such report), the dump is empty, a system permission dialog is up. ``fault`` finds them, and
+  recovery runs before the agent reasons. The keyboard over the decided target
+  (``keyboard_fault``) is one too, checked once the decision is known.
+- **Interruptions** may be the test's own flow: an app alert or modal, a login form, a
+  spinner, a network error. ``interruption`` finds them; the agent is shown them and decides,
+  and the engine recovers only when one ``blocks`` the decided action.
 
 Detectors read the accessibility tree only (roles, labels, ids, frames), so they cost
-microseconds and behave the same on a live device, the simulator and a replayed cassette.
-``classify`` answers the most urgent fault first: a crashed app before an empty dump, a
-system permission dialog before a generic alert, an alert before what it covers.
+microseconds and behave the same live, on the simulator and in a replayed cassette.
 """
 
 from __future__ import annotations
@@ -14,55 +22,64 @@ from typing import Literal
 
 from attrs import frozen
 
-from orav.model import Action, Element, Frame, Observation, Point, Swipe, Tap
+from orav.model import Action, Assert, Done, Element, Frame, Observation, PressKey, Tap, TypeText
+from orav.perceive.roles import (
+    ALLOW_LABELS,
+    BUTTON_ROLES,
+    DENY_LABELS,
+    KEY_ROLES,
+    KEYBOARD_ROLES,
+    RETRY_LABELS,
+    SIGN_IN_LABELS,
+    TEXT_FIELD_ROLES,
+    find_button,
+    is_alert,
+    is_heading,
+    is_secure,
+    is_spinner,
+    label_key,
+    says_sign_in,
+    text_of,
+)
+from orav.perceive.targets import action_element, action_point, target_element
 
 FaultKind = Literal[
-    "crash",  # the app is not running
+    "crash",  # the dump is empty or failed and the app is not running
     "empty_dump",  # the accessibility dump came back empty or failed
     "permission",  # a system dialog with Allow / Don't Allow
-    "alert",  # an unexpected alert
-    "login",  # a login wall
-    "network",  # an error banner or a Retry button
-    "loading",  # a spinner (stuck once unchanged for 5 s)
-    "keyboard",  # the keyboard covers the target of the next action
-    "stuck",  # an action changed nothing (input dropped)
+    "keyboard",  # the keyboard covers the target of the decided action
+    "alert",  # an app alert or modal dialog (an interruption)
+    "login",  # a login form (an interruption)
+    "network",  # an error banner or a Retry control after an action (an interruption)
+    "loading",  # an indeterminate spinner or a "Loading…" text (an interruption)
+    "no_effect",  # an action changed nothing: retried, then handed back to the agent
+    "frozen",  # several different actions in a row changed nothing: the app is frozen
 ]
 FAULT_KINDS: tuple[str, ...] = FaultKind.__args__
+INTERRUPTION_KINDS: tuple[str, ...] = ("alert", "login", "network", "loading")
 
-ALERT_ROLES = frozenset({"AXAlert", "AXDialog", "AXSheet"})
-ALERT_TRAITS = frozenset({"alert", "modal", "dialog"})
-BUTTON_ROLES = frozenset({"AXButton", "AXLink", "AXMenuItem"})
-TEXT_FIELD_ROLES = frozenset({"AXTextField", "AXSecureTextField", "AXSearchField", "AXTextView"})
-SPINNER_ROLES = frozenset({"AXActivityIndicator", "AXProgressIndicator", "AXBusyIndicator"})
-KEYBOARD_ROLES = frozenset({"AXKeyboard"})
-KEY_ROLES = frozenset({"AXKey", "AXKeyboardKey"})
-
-# Buttons, in order of preference, that a remedy taps.
-DISMISS_LABELS = ("OK", "Dismiss", "Cancel", "Close", "Not Now")
-ALLOW_LABELS = ("Allow", "Allow While Using App", "Allow Once", "OK")
-DENY_LABELS = ("Don't Allow", "Don\u2019t Allow", "Deny")
-RETRY_LABELS = ("Retry", "Try Again", "Reload")
-LOGIN_LABELS = ("Log In", "Log in", "Login", "Sign In", "Sign in", "Continue")
-BACK_LABELS = ("Back",)
-
-_NETWORK_TEXT = re.compile(
-    r"\b(?:network (?:error|unavailable|connection (?:lost|failed))|no internet"
-    r"|not connected to the internet|(?:you(?:'re| are) )?offline\b|no connection"
-    r"|connection (?:lost|failed|error|timed out)|could(?:n't| not) connect"
-    r"|request failed|server error)",
+_NETWORK_ERROR = re.compile(
+    r"\b(?:network (?:error|unavailable|connection (?:was )?(?:lost|failed))"
+    r"|no internet(?: connection)?|not connected to the internet"
+    r"|connection (?:lost|failed|error|timed out)|could(?:n't|n’t| not) connect"
+    r"|request (?:failed|timed out)|server error|something went wrong)",
     re.IGNORECASE,
 )
+_OFFLINE = re.compile(r"\boffline\b", re.IGNORECASE)
 _LOADING_TEXT = re.compile(r"^\s*(?:loading|please wait)\b", re.IGNORECASE)
 _USER_TEXT = re.compile(r"user|e-?mail|login|account|phone", re.IGNORECASE)
+_NOT_PASSWORD = re.compile(
+    r"card|cvv|cvc|security code|expir|pin\b|iban|account number|routing|ssn|new|confirm|current"
+    r"|repeat|again",
+    re.IGNORECASE,
+)
 
 
 @frozen
 class Detection:
-    """A fault seen on an observation: its kind, the elements that show it, and a note.
-
-    ``action`` is the action the fault concerns: the one that changed nothing (``stuck``) or
-    the one whose target the keyboard covers (``keyboard``).
-    """
+    """A fault or interruption seen on an observation: its kind, the elements that show it,
+    and a note. ``action`` is the action it concerns: the one that changed nothing, the one
+    whose target the keyboard covers, or the one an interruption blocked."""
 
     kind: FaultKind
     evidence: tuple[Element, ...] = ()
@@ -70,58 +87,112 @@ class Detection:
     action: Action | None = None
 
 
-def classify(
-    observation: Observation,
-    previous: Observation | None = None,
-    *,
-    action: Action | None = None,
-) -> Detection | None:
-    """The most urgent fault ``observation`` shows, or None when the screen is usable.
+# --- faults: unambiguous, recovered before the agent reasons -------------------------------
 
-    ``previous`` is the observation before: a login screen counts only when it interrupts
-    (``previous`` given and not a login screen itself), so a scenario that starts at sign-in
-    is the agent's job. ``action`` (the next action, when known) lets a keyboard that covers
-    its target count as a fault.
+
+def fault(observation: Observation) -> Detection | None:
+    """The unambiguous fault ``observation`` shows, or None.
+
+    A crash is an app the device reports as not running (its screen is then empty, or the
+    home screen). An app whose state is unknown (list_apps failed) is no crash: with its
+    tree on screen it is fine, and an empty or failed dump is an empty dump, for which
+    recovery asks the device again.
     """
     elements = observation.elements
-    if not observation.app_running:
-        note = "the app is not running"
-        if previous is not None and previous.app_running:
-            note += " (it was on the previous observation)"
-        return Detection("crash", elements, note)
-    if not elements or observation.error:
+    if observation.app_running is False:
+        return Detection("crash", elements, "the app is not running")
+    if not elements or observation.error is not None:
         return Detection("empty_dump", (), observation.error or "the accessibility dump is empty")
-    for kind in ("permission", "alert", "login", "network", "loading"):
-        if kind == "login" and (previous is None or _login(previous.elements) is not None):
-            continue  # a login screen is a fault only when it interrupts: not at the start
-        found = _DETECTORS[kind](elements)
-        if found is not None:
-            return found
-    return keyboard_fault(observation, action) if action is not None else None
+    return _permission(elements)
 
 
 def keyboard_fault(observation: Observation, action: Action) -> Detection | None:
-    """The keyboard fault when it covers ``action``'s target, else None (``classify``'s last
-    check, on its own for a screen already classified as usable)."""
+    """The keyboard fault when the keyboard covers ``action``'s target, else None."""
     if not keyboard_blocks(observation, action):
         return None
     evidence = keyboard_keys(observation.elements)
     return Detection("keyboard", evidence, "the keyboard covers the target", action)
 
 
-def stuck(action: Action, note: str = "the action changed nothing") -> Detection:
+def no_effect(action: Action, note: str = "the action changed nothing") -> Detection:
     """The detection the engine hands to recovery when an action left the screen unchanged."""
-    return Detection("stuck", (), note, action)
+    return Detection("no_effect", (), note, action)
+
+
+def frozen_app(action: Action, count: int) -> Detection:
+    """``count`` different actions in a row changed nothing: the app no longer responds."""
+    return Detection("frozen", (), f"{count} different actions in a row changed nothing", action)
+
+
+# --- interruptions: shown to the agent, recovered only when they block ---------------------
+
+
+def interruption(observation: Observation, previous: Observation | None = None) -> Detection | None:
+    """The interruption on ``observation``, or None: an app alert or modal, a login form
+    that replaced another screen (one the run starts on, or came back to, is the test's), a
+    network error that appeared since ``previous``, or a spinner (in that order)."""
+    elements = observation.elements
+    interrupts = previous is not None and _login(previous.elements) is None
+    return (
+        _alert(elements)
+        or (_login(elements) if interrupts else None)
+        or _network(elements, previous.elements if previous is not None else None)
+        or _loading(elements)
+    )
+
+
+def blocks(detection: Detection, observation: Observation, action: Action) -> bool:
+    """Whether ``detection`` (an interruption) stands between the test and ``action``.
+
+    A modal blocks every action aimed outside it; a login form, a network error and a spinner
+    block an action whose target is absent (for ``done``, a success criterion's target).
+    A key press, a wait and an action aimed inside the interruption are never blocked.
+    """
+    if isinstance(action, (PressKey,)) or detection.kind not in INTERRUPTION_KINDS:
+        return False
+    if detection.kind == "alert":
+        element = action_element(observation, action)
+        if isinstance(action, (Tap, TypeText)):
+            return element is None or not _inside(detection, element)
+        return False
+    return any(target_absent(observation, action))
+
+
+def target_absent(observation: Observation, action: Action) -> Iterable[bool]:
+    """One answer per target ``action`` needs present: is it missing from the screen?"""
+    if isinstance(action, Tap) and action.x is None and action.target is not None:
+        if action.target.label is not None or action.target.id is not None:
+            yield target_element(observation, action.target) is None
+    elif isinstance(action, Assert) and action.condition != "absent":
+        yield target_element(observation, action.target) is None
+    elif isinstance(action, TypeText):
+        yield observation.focused is None
+
+
+def done_blocked(detection: Detection, observation: Observation, done: Done, criteria) -> bool:
+    """A ``done`` is blocked when an interruption hides a success criterion's target."""
+    if detection.kind not in INTERRUPTION_KINDS or not done.success:
+        return False
+    return any(any(target_absent(observation, assertion)) for assertion in criteria)
+
+
+def _inside(detection: Detection, element: Element) -> bool:
+    """Whether ``element`` belongs to the interruption (one of its elements, or in its frame
+    when the tree nests nothing under it)."""
+    if element in detection.evidence:
+        return True
+    frames = [e.frame for e in detection.evidence[:1] if not e.frame.is_empty]
+    return any(f.contains(element.frame.center) for f in frames)
 
 
 # --- detectors ------------------------------------------------------------------------------
 
 
 def _permission(elements: tuple[Element, ...]) -> Detection | None:
-    buttons = [(_label_key(e), e) for e in elements if e.role in BUTTON_ROLES]
+    buttons = [(label_key(e), e) for e in elements if e.role in BUTTON_ROLES]
     allow = [b for key, b in buttons if key in _ALLOW_KEYS]
     deny = [b for key, b in buttons if key in _DENY_KEYS]
-    alerts = [e for e in elements if _is_alert(e)]
+    alerts = [e for e in elements if is_alert(e)]
     if deny and (allow or alerts):
         return Detection("permission", (*alerts[:1], *allow, *deny), "a permission dialog")
     return None
@@ -129,106 +200,95 @@ def _permission(elements: tuple[Element, ...]) -> Detection | None:
 
 def _alert(elements: tuple[Element, ...]) -> Detection | None:
     for index, element in enumerate(elements):
-        if _is_alert(element):
-            buttons = alert_buttons(elements, index)
-            return Detection("alert", (element, *buttons), _text(element) or "an alert")
+        if is_alert(element):
+            inside = alert_elements(elements, index)
+            return Detection("alert", (element, *inside), text_of(element) or "an alert")
     return None
 
 
 def _login(elements: tuple[Element, ...]) -> Detection | None:
     user, password, submit = login_fields(elements)
-    if password is None or (user is None and submit is None):
+    if user is None or password is None:
         return None
     evidence = tuple(e for e in (user, password, submit) if e is not None)
-    return Detection("login", evidence, "a login screen")
+    return Detection("login", evidence, "a login form")
 
 
-def _network(elements: tuple[Element, ...]) -> Detection | None:
+def _network(elements: tuple[Element, ...], before: tuple[Element, ...] | None) -> Detection | None:
+    """An error banner or a Retry control that was not on the screen before (a hint that the
+    app is offline is no error; with a Retry control beside it, it is)."""
     retry = find_button(elements, RETRY_LABELS)
-    banner = next((e for e in elements if _NETWORK_TEXT.search(_text(e) or "")), None)
+    banner = next((e for e in elements if _is_error_banner(e, retry is not None)), None)
     if retry is None and banner is None:
         return None
+    if before is not None:
+        was = find_button(before, RETRY_LABELS) is not None or any(
+            _is_error_banner(e, retry is not None) for e in before
+        )
+        if was:
+            return None  # it was there before the last action: the screen's own content
     evidence = tuple(e for e in (banner, retry) if e is not None)
-    return Detection("network", evidence, _text(banner) if banner else "a Retry button")
+    return Detection("network", evidence, text_of(banner) if banner else "a Retry button")
+
+
+def _is_error_banner(element: Element, retry: bool) -> bool:
+    if element.role in ("AXApplication", "AXHeading") or element.role in BUTTON_ROLES:
+        return False
+    text = text_of(element) or ""
+    return bool(_NETWORK_ERROR.search(text) or (retry and _OFFLINE.search(text)))
 
 
 def _loading(elements: tuple[Element, ...]) -> Detection | None:
     spinners = tuple(
-        e for e in elements if e.role in SPINNER_ROLES or _LOADING_TEXT.match(e.label or "")
+        e
+        for e in elements
+        if is_spinner(e) or (e.role != "AXApplication" and _LOADING_TEXT.match(e.label or ""))
     )
     return Detection("loading", spinners, "a loading indicator") if spinners else None
 
 
-_DETECTORS = {
-    "permission": _permission,
-    "alert": _alert,
-    "login": _login,
-    "network": _network,
-    "loading": _loading,
-}
-
-
 def shows(observation: Observation, kind: FaultKind) -> Detection | None:
     """Whether ``observation`` still shows a fault of ``kind`` (what a remedy checks after)."""
-    if kind == "crash":
-        return classify(observation) if not observation.app_running else None
-    if kind == "empty_dump":
-        empty = not observation.elements or observation.error
-        return Detection("empty_dump", (), observation.error or "") if empty else None
+    if kind in ("crash", "empty_dump"):
+        found = fault(observation)
+        return found if found is not None and found.kind == kind else None
     if kind == "keyboard":
         keys = keyboard_keys(observation.elements)
         return Detection("keyboard", keys) if keys else None
+    if kind == "network":
+        return _network(observation.elements, None)
     detector = _DETECTORS.get(kind)
     return detector(observation.elements) if detector is not None else None
 
 
+_DETECTORS = {"permission": _permission, "alert": _alert, "login": _login, "loading": _loading}
+
+
 # --- helpers the remedies share ----------------------------------------------------------
-
-
-def _text(element: Element) -> str | None:
-    return element.label or element.value
-
-
-def _label_key(element: Element) -> str:
-    """The label as buttons are matched: trimmed and casefolded."""
-    return (element.label or "").strip().casefold()
-
 
 _ALLOW_KEYS = frozenset(label.casefold() for label in ALLOW_LABELS[:-1])  # "OK" alone is no proof
 _DENY_KEYS = frozenset(label.casefold() for label in DENY_LABELS)
 
 
-def _is_alert(element: Element) -> bool:
-    return element.role in ALERT_ROLES or any(t.casefold() in ALERT_TRAITS for t in element.traits)
-
-
-def alert_buttons(elements: tuple[Element, ...], index: int) -> tuple[Element, ...]:
-    """The buttons of the alert at ``index``: those after it in pre-order inside its frame."""
+def alert_elements(elements: tuple[Element, ...], index: int) -> tuple[Element, ...]:
+    """What belongs to the alert at ``index``: the elements after it in pre-order inside its
+    frame (the whole rest of the tree when the alert has no frame, as a terminal modal)."""
     frame = elements[index].frame
     return tuple(
         e
         for e in elements[index + 1 :]
-        if e.role in BUTTON_ROLES and (frame.is_empty or frame.contains(e.frame.center))
+        if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
     )
 
 
-def find_button(elements: Iterable[Element], labels: Iterable[str]) -> Element | None:
-    """The first enabled button whose label is one of ``labels``, preferring earlier labels."""
-    buttons: dict[str, Element] = {}
-    for e in elements:
-        if e.role in BUTTON_ROLES and e.enabled:
-            buttons.setdefault(_label_key(e), e)  # the first in pre-order wins
-    if not buttons:
-        return None
-    for label in labels:
-        button = buttons.get(label.casefold())
-        if button is not None:
-            return button
-    return None
+def alert_buttons(elements: tuple[Element, ...], index: int) -> tuple[Element, ...]:
+    """The buttons of the alert at ``index``."""
+    return tuple(e for e in alert_elements(elements, index) if e.role in BUTTON_ROLES)
 
 
 def keyboard_keys(elements: Iterable[Element]) -> tuple[Element, ...]:
     """The keyboard element, or its keys when the tree has no keyboard container."""
+    elements = tuple(elements)
     board = tuple(e for e in elements if e.role in KEYBOARD_ROLES)
     return board or tuple(e for e in elements if e.role in KEY_ROLES)
 
@@ -246,19 +306,6 @@ def keyboard_frame(observation: Observation) -> Frame | None:
     return Frame(left, top, right - left, bottom - top)
 
 
-def action_point(observation: Observation, action: Action) -> Point | None:
-    """Where on screen an action lands: a tap's point or target centre, a swipe's start."""
-    if isinstance(action, Tap):
-        if action.x is not None and action.y is not None:
-            return Point(action.x, action.y)
-        target = action.target
-        element = observation.find(target.label, target.id) if target is not None else None
-        return element.frame.center if element is not None else None
-    if isinstance(action, Swipe):
-        return action.start
-    return None
-
-
 def keyboard_blocks(observation: Observation, action: Action) -> bool:
     """True when the keyboard is visible and the point the action aims at lies behind it."""
     board = keyboard_frame(observation)
@@ -271,16 +318,34 @@ def keyboard_blocks(observation: Observation, action: Action) -> bool:
 def login_fields(
     elements: tuple[Element, ...],
 ) -> tuple[Element | None, Element | None, Element | None]:
-    """The username field, the password field and the submit button of a login screen."""
-    secure = [e for e in elements if e.secure or e.role == "AXSecureTextField"]
-    plain = [
+    """The user field, the password field and the sign-in control of a login form, each None
+    when the screen is no login form.
+
+    A login form has exactly one secure field that is a password (not a card number, a CVV,
+    a PIN or a new/confirm password), a plain field for the account (e-mail, user name,
+    phone), and a sign-in button or heading. A checkout, a change-password form or a PIN pad
+    is none of that.
+    """
+    secure = [e for e in elements if is_secure(e)]
+    if len(secure) != 1 or _NOT_PASSWORD.search(_names(secure[0])):
+        return None, None, None
+    password = secure[0]
+    users = [
         e
         for e in elements
-        if e.role in TEXT_FIELD_ROLES and not e.secure and e.role != "AXSecureTextField"
+        if e.role in TEXT_FIELD_ROLES and not is_secure(e) and _USER_TEXT.search(_names(e))
     ]
-    named = [e for e in plain if _USER_TEXT.search(f"{e.label} {e.unique_id} {e.placeholder}")]
-    user = (named or plain or [None])[0]
-    return user, (secure or [None])[0], find_button(elements, LOGIN_LABELS)
+    if len(users) != 1:
+        return None, None, None
+    submit = find_button(elements, SIGN_IN_LABELS)
+    heading = any(is_heading(e) and says_sign_in(e) for e in elements)
+    if submit is None and not heading:
+        return None, None, None
+    return users[0], password, submit
+
+
+def _names(element: Element) -> str:
+    return f"{element.label or ''} {element.unique_id or ''} {element.placeholder or ''}"
 
 
 def screen_size(observation: Observation) -> tuple[float, float]:

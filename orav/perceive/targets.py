@@ -1,0 +1,72 @@
+"""Where an action lands: the one target-resolution rule, used by the engine, the keyboard
+check and every remedy, so all of them mean the same element.
+
+The rule itself is ``orav.model.locate`` (controls before plain text, enabled first, then the
+first in pre-order; elements without a size never match); this module applies it to actions.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve
+
+from orav.model import Action, Element, Observation, Point, Swipe, Tap, Target, TypeText
+from orav.model.observation import locate
+
+
+def target_element(observation: Observation, target: Target | None) -> Element | None:
+    """The element ``target`` means on ``observation``, or None (selectors are the driver's)."""
+    if target is None or (target.label is None and target.id is None):
+        return None
+    return locate(observation.elements, target.label, target.id)
+
+
+def action_element(observation: Observation, action: Action) -> Element | None:
+    """The element an action is aimed at: a tap's target, or the field that text goes into."""
+    if isinstance(action, Tap):
+        return target_element(observation, action.target)
+    if isinstance(action, TypeText):
+        return observation.focused
+    return None
+
+
+def action_point(observation: Observation, action: Action) -> Point | None:
+    """Where on screen an action lands: a tap's point or target centre, a swipe's start."""
+    if isinstance(action, Tap):
+        if action.x is not None and action.y is not None:
+            return Point(action.x, action.y)
+        element = target_element(observation, action.target)
+        return element.frame.center if element is not None else None
+    if isinstance(action, Swipe):
+        return action.start
+    return None
+
+
+def resolve(action: Action, observation: Observation) -> Action:
+    """Give a targeted tap the centre of its element on ``observation`` (unchanged when the
+    tap has coordinates already, or the target is not there)."""
+    if isinstance(action, Tap) and action.target is not None and action.x is None:
+        element = target_element(observation, action.target)
+        if element is not None:
+            centre = element.frame.center
+            return evolve(action, x=centre.x, y=centre.y)
+    return action
+
+
+def target_missing(observation: Observation, action: Action) -> bool:
+    """True when a targeted tap's target is not on ``observation`` (a selector is never
+    missing here: only the driver can resolve it)."""
+    if not isinstance(action, Tap) or action.target is None or action.x is not None:
+        return False
+    target = action.target
+    if target.label is None and target.id is None:
+        return False
+    return target_element(observation, target) is None
+
+
+def tap_on(element: Element) -> Tap:
+    """A tap on an element by id or label when it has one (readable in cassettes), else at
+    its centre."""
+    if element.unique_id or element.label:
+        return Tap(target=Target(label=element.label, id=element.unique_id))
+    centre = element.frame.center
+    return Tap(centre.x, centre.y)
