@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from orav import __version__
-from orav.errors import InputError, OravError
+from orav.errors import InputError, Interrupted, OravError
 
 
 class _Group(click.Group):
@@ -23,6 +23,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except OravError as exc:
             click.echo(f"orav: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except Interrupted as exc:  # the run's cassette and reports say how far it got
+            click.echo(f"orav: {exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("orav: interrupted", err=True)
@@ -243,7 +246,9 @@ def record(
         _same_scenario(out, scenario)
         ctx.invoke(replay, cassettes=(out,))  # exits with replay's status
     agent = _agent(agent_spec, base_url, agent_options)
-    result = _run(runner.record(scenario, out, device=device, agent=agent, mode=mode, seed=seed))
+    result = _recorded(
+        runner.record(scenario, out, device=device, agent=agent, mode=mode, seed=seed)
+    )
     if result.reused:
         click.echo(
             f"{out}: {result.reused} decisions reused from the old cassette, "
@@ -254,6 +259,19 @@ def record(
     _print_reports([(result.report, out, None)])
     click.echo(_write_reports(result, out))
     sys.exit(0 if result.report.ok else 1)
+
+
+def _recorded(coro):
+    """Run a recording; when SIGINT/SIGTERM ends it, its reports are still written (the
+    cassette ends in an ``interrupted`` report) before the interruption ends the command."""
+    try:
+        return _run(coro)
+    except Interrupted as exc:
+        kept = exc.recording
+        if kept is not None:
+            _print_reports([(kept.report, kept.cassette, None)])
+            click.echo(_write_reports(kept, kept.cassette))
+        raise
 
 
 def _same_scenario(cassette: Path, scenario) -> None:
@@ -452,7 +470,9 @@ def explore(
     )
     out = out or Path("recordings") / f"{scenario.name}.cassette"
     explorer = ExplorerAgent()
-    result = _run(runner.record(scenario, out, device=device, agent=explorer, overwrite=overwrite))
+    result = _recorded(
+        runner.record(scenario, out, device=device, agent=explorer, overwrite=overwrite)
+    )
     coverage = explorer.coverage()
     json_path, md_path = write_coverage(coverage, out)
     _print_coverage(coverage)

@@ -5,19 +5,20 @@ These are the library functions behind ``orav record``, ``orav replay`` and ``or
 
 from __future__ import annotations
 
+import asyncio
 import os
-import stat
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import signal
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, fields, frozen
 
 from orav.agents import Agent
 from orav.cassette.regression import DecisionDiff
-from orav.errors import InputError
+from orav.errors import InputError, Interrupted
 from orav.model import RunReport, Scenario
 
 if TYPE_CHECKING:
@@ -166,6 +167,7 @@ async def record(
         raise InputError(f"unknown record mode {mode!r}; expected one of {MODES}", "--record-mode")
     if mode == "none":
         return await replay(out)
+    check_out(out)
     if mode == "once" and out.exists():
         raise InputError(
             "cassette already exists; replay it with `orav replay`, or record again with "
@@ -173,42 +175,98 @@ async def record(
             str(out),
         )
     from orav.cassette import read_cassette
+    from orav.cassette.writer import Beside, remove_stale
 
-    previous = read_cassette(out) if mode == "new_episodes" and out.exists() else None
+    existed = out.exists()
+    previous = read_cassette(out) if mode == "new_episodes" and existed else None
     agent = agent or make_agent("scripted")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # Replacing a cassette goes through a file beside it: a failed run keeps the old one.
-    target = _temporary(out) if mode != "once" and out.exists() else out
     try:
-        recording = await _record(scenario, target, device, agent, mode, previous, clock, seed)
-    except BaseException:
-        if target != out:
-            target.unlink(missing_ok=True)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(out)  # left by runs killed with no chance to clean up
+        # Every mode but once writes beside ``out`` and moves the whole cassette into place
+        # at the end: a failed run keeps the old one, two runs never write one file at once.
+        beside = Beside(out) if mode != "once" else None
+    except OSError as exc:
+        raise InputError(f"cannot write the cassette: {exc.strerror}", str(out)) from None
+    target = beside.path if beside else out
+    try:
+        with _interruptible() as interruption:
+            recording = await _record(
+                scenario, target, device, agent, mode, previous, clock, seed, interruption
+            )
+    except Interrupted as exc:
+        # The interrupted run's cassette (ending in its ``interrupted`` report) is kept,
+        # unless it would replace an older one: a re-record cut short keeps the old.
+        if beside is not None and (existed or exc.recording is None):
+            beside.discard()
+            exc.recording = None
+        elif beside is not None:
+            beside.commit(replace=mode == "all")
+        if exc.recording is not None:
+            exc.recording = evolve(exc.recording, cassette=out)
         raise
-    if target != out:
-        os.replace(target, out)
-        _sync_directory(out.parent)
+    except BaseException:
+        if beside is not None:
+            beside.discard()
+        raise
+    if beside is not None:
+        beside.commit(replace=existed or mode == "all")
     return evolve(recording, cassette=out)
 
 
-def _temporary(out: Path) -> Path:
-    """A new file beside ``out`` (same file system, so it can be renamed over it), with
-    ``out``'s permissions (mkstemp's are owner-only)."""
-    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        os.fchmod(fd, stat.S_IMODE(out.stat().st_mode))
-    finally:
-        os.close(fd)
-    return Path(name)
+def interrupted_report(report: RunReport, signal: str) -> RunReport:
+    """The report of a run SIGINT or SIGTERM ended: how far it got (``Engine.unfinished``)."""
+    step = report.total_steps + 1
+    return evolve(report, status="interrupted", summary=f"interrupted by {signal} at step {step}")
 
 
-def _sync_directory(path: Path) -> None:
-    """Make a rename in ``path`` durable."""
-    fd = os.open(path, os.O_RDONLY)
+def check_out(out: Path) -> None:
+    """Refuse, before anything starts, a cassette path the run could not write at its end:
+    a directory, a path under a file, a symlink (orav writes no file through a symlink), or a
+    folder it cannot write in."""
+    where = str(out)
+    if out.is_symlink():
+        raise InputError("is a symlink; orav does not write a cassette through one", where)
+    if out.is_dir():
+        raise InputError("is a directory; --out names the cassette file", where)
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"{parent} is not a directory", where)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write in {parent}: permission denied", where)
+
+
+@contextmanager
+def _interruptible() -> Iterator[dict[str, Any]]:
+    """While recording, SIGINT and SIGTERM cancel the run instead of killing the process, so
+    the cassette gets its ``interrupted`` report and temp files are removed. Yields the state
+    the handler fills in: ``signal`` (its name) and ``writer`` (to tell it why calls end)."""
+    state: dict[str, Any] = {"signal": None, "writer": None}
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def on_signal(name: str) -> None:
+        if state["signal"] is None and task is not None:
+            state["signal"] = name
+            if state["writer"] is not None:
+                state["writer"].interrupted = name
+            task.cancel()
+
+    installed = []
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(signum, on_signal, signum.name)
+            except (NotImplementedError, RuntimeError, ValueError):
+                continue
+            installed.append(signum)
     try:
-        os.fsync(fd)
+        yield state
     finally:
-        os.close(fd)
+        for signum in installed:
+            loop.remove_signal_handler(signum)
 
 
 async def _record(
@@ -220,6 +278,7 @@ async def _record(
     previous: Cassette | None,
     clock: Clock | None,
     seed: int,
+    interruption: dict[str, Any],
 ) -> Recording:
     from orav.cassette import (
         CassetteWriter,
@@ -230,6 +289,7 @@ async def _record(
         ReusingAgent,
         SystemClock,
     )
+    from orav.cassette.events import ReportEvent
     from orav.engine import Engine
 
     async with open_device(device, scenario, seed=seed) as live:
@@ -243,6 +303,7 @@ async def _record(
         secrets = secrets_of(scenario, agent)
         overwrite = mode != "once"
         with CassetteWriter.create(out, header, overwrite=overwrite, secrets=secrets) as writer:
+            interruption["writer"] = writer
             deciding = (
                 ReusingAgent(previous, agent, writer=writer)
                 if mode == "new_episodes"
@@ -257,6 +318,17 @@ async def _record(
             )
             try:
                 report = await engine.run(scenario)
+            except (asyncio.CancelledError, Interrupted):
+                name = interruption["signal"]
+                if name is None or engine.unfinished is None:
+                    raise  # not a signal: a caller's cancellation
+                asyncio.current_task().uncancel()
+                report = interrupted_report(engine.unfinished, name)
+                writer.write(ReportEvent.of(report))
+                writer.sync()
+                stopped = Interrupted(name)
+                stopped.recording = Recording(report, out, tuple(secrets))
+                raise stopped from None
             finally:
                 close = getattr(agent, "close", None)
                 if close is not None:
@@ -296,11 +368,13 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
         None,
     )
     device = ReplayDevice(cassette)
-    judge = ComparingAgent(ReplayAgent(cassette), agent) if agent is not None else None
+    decisions_track = ReplayAgent(cassette)
+    clock = ReplayClock(cassette)
+    judge = ComparingAgent(decisions_track, agent) if agent is not None else None
     engine = Engine(
         device,
-        judge or ReplayAgent(cassette),
-        clock=ReplayClock(cassette),
+        judge or decisions_track,
+        clock=clock,
         run_id=recorded.run_id if recorded else header.run_id,
         deadlines=False,
     )
@@ -309,6 +383,8 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
         differences.append(f"the cassette was cut off at {cassette.truncated}")
     try:
         report = await engine.run(header.scenario)
+    except Interrupted as exc:  # the recording was interrupted there: so is its replay
+        report = interrupted_report(engine.unfinished, exc.signal)
     except ReplayDivergence as exc:
         if recorded is not None:
             raise
@@ -334,8 +410,14 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
             for f in fields(RunReport)
             if getattr(recorded, f.name) != getattr(report, f.name)
         ]
-    if device.pending:
-        differences.append(f"{device.pending} recorded device calls were not replayed")
+    # Faithful means every track was consumed: the device's, the agent's and the clock's.
+    for track, pending in (
+        ("device calls", device.pending),
+        ("decisions", decisions_track.pending),
+        ("clock readings and sleeps", clock.pending),
+    ):
+        if pending:
+            differences.append(f"{pending} recorded {track} were not replayed")
     decisions = tuple(judge.differences) if judge else ()
     compared = judge.compared if judge else 0
     return Replay(report, recorded, not differences, tuple(differences), decisions, compared)

@@ -24,6 +24,7 @@ from orav.cassette.events import ClockEvent, SleepEvent
 from orav.cassette.reader import Cassette
 from orav.cassette.replay import Track
 from orav.cassette.writer import CassetteWriter
+from orav.errors import Interrupted
 
 
 @runtime_checkable
@@ -58,8 +59,8 @@ class RecordingClock:
     async def sleep(self, seconds: float) -> None:
         try:
             await self._clock.sleep(seconds)
-        except asyncio.CancelledError:  # a deadline ended it: replay ends it there too
-            self._writer.write(SleepEvent(seconds, cut=True))
+        except asyncio.CancelledError:  # a deadline or a signal ended it: replay ends it there
+            self._writer.write(SleepEvent(seconds, cut=True, interrupted=self._writer.interrupted))
             raise
         self._writer.write(SleepEvent(seconds))
 
@@ -84,5 +85,7 @@ class ReplayClock:
         if event.seconds != seconds:
             self._track.diverge(index, f"sleep {event.seconds:g}s", actual)
         self._track.advance()
+        if event.interrupted:
+            raise Interrupted(event.interrupted)
         if event.cut:
             raise TimeoutError("cut off by a deadline")

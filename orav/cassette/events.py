@@ -17,7 +17,7 @@ from cattrs.gen import make_dict_unstructure_fn
 
 from orav import __version__
 from orav.codec import converter, structure, unstructure
-from orav.errors import AgentError, DeviceError, InputError, OravError
+from orav.errors import AgentError, DeviceError, InputError, Interrupted, OravError
 from orav.model import (
     Action,
     ActionResult,
@@ -66,6 +66,7 @@ converter.register_unstructure_hook(
 
 DEADLINE = "TimeoutError"
 UNEXPECTED = "Unexpected"
+INTERRUPTED = "Interrupted"
 
 
 class ReplayedError(Exception):
@@ -105,7 +106,15 @@ class Raised:
         raises TimeoutError at the same place, so a timed-out run replays as it ran."""
         return cls(DEADLINE, "cut off by a deadline")
 
-    def exception(self) -> Exception:
+    @classmethod
+    def interrupted(cls, signal: str) -> Raised:
+        """The call was cut off by SIGINT or SIGTERM: replay raises ``Interrupted`` there, so
+        an interrupted run replays as interrupted, not as a timeout."""
+        return cls(INTERRUPTED, f"interrupted by {signal}")
+
+    def exception(self) -> BaseException:
+        if self.error == INTERRUPTED:
+            return Interrupted(self.message.removeprefix("interrupted by "))
         if self.error == DEADLINE:
             return TimeoutError(self.message)
         if self.error == UNEXPECTED:
@@ -216,11 +225,13 @@ class ClockEvent:
 
 @frozen
 class SleepEvent:
-    """A sleep of ``seconds``; ``cut`` when a deadline ended it early."""
+    """A sleep of ``seconds``; ``cut`` when a deadline ended it early, ``interrupted`` (the
+    signal's name) when SIGINT or SIGTERM did."""
 
     type: ClassVar[str] = "sleep"
     seconds: float
     cut: bool = False
+    interrupted: str | None = None
 
 
 @frozen

@@ -36,16 +36,24 @@ from orav.errors import OravError
 from orav.model import Action, ActionResult, Decision, DeviceInfo, Element, Observation
 
 
+def _cut(writer: CassetteWriter) -> Raised:
+    """A call cut off: by SIGINT/SIGTERM when the writer was told so, else by a deadline."""
+    if writer.interrupted:
+        return Raised.interrupted(writer.interrupted)
+    return Raised.deadline()
+
+
 @contextmanager
 def _failures(writer: CassetteWriter, event: Callable[[Raised], Event]) -> Iterator[None]:
-    """Record a call that failed (an OravError) or was cut off by a deadline, then re-raise."""
+    """Record a call that failed (an OravError) or was cut off by a deadline or a signal,
+    then re-raise."""
     try:
         yield
     except OravError as exc:
         writer.write(event(Raised.of(exc)))
         raise
     except (asyncio.CancelledError, TimeoutError):
-        writer.write(event(Raised.deadline()))
+        writer.write(event(_cut(writer)))
         raise
     except Exception as exc:  # a callee's bug: recorded too, so the cassette still replays
         writer.write(event(Raised.unexpected(exc)))
@@ -136,7 +144,7 @@ class RecordingAgent:
             self._writer.write(DecideEvent(step, raised=Raised.of(exc), call=call))
             raise
         except (asyncio.CancelledError, TimeoutError):
-            self._writer.write(DecideEvent(step, raised=Raised.deadline()))
+            self._writer.write(DecideEvent(step, raised=_cut(self._writer)))
             raise
         except Exception as exc:  # an agent's bug: recorded too, so the cassette still replays
             self._writer.write(DecideEvent(step, raised=Raised.unexpected(exc)))

@@ -12,14 +12,22 @@ API::
 Each line goes to the kernel in one ``write`` call on an unbuffered descriptor, so a process
 killed at any point leaves whole lines plus at most one cut-off last line, which the reader
 reports as the place the cassette was cut.
+
+A cassette that replaces one, or that another run could create at the same time, is written
+beside it (``Beside``: a locked temp file) and moved into place whole when the run ends
+(``Beside.commit``): two writers never interleave, a failed run keeps the old cassette, and the
+temp files of runs killed with no chance to clean up are removed by the next (``remove_stale``).
 """
 
 from __future__ import annotations
 
 import base64
+import fcntl
 import hashlib
 import json
 import os
+import stat
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self
@@ -52,6 +60,9 @@ class CassetteWriter:
         self._fsync = fsync
         self._blobs: set[str] = set()
         self.lines_written = 0
+        # The signal (SIGINT, SIGTERM) that is ending the run, set by the runner: a call cut
+        # off then is recorded as interrupted, not as cut by a deadline.
+        self.interrupted: str | None = None
 
     @classmethod
     def create(
@@ -66,7 +77,7 @@ class CassetteWriter:
         """Start a cassette at ``path`` with ``header``; an existing file is an InputError
         unless ``overwrite``. ``secrets`` (API key, passwords) are scrubbed from every line."""
         path = Path(path)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC
+        flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
         flags |= os.O_TRUNC if overwrite else os.O_EXCL
         try:
             fd = os.open(path, flags, 0o644)
@@ -153,3 +164,99 @@ class CassetteWriter:
             written = os.write(self._fd, view)
             view = view[written:]
         self.lines_written += 1
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class Beside:
+    """A temp file beside cassette ``out`` (``.NAME.XXXX.tmp``, on the same file system), held
+    under an exclusive flock for as long as it is open, so ``remove_stale`` leaves it alone.
+
+    Its mode is ``out``'s when replacing one, else what a new file gets (mkstemp's is 0600).
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+        self.path = Path(name)
+        self._lock: int | None = fd
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            try:
+                mode = stat.S_IMODE(out.stat().st_mode)
+            except OSError:
+                mode = 0o666 & ~_umask()
+            os.fchmod(fd, mode)
+        except BaseException:
+            self.discard()
+            raise
+
+    def commit(self, *, replace: bool) -> None:
+        """Move the finished cassette to ``out``: a hard link when ``out`` must be new (it
+        fails if another run got there first), a rename over it when ``replace``."""
+        try:
+            if replace:
+                os.replace(self.path, self.out)
+            else:
+                try:
+                    os.link(self.path, self.out)
+                except FileExistsError:
+                    raise InputError(
+                        "another run created this cassette while this one recorded; "
+                        "this run's cassette was not kept",
+                        str(self.out),
+                    ) from None
+                self.path.unlink()
+            _sync_directory(self.out.parent)
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Remove the temp file (if it is still there) and let go of its lock."""
+        self.path.unlink(missing_ok=True)
+        if self._lock is not None:
+            fd, self._lock = self._lock, None
+            os.close(fd)
+
+
+def remove_stale(out: Path) -> list[Path]:
+    """Remove the temp files beside ``out`` that no live run holds (a run killed by SIGKILL
+    leaves its temp file unlocked); the paths removed."""
+    removed = []
+    try:
+        candidates = list(out.parent.glob(f".{glob_escape(out.name)}.*.tmp"))
+    except OSError:
+        return removed
+    for path in candidates:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # a live run's
+        else:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    """``name`` with glob's special characters taken literally."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _sync_directory(path: Path) -> None:
+    """Make a rename or link in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -16,6 +16,7 @@ RunStatus = Literal[
     "step_limit",  # max_steps reached before the goal
     "timed_out",  # timeout_seconds passed before the goal
     "aborted",  # an error ended the run (device gone, agent error, unrecovered fault)
+    "interrupted",  # SIGINT or SIGTERM ended the run (orav.runner writes this report)
 ]
 
 

@@ -24,6 +24,7 @@ from statemachine import StateChart
 from orav.machines import machine_classes
 from orav.model import Decision, Screenshot, Transition, Verification, show_action
 from orav.report import diagram
+from orav.report.files import write_text
 from orav.report.run import Performed, RecoveryView, RunView, StepView, read_run
 
 Child = ET.Element | str | None | Iterable["Child"]
@@ -135,9 +136,7 @@ def write_html(run: RunView | Path, out: Path | None = None) -> Path:
     if isinstance(run, Path):
         run = read_run(run)
     out = out or run.path.with_suffix(".html")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(run), encoding="utf-8")
-    return out
+    return write_text(out, render_html(run))
 
 
 def render_html(run: RunView) -> str:
@@ -209,8 +208,7 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
             rows,
         ),
     )
-    out.write_text(_page("orav runs", body), encoding="utf-8")
-    return out
+    return write_text(out, _page("orav runs", body))
 
 
 # --- sections ------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from orav.report.files import write_text
 from orav.report.run import RunView
 
 SUITE = "orav"
@@ -23,9 +24,7 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 def write_junit(runs: Sequence[RunView], out: Path, *, suite: str = SUITE) -> Path:
     """Write the JUnit XML of ``runs`` to ``out`` and return the path."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(junit_xml(runs, suite=suite), encoding="utf-8")
-    return out
+    return write_text(out, junit_xml(runs, suite=suite))  # whole, never through a symlink
 
 
 def junit_xml(runs: Sequence[RunView], *, suite: str = SUITE) -> str:

@@ -1,0 +1,31 @@
+"""Report files written whole and never through a symlink.
+
+A report is written to a temp file beside its path and renamed over it: a reader never sees half
+a report, and a symlink (or anything else) already at the path is replaced, not followed, so a
+planted ``NAME.html -> ~/.bashrc`` cannot make orav overwrite another file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically, replacing (not following) a symlink."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(21, "Is a directory", str(path))
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # what a new file gets (mkstemp's is 0600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return path
