@@ -546,13 +546,20 @@ class _Run:
 
 
 class _Transitions:
-    """Listener: every transition of the run machine is kept and written."""
+    """Listener: every transition of the run machine is kept and written. A transition of the
+    compound ``running`` state (time up, abort, an error) is written from the phase it cut
+    short, which is what a reader wants to know."""
 
     def __init__(self, run: _Run) -> None:
         self.run = run
+        self.phase = "idle"
+
+    def before_transition(self) -> None:
+        self.phase = self.run.machine.state
 
     def after_transition(self, event: str, source, target) -> None:
-        self.run.note_transition("run", source.id, str(event), target.id)
+        origin = self.phase if source.id == "running" else source.id
+        self.run.note_transition("run", origin, str(event), target.id)
 
 
 def _taps_focused_field(action: Action, observation: Observation) -> bool:

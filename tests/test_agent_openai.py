@@ -407,8 +407,8 @@ MALFORMED = {
         "swipe end",
     ),
     "bad key": (
-        {"content": answer({"kind": "press_key", "key": "enter"})},
-        "unknown key name 'enter'",
+        {"content": answer({"kind": "press_key", "key": "hyperspace"})},
+        "unknown key 'hyperspace'",
     ),
 }
 
@@ -614,6 +614,7 @@ def test_schema_is_strict_everywhere():
         "terminate",
         "assert",
         "done",
+        "recover",
     ]
     tap = ANSWER_SCHEMA["properties"]["action"]["anyOf"][0]["properties"]
     assert "target" not in tap and "vision" not in tap

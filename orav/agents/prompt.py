@@ -53,12 +53,16 @@ lacks.
 {PASSWORD_PLACEHOLDER}; it is filled in for you and never shown.
 - Actions: tap, type_text, swipe (start/end points), press_key (return, escape, tab, \
 backspace, delete, space, home), wait (seconds), launch, terminate, assert (target label/id; \
-condition visible, absent or value_equals), done (success, summary). null in an optional \
-field means its default.
+condition visible, absent or value_equals), done (success, summary), recover (orav handles \
+the interruption on screen: dismisses an alert through a safe button, signs in, waits out a \
+spinner, retries after a network error). null in an optional field means its default.
 Decide in this order of priority:
-1. Recovery first: an unexpected alert, permission dialog, error or network banner, login \
-wall, loading spinner, crashed app (not running), or a keyboard hiding what you need: clear it \
-before anything else (answer or dismiss the dialog, Retry, wait, relaunch, sign in).
+1. Recovery first: a crash, an empty screen, a system permission dialog and a keyboard over \
+your target are handled for you before you are asked. An interruption (a dialog, a login \
+form, a spinner, an error banner) is named under "Interruption:": if the test itself opened \
+it (a confirmation the goal asks you to answer), answer it yourself; if it is in the way, \
+choose recover or act around it. Never confirm something destructive the goal did not ask \
+for.
 2. Goal progress: the action that most directly advances the goal and its success criteria.
 3. Coverage gaps: when the direct path is blocked or an action changed nothing, try a control \
 not tried yet instead of repeating yourself.
@@ -214,7 +218,7 @@ def describe_action(action: Action) -> str:
             return f"assert {target} {condition}" + (f" {_quote(value)}" if value else "")
         case Done(success=success):
             return f"done success={str(success).lower()}"
-    return action.kind
+    return action.kind  # recover
 
 
 def _criterion(check: Assert) -> str:
@@ -234,6 +238,8 @@ def _step_line(step: Step) -> str:
             line += ", expected " + ("seen" if verification.expected_seen else "NOT seen")
         if verification.input_dropped:
             line += ", input dropped"
+        if verification.note.startswith("no effect"):
+            line += "; NO EFFECT even when retried: try something else"
     return line
 
 
@@ -260,13 +266,18 @@ def user_text(context: AgentContext, history: int, screen: Screen | None) -> tup
         )
     observation = context.observation
     app = observation.app or scenario.app
-    state = "running" if observation.app_running else "NOT running"
+    state = {True: "running", False: "NOT running", None: "(state unknown)"}[
+        observation.app_running
+    ]
     size = f", {_num(screen.width)}x{_num(screen.height)} points" if screen else ""
     out.append(f"Screen: app {app} {state}{size}. Elements (ref role label #id =value @centre):")
     if observation.error:
         out.append(f"(observation error: {observation.error})")
     tree, refs = encode_tree(observation, screen)
     out.append(tree or "(no elements)")
+    if context.interruption is not None:
+        found = context.interruption
+        out.append(f"Interruption: {found.kind} ({_quote(found.note or found.kind)}).")
     return "\n".join(out), refs
 
 
