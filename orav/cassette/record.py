@@ -33,7 +33,15 @@ from orav.cassette.writer import CassetteWriter
 from orav.codec import unstructure
 from orav.device import Device
 from orav.errors import OravError
-from orav.model import Action, ActionResult, Decision, DeviceInfo, Element, Observation
+from orav.model import (
+    Action,
+    ActionResult,
+    Decision,
+    DeviceInfo,
+    Element,
+    Observation,
+    TypeText,
+)
 
 
 def _cut(writer: CassetteWriter) -> Raised:
@@ -82,6 +90,12 @@ class RecordingDevice:
         return observation
 
     async def perform(self, action: Action) -> ActionResult:
+        if isinstance(action, TypeText) and action.secure:
+            # The field that takes a secret keeps it: its value is stored as bullets from now
+            # on, through every edit, whether or not it masks what is typed.
+            focused = next((e for e in self._last_elements or () if e.focused), None)
+            if focused is not None:
+                self._writer.scrubber.hold(focused.label, focused.unique_id)
         with _failures(self._writer, lambda raised: PerformEvent(action, raised=raised)):
             result = await self._device.perform(action)
         self._writer.write(PerformEvent(action, result))

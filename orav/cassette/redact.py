@@ -3,14 +3,22 @@
 ``Scrubber(secrets=())`` works on the plain JSON data of a line, so every event type, the
 header and JSON blobs get the same treatment:
 
-- ``data(obj) -> obj``: a copy where secure values are replaced by ``REDACTED`` (the ``text`` of a
-  ``type_text`` action with ``secure: true``, the ``value`` of an element with ``secure: true``,
-  any ``password``), each such value is also registered as a secret, and every other string is
-  passed through ``text``;
+- ``data(obj) -> obj``: a copy where secure values are replaced (the ``text`` of a ``type_text``
+  action with ``secure: true`` and any ``password`` by ``REDACTED``; the ``value`` of an element
+  by ``•`` per character, see below), each such value is also registered as a secret, and every
+  other string is passed through ``text``;
 - ``text(s) -> str``: replaces registered secrets, ``sk-...`` API keys, ``Authorization`` header
   values and ``Bearer`` tokens;
 - ``add(secret) -> bool``: registers a secret (at least ``MIN_SECRET_LENGTH`` characters:
-  shorter strings would erase unrelated text).
+  shorter strings would erase unrelated text);
+- ``hold(label, unique_id)``: a secret was typed into this field (``RecordingDevice`` says so).
+
+A secret is followed through edits of the field that held it: an element's ``value`` is stored
+as one bullet per character (``••••••••••`` for ten; what iOS itself exposes of a secure field)
+when the element is secure, when a secret was typed into it (``hold``, whatever its length and
+whether or not the field masks it), or when the value contains the first ``MIN_SECRET_LENGTH``
+characters of a registered secret (what is left of it after a backspace). Never the text, never a
+prefix; and the length the device showed, so a replay computes the same number of backspaces.
 
 Tags, hashes and enumerated values (``STRUCTURAL_KEYS``) are never scrubbed, so a cassette still
 reads back. ``matches_redacted(recorded, actual)`` is how replay compares a recorded (redacted)
@@ -23,7 +31,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-REDACTED = "••••••"
+BULLET = "•"
+REDACTED = BULLET * 6
 MIN_SECRET_LENGTH = 4
 STRUCTURAL_KEYS = frozenset(
     {
@@ -56,15 +65,26 @@ class Scrubber:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._prefixes: set[str] = set()  # each secret's first MIN_SECRET_LENGTH characters
+        self._held: set[tuple[str, str]] = set()  # fields a secret was typed into
         for secret in secrets:
             self.add(secret)
 
+    def hold(self, label: str | None, unique_id: str | None) -> None:
+        """A secret was typed into the field with this id (else label): from now on its
+        value is stored as bullets, however it is edited."""
+        if unique_id:
+            self._held.add(("unique_id", unique_id))
+        elif label:
+            self._held.add(("label", label))
+
     def add(self, secret: str) -> bool:
         """Scrub ``secret`` from now on; False (and not registered) when it is too short."""
-        if len(secret) < MIN_SECRET_LENGTH or secret == REDACTED:
-            return False
+        if len(secret) < MIN_SECRET_LENGTH or not secret.strip(BULLET):
+            return False  # too short to scrub safely, or bullets already
         if secret not in self._secrets:
             self._secrets.add(secret)
+            self._prefixes.add(secret[:MIN_SECRET_LENGTH])
             # Longest first, so a secret that contains another is removed whole.
             ordered = sorted(self._secrets, key=len, reverse=True)
             self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
@@ -102,13 +122,26 @@ class Scrubber:
             return node if key in STRUCTURAL_KEYS else self.text(node)
         if isinstance(node, dict):
             secure = _secure_keys(node)
+            masked = self._masked_value(node)
             return {
-                k: REDACTED if k in secure else self._scrub(v, k if isinstance(k, str) else None)
+                k: (BULLET * len(v) if k == masked else REDACTED)
+                if k in secure or k == masked
+                else self._scrub(v, k if isinstance(k, str) else None)
                 for k, v in node.items()
             }
         if isinstance(node, list | tuple):
             return [self._scrub(value, key) for value in node]
         return node
+
+    def _masked_value(self, node: dict) -> str | None:
+        """``"value"`` when ``node`` is an element whose value is stored as bullets."""
+        value = node.get("value")
+        if "kind" in node or not isinstance(value, str):
+            return None  # an action (an assert's value is the scenario's), not an element
+        held = any(node.get(field) == name for field, name in self._held)
+        if node.get("secure") is True or held or any(p in value for p in self._prefixes):
+            return "value"
+        return None
 
 
 def _secure_keys(node: dict) -> tuple[str, ...]:
