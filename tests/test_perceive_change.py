@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from perceive_screens import render
 
-from orav.model import Observation
-from orav.perceive import changed, measure, raster, screen_key
+from orav.model import Element, Frame, Observation
+from orav.perceive import changed, measure, raster, screen_id, screen_name, screen_state
 from orav.perceive.change import MIN_CHANGED_CELLS, _rasters, clear_rasters
 
 WORDS = (
@@ -114,12 +114,39 @@ def test_undecodable_bytes_fall_back_on_the_tree():
     assert not changed(obs, attrs.evolve(obs))
 
 
-def test_screen_key_tells_screens_apart_and_falls_back_on_the_fingerprint():
+def test_screen_identity_ignores_what_changes_on_one_screen():
+    """The one screen identity (orav.perceive.screens): typed text, the clock, focus and the
+    keyboard coming up are the same screen; other controls are another one."""
     inbox, cart = render(("Inbox", "Orders")), render(("Cart", "Wallet", "Maps", "Notes"))
-    assert screen_key(inbox) == screen_key(render(("Inbox", "Orders")))
-    assert screen_key(inbox) != screen_key(cart)
-    bare = attrs.evolve(inbox, screenshot=None)
-    assert screen_key(bare) == bare.fingerprint
+    assert screen_id(inbox) == screen_id(render(("Inbox", "Orders"), clock="9:42"))
+    assert screen_id(inbox) != screen_id(cart)
+    typed = render(("Inbox",), field_text="Ada")
+    more = render(("Inbox",), field_text="Ada Lovelace")
+    assert screen_id(typed) == screen_id(more)
+    assert screen_state(typed) != screen_state(more)  # a recorded decision may not hold
+    keyboard = Element("AXKeyboard", frame=Frame(0, 553, 390, 291))
+    up = attrs.evolve(typed, elements=(*typed.elements, keyboard))
+    assert screen_id(up) == screen_id(typed)
+    assert screen_name(inbox) == "Inbox" and screen_name(cart) == "Cart"
+    titled = attrs.evolve(
+        cart, elements=(*cart.elements, Element("AXHeading", "Basket", frame=Frame(0, 47, 390, 44)))
+    )
+    assert screen_name(titled) == "Basket"
+    assert screen_id(titled) != screen_id(cart)  # a heading is part of the identity
+
+
+def test_screen_state_counts_the_screenshot_only_without_a_tree_or_text():
+    inbox = render(("Inbox",))
+    assert "screenshot" not in screen_state(inbox)
+    bare = attrs.evolve(inbox, elements=())
+    assert screen_state(bare)["screenshot"] == inbox.screenshot.sha256
+
+
+def test_the_raster_hash_is_a_coarse_seen_before_key():
+    a, b = render(("Inbox", "Orders")), render(("Inbox", "Orders"), clock="9:42")
+    assert raster(a.screenshot).dhash() == raster(a.screenshot).dhash()
+    distance = bin(int(raster(a.screenshot).dhash(), 16) ^ int(raster(b.screenshot).dhash(), 16))
+    assert distance.count("1") <= 8
 
 
 def raster_count() -> int:
