@@ -111,7 +111,7 @@ def redacted_decision(decision: Decision) -> Decision:
 
 def redacted_observation(observation: Observation) -> Observation:
     elements = tuple(
-        evolve(e, value=REDACTED) if e.secure and e.value is not None else e
+        evolve(e, value="•" * len(e.value)) if e.secure and e.value is not None else e
         for e in observation.elements
     )
     return evolve(observation, elements=elements)
@@ -529,7 +529,7 @@ def test_secrets_never_reach_the_file_and_replay_still_matches(tmp_path: Path):
 
     async def replay():
         seen = await replay_device.observe()
-        assert seen.elements[1].value == REDACTED
+        assert seen.elements[1].value == "•" * len("hunter2-typed")  # as many as shown
         assert seen.text == f"Authorization: {REDACTED}"
         replayed = await replay_agent.decide(context(1))
         assert replayed.action == TypeText(REDACTED, secure=True)
