@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from orav import __version__
-from orav.errors import InputError, Interrupted, OravError
+from orav.errors import DeviceError, InputError, Interrupted, OravError
 
 
 class _Group(click.Group):
@@ -120,7 +120,12 @@ def sim(app: Path | None, port: int, scale: float, seed: int) -> None:
             sys.stdout.flush()
             await stop.wait()
 
-    asyncio.run(serve())
+    try:
+        asyncio.run(serve())
+    except DeviceError as exc:
+        if port and "cannot listen" in str(exc):  # a busy --port is a bad flag, as others are
+            raise InputError(str(exc).split(": ", 1)[-1], f"--port {port}") from None
+        raise
 
 
 def _run(coro):
@@ -459,6 +464,8 @@ def explore(
     from orav.model import Scenario
 
     app, known = _explore_target(bundle, device)
+    if not app.strip():
+        raise InputError("no app to explore (the app model's bundle_id is empty)", "--app")
     scenario = Scenario(
         name="explore-" + re.sub(r"[^A-Za-z0-9_-]+", "-", app)[:80],
         app=app,
