@@ -548,7 +548,8 @@ class _Run:
 class _Transitions:
     """Listener: every transition of the run machine is kept and written. A transition of the
     compound ``running`` state (time up, abort, an error) is written from the phase it cut
-    short, which is what a reader wants to know."""
+    short, and one into it to the phase it starts: between the leaf states of
+    ``orav.machines.flat_transitions``, which is what a reader wants to know."""
 
     def __init__(self, run: _Run) -> None:
         self.run = run
@@ -558,8 +559,9 @@ class _Transitions:
         self.phase = self.run.machine.state
 
     def after_transition(self, event: str, source, target) -> None:
-        origin = self.phase if source.id == "running" else source.id
-        self.run.note_transition("run", origin, str(event), target.id)
+        origin = self.phase if source.states else source.id
+        goal = self.run.machine.state if target.states else target.id
+        self.run.note_transition("run", origin, str(event), goal)
 
 
 def _taps_focused_field(action: Action, observation: Observation) -> bool:

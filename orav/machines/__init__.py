@@ -6,7 +6,7 @@ import importlib
 import inspect
 import pkgutil
 
-from statemachine import StateChart
+from statemachine import State, StateChart
 
 
 def machine_classes() -> list[type[StateChart]]:
@@ -23,6 +23,35 @@ def machine_classes() -> list[type[StateChart]]:
         ]
         found.extend(sorted(classes, key=lambda cls: inspect.getsourcelines(cls)[1]))
     return found
+
+
+def leaf_states(cls: type[StateChart]) -> list[State]:
+    """The states a run can be in, innermost: a compound state stands for its children."""
+    return [state for state in cls.states_map.values() if not state.states]
+
+
+def flat_transitions(cls: type[StateChart]) -> list[tuple[str, list[str], str]]:
+    """Every transition as (source, event names, target) between leaf states, the way runs
+    record them: one of a compound state (``time_up`` on ``running``) is one per child it
+    can cut short, and one into a compound state goes to its initial child."""
+    found = []
+    for state in cls.states_map.values():
+        sources = [s.id for s in _leaves(state)]
+        for transition in state.transitions:
+            names = [str(e) for e in transition.events]
+            if not names:
+                continue  # a compound state's way into its initial child
+            target = transition.target
+            while target.states:
+                target = next(s for s in target.states if s.initial)
+            found += [(source, names, target.id) for source in sources]
+    return found
+
+
+def _leaves(state: State) -> list[State]:
+    if not state.states:
+        return [state]
+    return [leaf for child in state.states for leaf in _leaves(child)]
 
 
 def diagrams() -> str:

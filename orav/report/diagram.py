@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from attrs import define, frozen
 from statemachine import StateChart
 
+from orav.machines import flat_transitions, leaf_states
 from orav.model import Transition
 
 FULL_STATES = 14
@@ -89,16 +90,12 @@ class _Box:
 def draw_machine(cls: type[StateChart], name: str, taken: Sequence[Transition]) -> Drawing:
     """Draw machine class ``cls`` (recorded as ``name``) with the run's ``taken`` transitions."""
     fired = Counter((t.source, t.event, t.target) for t in taken if t.machine == name)
-    defined: list[tuple[str, list[str], str]] = [
-        (t.source.id, [str(e) for e in t.events], t.target.id)
-        for state in cls.states
-        for t in state.transitions
-    ]
+    defined = flat_transitions(cls)
     visited = {s for (source, _, target) in fired for s in (source, target)}
-    states = [s.id for s in cls.states]
+    states = [s.id for s in leaf_states(cls)]
     states += sorted(visited - set(states))  # recorded by an older machine
     initial = next((s.id for s in cls.states if s.initial), states[0])
-    finals = {s.id for s in cls.states if s.final}
+    finals = {s.id for s in leaf_states(cls) if s.final}
 
     focused = len(states) > FULL_STATES
     core = (visited or {initial}) if focused else set(states)
