@@ -88,4 +88,4 @@ class ReplayClock:
         if event.interrupted:
             raise Interrupted(event.interrupted)
         if event.cut:
-            raise TimeoutError("cut off by a deadline")
+            raise asyncio.CancelledError("cut off by a deadline")  # as it was live

@@ -8,6 +8,7 @@ or ``raised`` (an OravError the call raised), so replay can raise it again.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
@@ -17,7 +18,14 @@ from cattrs.gen import make_dict_unstructure_fn
 
 from orav import __version__
 from orav.codec import converter, structure, unstructure
-from orav.errors import AgentError, DeviceError, InputError, Interrupted, OravError
+from orav.errors import (
+    AgentError,
+    DeviceError,
+    DeviceTimeout,
+    InputError,
+    Interrupted,
+    OravError,
+)
 from orav.model import (
     Action,
     ActionResult,
@@ -75,6 +83,7 @@ class ReplayedError(Exception):
 
 
 _RAISABLE: dict[str, type[OravError]] = {
+    "DeviceTimeout": DeviceTimeout,  # before its family: the first match names it
     "DeviceError": DeviceError,
     "AgentError": AgentError,
     "InputError": InputError,
@@ -102,8 +111,8 @@ class Raised:
 
     @classmethod
     def deadline(cls) -> Raised:
-        """The call was cut off by a deadline (the run's timeout, a recovery's ladder): replay
-        raises TimeoutError at the same place, so a timed-out run replays as it ran."""
+        """The call was cut off by the run's deadline: replay cancels the run at the same
+        place (CancelledError, as the deadline did live), so a timed-out run replays as it ran."""
         return cls(DEADLINE, "cut off by a deadline")
 
     @classmethod
@@ -116,7 +125,7 @@ class Raised:
         if self.error == INTERRUPTED:
             return Interrupted(self.message.removeprefix("interrupted by "))
         if self.error == DEADLINE:
-            return TimeoutError(self.message)
+            return asyncio.CancelledError(self.message)  # as the deadline did live
         if self.error == UNEXPECTED:
             return ReplayedError(self.message)
         kind = _RAISABLE.get(self.error, OravError)
@@ -148,7 +157,7 @@ class StoredObservation:
     elements: str | None = None
     screenshot: Screenshot | None = None
     app: str | None = None
-    app_running: bool = True
+    app_running: bool | None = True
     taken_at: float = 0.0
     text: str | None = None
     error: str | None = None
