@@ -21,7 +21,7 @@ from pathlib import Path
 
 from statemachine import StateChart
 
-from orav.machines import machine_classes
+from orav.machines import flat_transitions, machine_classes
 from orav.model import Decision, Screenshot, Transition, Verification, show_action
 from orav.report import diagram
 from orav.report.files import write_text
@@ -524,15 +524,13 @@ def _machine(cls: type[StateChart], taken: Sequence[Transition]) -> ET.Element:
             steps.setdefault(key, []).append(t.step)
     rows_fired: list[ET.Element] = []
     rows_idle: list[ET.Element] = []
-    for state in cls.states:
-        for transition in state.transitions:
-            source, target = transition.source.id, transition.target.id
-            names = [str(e) for e in transition.events]
-            key = next(((source, n, target) for n in names if (source, n, target) in fired), None)
-            if key is None:
-                rows_idle.append(_transition_row(name, source, names[-1], target, 0, []))
-            else:
-                rows_fired.append(_transition_row(name, *key, fired.pop(key), steps[key]))
+    for source, names, target in flat_transitions(cls):
+        key = next(((source, n, target) for n in names if (source, n, target) in fired), None)
+        if key is None:
+            event = names[-1] if names else "(automatic)"  # an eventless transition
+            rows_idle.append(_transition_row(name, source, event, target, 0, []))
+        else:
+            rows_fired.append(_transition_row(name, *key, fired.pop(key), steps[key]))
     for key, count in fired.items():  # recorded by an older machine: show, flagged
         rows_fired.append(_transition_row(name, *key, count, steps[key], unknown=True))
     drawing = diagram.draw_machine(cls, name, taken)
