@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import re
 import json
 import logging
 import os
@@ -294,8 +295,11 @@ async def test_request_carries_schema_screenshot_tree_history_and_key(server):
     text = text_part["text"]
     assert "Goal: Sign in with the demo account" in text
     assert "#settings visible; #sign_in absent" in text
-    assert "1. [login] tap #email; expected: The email field has focus; result: ok" in text
-    assert "2. [login] type_text" in text and "UNCHANGED" in text and "input dropped" in text
+    assert (
+        "1. [login] tap #email (195, 242); expected: The email field has focus; result: ok" in text
+    )
+    assert "2. [login] type 'demo@orav.dev'" in text
+    assert "UNCHANGED" in text and "input dropped" in text
     assert "Verify step 2" in text
     assert 'e5 Button "Sign in" @195,385' in text
     assert "e1 " not in text and "e7 " not in text  # container and zero-size node dropped
@@ -740,10 +744,14 @@ async def test_engine_runs_the_demo_login_on_scripted_model_answers(server):
     assert 'e3 TextField "Email"' in first and 'e5 Button "Sign in"' in first
     assert _user_content(bodies[0])[1]["image_url"]["url"].startswith("data:image/png;base64,")
     second = _user_text(bodies[2])
-    assert "[Sign in] tap #email; expected: The email field has focus; result: ok" in second
+    assert re.search(
+        r"\[Sign in\] tap #email \([\d.]+, [\d.]+\); expected: The email field has focus; "
+        r"result: ok",
+        second,
+    )
     assert "Keyboard @195,698 (30 keys: use type_text and press_key)" in second
     assert 'Button "q"' not in second
-    assert "type_text (secret)" in _user_text(bodies[6])
+    assert "type a secret (secure)" in _user_text(bodies[6])
     assert PASSWORD not in json.dumps(bodies)
 
 

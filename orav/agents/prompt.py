@@ -18,22 +18,7 @@ from typing import Any
 from attrs import frozen
 
 from orav.agents import AgentContext
-from orav.model import (
-    Action,
-    Assert,
-    Done,
-    Element,
-    Frame,
-    Launch,
-    Observation,
-    PressKey,
-    Screenshot,
-    Swipe,
-    Tap,
-    Terminate,
-    TypeText,
-    Wait,
-)
+from orav.model import Assert, Element, Frame, Observation, Screenshot, show_action
 from orav.model.step import Step
 
 PASSWORD_PLACEHOLDER = "{{password}}"
@@ -195,39 +180,13 @@ def encode_tree(
     return "\n".join(lines), refs
 
 
-def describe_action(action: Action) -> str:
-    """A short readable form for the history; secure text never appears."""
-    match action:
-        case Tap(target=target) if target is not None:
-            return f"tap {target}"
-        case Tap(x=x, y=y):
-            return f"tap at {_num(x)},{_num(y)}"
-        case TypeText(secure=True):
-            return "type_text (secret)"
-        case TypeText(text=text):
-            return f"type_text {_quote(text)}"
-        case Swipe(start=a, end=b):
-            return f"swipe {_num(a.x)},{_num(a.y)} to {_num(b.x)},{_num(b.y)}"
-        case PressKey(key=key):
-            return f"press_key {key}"
-        case Wait(seconds=seconds):
-            return f"wait {seconds:g}s"
-        case Launch(bundle_id=bundle) | Terminate(bundle_id=bundle):
-            return f"{action.kind} {bundle or 'the app'}"
-        case Assert(target=target, condition=condition, value=value):
-            return f"assert {target} {condition}" + (f" {_quote(value)}" if value else "")
-        case Done(success=success):
-            return f"done success={str(success).lower()}"
-    return action.kind  # recover
-
-
 def _criterion(check: Assert) -> str:
     return f"{check.target} {check.condition}" + (f" {_quote(check.value)}" if check.value else "")
 
 
 def _step_line(step: Step) -> str:
     decision = step.decision
-    line = f"{step.index}. [{step.screen}] {describe_action(decision.action)}"
+    line = f"{step.index}. [{step.screen}] {show_action(decision.action)}"
     if decision.expected_outcome:
         line += f"; expected: {decision.expected_outcome}"
     line += "; result: " + ("ok" if step.result.ok else f"failed ({step.result.error})")
