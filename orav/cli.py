@@ -108,7 +108,7 @@ def sim(app: Path | None, port: int, scale: float, seed: int) -> None:
 
     from orav.sim import DEMO_APP, SimCompanion, load_app_model
 
-    model = load_app_model(app or DEMO_APP)
+    model = load_app_model(app or DEMO_APP, scale=scale)  # refuses a screen too big to draw
 
     async def serve() -> None:
         stop = asyncio.Event()

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+from attrs import frozen
 
 from orav.model import Action, Observation
 from orav.model.device_info import ActionResult, DeviceInfo
@@ -28,3 +32,42 @@ class Device(Protocol):
     async def is_running(self, bundle_id: str) -> bool: ...
 
     async def close(self) -> None: ...
+
+
+@frozen
+class CrashReport:
+    """A crash report the target wrote: its file name, its text, and when (Unix time)."""
+
+    name: str
+    contents: str
+    timestamp: float = 0.0
+
+
+@runtime_checkable
+class Lifecycle(Protocol):
+    """What a target that installs and configures apps offers besides ``Device`` (iOS via idb):
+    the lifecycle steps a run takes before it starts (install, permissions, keychain, launch
+    arguments) and the crash reports it reads after. Every call raises DeviceError on failure.
+    """
+
+    async def install(self, bundle: Path) -> str: ...
+
+    async def uninstall(self, bundle_id: str) -> None: ...
+
+    async def launch(
+        self,
+        bundle_id: str,
+        *,
+        arguments: Sequence[str] = (),
+        environment: Mapping[str, str] | None = None,
+    ) -> None: ...
+
+    async def approve(self, bundle_id: str, permissions: Iterable[str]) -> None: ...
+
+    async def revoke(self, bundle_id: str, permissions: Iterable[str]) -> None: ...
+
+    async def clear_keychain(self) -> None: ...
+
+    async def open_url(self, url: str) -> None: ...
+
+    async def crash_reports(self, bundle_id: str, since: float = 0.0) -> list[CrashReport]: ...

@@ -45,7 +45,7 @@ def test_demo_app_loads_with_its_documented_ids() -> None:
     ("old", "new", "where", "what"),
     [
         ("to: two,", "to: three,", "11:23", "unknown screen 'three'"),
-        ("when: {field: ok}", "when: {nope: ok}", "11:28", "condition on unknown field 'nope'"),
+        ("when: {field: ok}", "when: {nope: ok}", "11:35", "unknown field or state 'nope'"),
         (
             "  two:\n    elements:\n      - {role: AXButton, id: go,",
             (

@@ -107,3 +107,22 @@ def test_bad_app_model_exits_2_with_one_line(tmp_path: Path) -> None:
         f"orav: error: {bad}:3:8: unknown start screen 'nowhere'; screens are ['one']"
     ]
     assert "Traceback" not in done.stderr
+
+
+def test_a_screen_too_big_to_draw_is_refused_at_its_width(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.yaml"
+    huge.write_text(
+        "name: x\nbundle_id: a.b\nstart: one\nwidth: 10000\nheight: 10000\n"
+        "screens:\n  one: {elements: [{label: hi, frame: [0, 0, 9000, 9000]}]}\n"
+    )
+    done = subprocess.run(
+        [*ORAV, "sim", str(huge), "--scale", "4"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"orav: error: {huge}:4:8: a 10000 x 10000 pt screen at scale 4 is ")
+    assert "1,600 megapixels" in line and "at most 40" in line

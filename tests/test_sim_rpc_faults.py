@@ -21,16 +21,20 @@ async def test_list_apps_error_fails_the_rpc_while_the_tree_stays_intact() -> No
         SimCompanion(faults=[Fault("list_apps_error", at_step=1, duration=2)]) as sim,
         IdbDevice.connect(sim.address, bundle_id=APP) as device,
     ):
-        assert (await device.observe()).error is None  # before the first input
+        assert (await device.observe()).app_running  # before the first input
         assert (await device.perform(Tap(target=Target(id="email")))).ok
         for _ in range(2):
-            seen = await device.observe()
-            assert seen.error is not None and seen.error.startswith("list_apps: ")
+            seen = await device.observe()  # its list_apps fails: the app's state is unknown
+            assert not seen.app_running
             assert {"email", "password", "sign_in"} <= {e.unique_id for e in seen.elements}
-            assert seen.screenshot is not None and not seen.app_running
+            assert seen.screenshot is not None
         seen = await device.observe()
         assert seen.error is None and seen.app_running
         assert sim.state.running and sim.state.screen == "login"
+        sim.schedule(Fault("list_apps_error"))
+        await device.perform(Tap(target=Target(id="email")))
+        with pytest.raises(IdbException, match="list_apps failed"):
+            await device.client.list_apps()
 
 
 async def test_list_apps_error_without_duration_lasts_until_relaunch() -> None:

@@ -12,9 +12,11 @@ import asyncio
 import logging
 import os
 import struct
+import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
 from typing import TypeVar
 
 from grpclib.const import Status
@@ -23,13 +25,16 @@ from idb.common.hid import KEY_MAP
 from idb.common.types import (
     AccessibilityInfoOptions,
     AppProcessState,
+    CrashLogQuery,
     HIDButtonType,
     IdbConnectionException,
     IdbException,
+    Permission,
     TCPAddress,
 )
 from idb.grpc.client import Client
 
+from orav.device import CrashReport
 from orav.drivers.accessibility import AccessibilityError, parse_elements
 from orav.errors import DeviceError, DeviceTimeout, InputError
 from orav.model import (
@@ -240,10 +245,22 @@ class IdbDevice:
         apps = await self._strict("list_apps", self._client.list_apps())
         return _running(apps, bundle_id)
 
-    async def launch(self, bundle_id: str) -> None:
+    async def launch(
+        self,
+        bundle_id: str,
+        *,
+        arguments: Sequence[str] = (),
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        """Launch (or bring to the front) with launch arguments and environment variables."""
         await self._strict(
             f"launch of {bundle_id}",
-            self._client.launch(bundle_id, foreground_if_running=True),
+            self._client.launch(
+                bundle_id,
+                args=list(arguments),
+                env=dict(environment or {}),
+                foreground_if_running=True,
+            ),
             limit=max(self.timeout, LAUNCH_TIMEOUT),
         )
 
@@ -253,6 +270,81 @@ class IdbDevice:
             self._client.terminate(bundle_id),
             limit=max(self.timeout, LAUNCH_TIMEOUT),
         )
+
+    # --- the app lifecycle (orav.device.Lifecycle) -------------------------------------------
+
+    async def install(self, bundle: Path) -> str:
+        """Install an app bundle (a ``.app`` directory or an ``.ipa``; for ``orav sim`` also an
+        app-model YAML, packaged as a ``.app`` first); the installed bundle id."""
+        if not bundle.exists():
+            raise InputError(f"no app bundle at {bundle}")
+        with tempfile.TemporaryDirectory(prefix="orav-install-") as folder:
+            if bundle.is_file() and bundle.suffix in (".yaml", ".yml"):
+                app = Path(folder) / f"{bundle.stem}.app"  # as orav sim reads a bundle
+                app.mkdir()
+                (app / "app.yaml").write_bytes(bundle.read_bytes())
+                bundle = app
+
+            async def install() -> list[str]:
+                return [artifact.name async for artifact in self._client.install(str(bundle))]
+
+            names = await self._strict(
+                f"install of {bundle.name}", install(), limit=max(self.timeout, LAUNCH_TIMEOUT)
+            )
+        if not names:
+            raise DeviceError(f"idb companion at {self.address} installed nothing from {bundle}")
+        return names[-1]
+
+    async def uninstall(self, bundle_id: str) -> None:
+        await self._strict(f"uninstall of {bundle_id}", self._client.uninstall(bundle_id))
+
+    async def approve(self, bundle_id: str, permissions: Iterable[str]) -> None:
+        """Grant permissions up front (``location``, ``photos``, ``camera``, ``contacts``,
+        ``microphone``, ``notification``): the app never asks."""
+        wanted = _permissions(permissions)
+        await self._strict(f"approve for {bundle_id}", self._client.approve(bundle_id, wanted))
+
+    async def revoke(self, bundle_id: str, permissions: Iterable[str]) -> None:
+        """Deny permissions up front: the app never asks and is refused."""
+        wanted = _permissions(permissions)
+        await self._strict(f"revoke for {bundle_id}", self._client.revoke(bundle_id, wanted))
+
+    async def clear_keychain(self) -> None:
+        await self._strict("clear_keychain", self._client.clear_keychain())
+
+    async def open_url(self, url: str) -> None:
+        await self._strict(f"open_url {url}", self._client.open_url(url))
+
+    async def crash_reports(self, bundle_id: str, since: float = 0.0) -> list[CrashReport]:
+        """The app's crash reports written at or after ``since`` (Unix time), oldest first."""
+        query = CrashLogQuery(bundle_id=bundle_id, since=int(since) or None)
+        infos = await self._strict("crash_list", self._client.crash_list(query))
+        reports = []
+        for info in sorted(infos, key=lambda i: i.timestamp or 0):
+            shown = await self._strict("crash_show", self._client.crash_show(info.name or ""))
+            reports.append(CrashReport(info.name or "", shown.contents or "", info.timestamp or 0))
+        return reports
+
+    async def log_lines(self, seconds: float = 0.3) -> list[str]:
+        """What the target logged so far: the log stream read for ``seconds``."""
+        stop = asyncio.Event()
+        lines: list[str] = []
+
+        async def read() -> None:
+            async for chunk in self._client.tail_logs(stop):
+                lines.extend(chunk.splitlines())
+
+        reader = asyncio.ensure_future(read())
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), seconds)
+        except TimeoutError:
+            pass
+        stop.set()
+        try:
+            await asyncio.wait_for(reader, self.timeout)
+        except (TimeoutError, *_CLIENT_ERRORS):
+            reader.cancel()
+        return lines
 
     async def _elements(self) -> tuple[Element, ...]:
         info = await self._rpc("accessibility_info", self._client.accessibility_info(None, _FLAT))
@@ -400,6 +492,17 @@ class IdbDevice:
                 f"{what} at ({point.x:g}, {point.y:g}) is outside the "
                 f"{self._info.width:g}x{self._info.height:g} pt screen"
             )
+
+
+def _permissions(names: Iterable[str]) -> set[Permission]:
+    wanted = set()
+    for name in names:
+        try:
+            wanted.add(Permission[name.upper()])
+        except KeyError:
+            known = ", ".join(p.name.lower() for p in Permission)
+            raise InputError(f"unknown permission {name!r}; known are {known}") from None
+    return wanted
 
 
 def _check_typable(text: str, secure: bool) -> None:

@@ -55,7 +55,17 @@ class _Painter:
             width=max(1, round(width * self.scale)),
         )
 
-    def text(self, frame: Frame, text: str, size: float = 17, fill=BLACK, align: str = "left"):
+    def text(
+        self,
+        frame: Frame,
+        text: str,
+        size: float = 17,
+        fill=BLACK,
+        align: str = "left",
+        max_lines: int = 0,
+    ):
+        """Text centred vertically in ``frame``: wrapped onto as many lines as its height holds,
+        the last one cut with "..." when the rest does not fit (as UILabel truncates its tail)."""
         if not text:
             return
         font = _font(round(size * self.scale))
@@ -63,7 +73,37 @@ class _Painter:
         anchor = {"left": "lm", "center": "mm", "right": "rm"}[align]
         pad = 12 * self.scale
         x = {"left": x0 + pad, "center": (x0 + x1) / 2, "right": x1 - pad}[align]
-        self.draw.text((x, (y0 + y1) / 2), text, font=font, fill=fill, anchor=anchor)
+        line_height = size * 1.25 * self.scale
+        room = max(1, int((y1 - y0) // line_height))
+        room = min(room, max_lines) if max_lines else room
+        lines = _wrap(text, font, max(x1 - x0 - 2 * pad, 1), room)
+        top = (y0 + y1) / 2 - (len(lines) - 1) * line_height / 2
+        for i, line in enumerate(lines):
+            y = top + i * line_height
+            self.draw.text((x, y), line, font=font, fill=fill, anchor=anchor)
+
+
+def _wrap(text: str, font: ImageFont.FreeTypeFont, width: float, lines: int) -> list[str]:
+    """``text`` in at most ``lines`` lines of at most ``width`` pixels, the last cut with "..."."""
+    words = text.split()
+    out: list[str] = []
+    current = ""
+    for word in words:
+        candidate = f"{current} {word}".strip()
+        if font.getlength(candidate) <= width or not current:
+            current = candidate
+        else:
+            out.append(current)
+            current = word
+    out.append(current)
+    if len(out) > lines:
+        out = [*out[: lines - 1], " ".join(out[lines - 1 :])]
+    last = out[-1]
+    if font.getlength(last) > width:
+        while last and font.getlength(last + "...") > width:
+            last = last[:-1]
+        out[-1] = last.rstrip() + "..."
+    return out
 
 
 def render(view: View, scale: float = 1.0) -> Image.Image:
@@ -158,12 +198,22 @@ def _draw(p: _Painter, node: Node, image: Image.Image) -> Image.Image:
         p.text(label, node.label or "", size=12, fill=WHITE, align="center")
     elif node.role == "AXTextField":
         _text_field(p, node)
+    elif style in ("swipe", "swipe_destructive"):
+        p.rect(f, fill=RED if style == "swipe_destructive" else GREY)
+        p.text(f, node.label or "", size=15, fill=WHITE, align="center")
     elif node.role == "AXButton":
+        colour = (RED if style == "destructive" else BLUE) if node.enabled else GREY
         if f.width >= 200:
-            p.rect(f, fill=BLUE if node.enabled else GREY, radius=12)
+            p.rect(f, fill=colour, radius=12)
             p.text(f, node.label or "", size=17, fill=WHITE, align="center")
-        else:
-            p.text(f, node.label or "", size=17, fill=BLUE if node.enabled else GREY)
+        else:  # a narrow button: tinted, as UIButton.Configuration.tinted draws it
+            p.rect(f, fill=_tint(colour), radius=8)
+            p.text(f, node.label or "", size=15, fill=colour, align="center")
+    elif node.role == "AXImage":
+        p.rect(f, fill=(242, 242, 247), outline=LIGHT, radius=8)
+        _picture(p, f)
+        label = Frame(f.x, f.y + f.height - 20, f.width, 20)
+        p.text(label, node.label or "", size=11, fill=GREY, align="center")
     elif node.role == "AXCell":
         p.rect(Frame(f.x + 16, f.y + f.height - 1, f.width - 16, 1), fill=LIGHT)
         p.text(f, node.label or "", size=17)
@@ -185,6 +235,36 @@ def _draw(p: _Painter, node: Node, image: Image.Image) -> Image.Image:
     return image
 
 
+def _tint(colour: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The colour at 15 % over white: the background of a tinted button."""
+    return tuple(round(255 - (255 - c) * 0.15) for c in colour)  # type: ignore[return-value]
+
+
+def _picture(p: _Painter, f: Frame) -> None:
+    """An image placeholder: a sun over two hills, centred in the frame."""
+    s = p.scale
+    size = min(f.width, f.height - 20) * 0.6
+    if size <= 4:
+        return
+    cx, cy = f.x + f.width / 2, f.y + (f.height - 20) / 2
+    left, bottom = cx - size / 2, cy + size / 3
+    p.draw.polygon(
+        [
+            (left * s, bottom * s),
+            ((left + size * 0.35) * s, (bottom - size * 0.45) * s),
+            ((left + size * 0.6) * s, (bottom - size * 0.2) * s),
+            ((left + size * 0.75) * s, (bottom - size * 0.35) * s),
+            ((left + size) * s, bottom * s),
+        ],
+        fill=GREY,
+    )
+    r = size * 0.12
+    sun = (left + size * 0.8, bottom - size * 0.7)
+    p.draw.ellipse(
+        ((sun[0] - r) * s, (sun[1] - r) * s, (sun[0] + r) * s, (sun[1] + r) * s), fill=GREY
+    )
+
+
 def _text_field(p: _Painter, node: Node) -> None:
     f = node.frame
     p.rect(f, outline=BLUE if node.focused else LIGHT, radius=8, width=2 if node.focused else 1)
@@ -195,10 +275,10 @@ def _text_field(p: _Painter, node: Node) -> None:
             p.rect(Frame(f.x + 13 + i * 11, f.y + f.height / 2 - 4, 8, 8), fill=BLACK, radius=4)
         width = len(node.value) * 11.0
     elif node.value:
-        p.text(f, node.value, size=17)
+        p.text(f, node.value, size=17, max_lines=1)
         width = _font(round(17 * p.scale)).getlength(node.value) / p.scale
     elif node.placeholder:
-        p.text(f, node.placeholder, size=17, fill=GREY)
+        p.text(f, node.placeholder, size=17, fill=GREY, max_lines=1)
     if node.focused:
         caret = Frame(f.x + 12 + width + 1, f.y + 10, 2, f.height - 20)
         p.rect(caret, fill=BLUE)

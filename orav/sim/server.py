@@ -9,9 +9,12 @@ from __future__ import annotations
 import abc
 import asyncio
 import functools
+import hashlib
+import io
 import json
 import logging
 import socket
+import tarfile
 import weakref
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -27,12 +30,13 @@ from idb.grpc import idb_pb2 as pb
 from idb.grpc.idb_grpc import CompanionServiceBase
 from PIL import Image
 
-from orav.errors import DeviceError
+from orav.errors import DeviceError, InputError
 from orav.model import Fault, Point
 from orav.sim.accessibility import describe_all, describe_marker, describe_point
-from orav.sim.appmodel import AppModel, load_app_model
+from orav.sim.appmodel import AppModel, load_app_model, pixels_problem
+from orav.sim.bundle import MAX_BUNDLE_BYTES, read_bundle
 from orav.sim.render import encode, encode_image, render
-from orav.sim.state import AppState
+from orav.sim.state import AppModelError, AppState, CrashReport
 from orav.sim.view import View
 
 DEMO_APP = Path(__file__).with_name("demo.yaml")
@@ -48,7 +52,20 @@ IMPLEMENTED = {
     "launch",
     "terminate",
     "list_apps",
+    "install",
+    "uninstall",
+    "approve",
+    "revoke",
+    "clear_keychain",
+    "open_url",
+    "set_location",
+    "crash_list",
+    "crash_show",
+    "crash_delete",
+    "log",
 }
+LOG_FOLLOW = 3600.0  # seconds a log stream follows the apps at most
+LOG_POLL = 0.1
 
 
 def _invert_key_map() -> dict[tuple[int, bool], str]:
@@ -105,11 +122,28 @@ def _fill_unimplemented(cls: type) -> type:
 
 @_fill_unimplemented
 class CompanionService(CompanionServiceBase):
-    """idb's CompanionService over one simulated app."""
+    """idb's CompanionService over a simulated device and the apps installed on it.
 
-    def __init__(self, state: AppState, scale: float) -> None:
-        self.state = state
+    ``state`` is the app in front (the one last launched); the others keep their state.
+    """
+
+    def __init__(
+        self,
+        state: AppState,
+        scale: float,
+        *,
+        seed: int = 0,
+        clock: Callable[[], datetime] = datetime.now,
+    ) -> None:
+        self.apps: dict[str, AppState] = {state.model.bundle_id: state}
+        self.front = state.model.bundle_id
         self.scale = scale
+        self.seed = seed
+        self.clock = clock
+
+    @property
+    def state(self) -> AppState:
+        return self.apps[self.front]
 
     def _companion(self) -> pb.CompanionInfo:
         return pb.CompanionInfo(udid=UDID, is_local=False, metadata=b"")
@@ -258,6 +292,8 @@ class CompanionService(CompanionServiceBase):
                         shifted = down
                     elif down:
                         self._key(code, shifted)
+                elif which == "button" and down and action.button.button == pb.HIDEvent.HOME:
+                    state.home()
         if live:
             state.end_input()
         await stream.send_message(pb.HIDResponse())
@@ -272,41 +308,227 @@ class CompanionService(CompanionServiceBase):
         request = await stream.recv_message()
         if request is None or request.WhichOneof("control") != "start":
             raise GRPCError(Status.INVALID_ARGUMENT, "launch needs a start request first")
-        self._require_app(request.start.bundle_id)
-        await _stall(self.state.launch_stall())
-        self.state.launch()
+        start = request.start
+        app = self._app(start.bundle_id)
+        await _stall(app.launch_stall())
+        self.front = start.bundle_id
+        try:
+            app.launch(tuple(start.app_args), dict(start.env))
+        except AppModelError as exc:
+            raise GRPCError(Status.FAILED_PRECONDITION, str(exc)) from None
         async for _ in stream:  # wait_for: the app "runs" until the client says stop
             pass
 
     async def terminate(self, stream: Stream) -> None:
         request = await stream.recv_message()
-        self._require_app(request.bundle_id)
-        self.state.terminate()
+        self._app(request.bundle_id).terminate()
         await stream.send_message(pb.TerminateResponse())
 
     async def list_apps(self, stream: Stream) -> None:
         request = await stream.recv_message()
-        model, state = self.state.model, self.state
-        if state.running and state.list_apps_fails():
+        front = self.state
+        if front.running and front.list_apps_fails():
             raise GRPCError(Status.INTERNAL, "list_apps failed: CoreSimulator did not answer")
-        app = pb.InstalledAppInfo(
-            bundle_id=model.bundle_id,
-            name=model.name,
-            architectures=["arm64"],
-            install_type="user",
-            debuggable=True,
-        )
-        if not request.suppress_process_state:
-            running = (
-                pb.InstalledAppInfo.RUNNING if state.running else pb.InstalledAppInfo.NOT_RUNNING
+        apps = []
+        for state in self.apps.values():
+            if not state.installed:
+                continue
+            app = pb.InstalledAppInfo(
+                bundle_id=state.model.bundle_id,
+                name=state.model.name,
+                architectures=["arm64"],
+                install_type="user",
+                debuggable=True,
             )
-            app.process_state = running
-            app.process_identifier = state.pid if state.running else 0
-        await stream.send_message(pb.ListAppsResponse(apps=[app]))
+            if not request.suppress_process_state:
+                running = state.running
+                app.process_state = (
+                    pb.InstalledAppInfo.RUNNING if running else pb.InstalledAppInfo.NOT_RUNNING
+                )
+                app.process_identifier = state.pid if running else 0
+            apps.append(app)
+        await stream.send_message(pb.ListAppsResponse(apps=apps))
 
-    def _require_app(self, bundle_id: str) -> None:
-        if bundle_id != self.state.model.bundle_id:
+    # --- the app lifecycle ---------------------------------------------------------------
+
+    async def install(self, stream: Stream) -> None:
+        """An app bundle (orav/sim/bundle.py): a new app, or a new version of one (whose
+        keychain, as on iOS, survives); it is installed, not launched."""
+        chunks: list[bytes] = []
+        size = 0
+        name = ""
+        async for request in stream:
+            if request.WhichOneof("value") == "destination":
+                if request.destination != pb.InstallRequest.APP:
+                    what = pb.InstallRequest.Destination.Name(request.destination)
+                    raise GRPCError(Status.UNIMPLEMENTED, f"orav sim installs apps, not {what}")
+            elif request.WhichOneof("value") == "name_hint":
+                name = request.name_hint or name
+            elif request.WhichOneof("value") == "payload":
+                which = request.payload.WhichOneof("source")
+                if which == "data":
+                    chunks.append(request.payload.data)
+                    size += len(request.payload.data)
+                elif which == "file_path":
+                    chunks.append(_read_local(request.payload.file_path))
+                    size += len(chunks[-1])
+                    name = Path(request.payload.file_path).name
+                else:
+                    raise GRPCError(Status.INVALID_ARGUMENT, "orav sim installs no URL payloads")
+                if size > MAX_BUNDLE_BYTES:
+                    raise GRPCError(
+                        Status.RESOURCE_EXHAUSTED, f"a bundle of more than {MAX_BUNDLE_BYTES} bytes"
+                    )
+        try:
+            model = read_bundle(b"".join(chunks), name)
+        except InputError as exc:
+            raise GRPCError(Status.INVALID_ARGUMENT, f"not an orav sim app: {exc}") from None
+        old = self.apps.get(model.bundle_id)
+        state = AppState(model, seed=self.seed, clock=self.clock, running=False)
+        if old is not None:
+            old.terminate()
+            state.keychain, state.launches = old.keychain, old.launches
+            state.crashes, state.log, state.grants = old.crashes, old.log, old.grants
+        state.log.append(f"{model.bundle_id}: installed")
+        self.apps[model.bundle_id] = state
+        uuid = hashlib.sha1(b"".join(chunks)).hexdigest()[:32]
+        await stream.send_message(pb.InstallResponse(name=model.bundle_id, uuid=uuid))
+
+    async def uninstall(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        app = self._app(request.bundle_id)
+        app.terminate()
+        app.installed = False
+        app.keychain = dict(app.keychain)  # the keychain outlives the app, as on iOS
+        app.log.append(f"{request.bundle_id}: uninstalled")
+        await stream.send_message(pb.UninstallResponse())
+
+    async def approve(self, stream: Stream) -> None:
+        await self._grant(await stream.recv_message(), True)
+        await stream.send_message(pb.ApproveResponse())
+
+    async def revoke(self, stream: Stream) -> None:
+        await self._grant(await stream.recv_message(), False)
+        await stream.send_message(pb.RevokeResponse())
+
+    async def _grant(self, request, allowed: bool) -> None:
+        app = self._app(request.bundle_id)
+        for permission in request.permissions:
+            name = pb.ApproveRequest.Permission.Name(permission).lower()
+            app.grants[name] = allowed
+
+    async def clear_keychain(self, stream: Stream) -> None:
+        await stream.recv_message()
+        for app in self.apps.values():
+            app.clear_keychain()
+        await stream.send_message(pb.ClearKeychainResponse())
+
+    async def open_url(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        for bundle_id, app in self.apps.items():
+            if app.installed and app.routes_for(request.url):
+                self.front = bundle_id
+                try:
+                    app.open_url(request.url)
+                except AppModelError as exc:
+                    raise GRPCError(Status.FAILED_PRECONDITION, str(exc)) from None
+                # idb's proto answers open_url with the request type, not OpenUrlResponse
+                await stream.send_message(pb.OpenUrlRequest(url=request.url))
+                return
+        raise GRPCError(Status.NOT_FOUND, f"no installed app opens {request.url!r}")
+
+    async def set_location(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        location = (request.location.latitude, request.location.longitude)
+        for app in self.apps.values():
+            app.location = location
+        await stream.send_message(pb.SetLocationResponse())
+
+    async def crash_list(self, stream: Stream) -> None:
+        query = await stream.recv_message()
+        found = [_crash_info(r) for r in self._crashes(query)]
+        await stream.send_message(pb.CrashLogResponse(list=found))
+
+    async def crash_delete(self, stream: Stream) -> None:
+        query = await stream.recv_message()
+        doomed = self._crashes(query)
+        for app in self.apps.values():
+            app.crashes[:] = [r for r in app.crashes if r not in doomed]
+        await stream.send_message(pb.CrashLogResponse(list=[_crash_info(r) for r in doomed]))
+
+    async def crash_show(self, stream: Stream) -> None:
+        request = await stream.recv_message()
+        for app in self.apps.values():
+            for report in app.crashes:
+                if report.name == request.name:
+                    await stream.send_message(
+                        pb.CrashShowResponse(info=_crash_info(report), contents=report.contents)
+                    )
+                    return
+        raise GRPCError(Status.NOT_FOUND, f"no crash report {request.name!r}")
+
+    def _crashes(self, query) -> list[CrashReport]:
+        return [
+            report
+            for app in self.apps.values()
+            for report in app.crashes
+            if (not query.bundle_id or report.bundle_id == query.bundle_id)
+            and (not query.name or report.name == query.name)
+            and (not query.since or report.timestamp >= query.since)
+            and (not query.before or report.timestamp < query.before)
+        ]
+
+    async def log(self, stream: Stream) -> None:
+        """The apps' log lines (the companion's own with source COMPANION), then the new ones
+        as they come, until the client stops (at most LOG_FOLLOW seconds)."""
+        request = await stream.recv_message()
+        if request.source == pb.LogRequest.COMPANION:
+            await stream.send_message(pb.LogResponse(output=b"orav sim companion\n"))
+            return
+        sent = dict.fromkeys(self.apps, 0)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + LOG_FOLLOW
+        while loop.time() < deadline:
+            for bundle_id, app in list(self.apps.items()):
+                lines = app.log[sent.get(bundle_id, 0) :]
+                sent[bundle_id] = len(app.log)
+                if lines:
+                    text = "".join(f"{line}\n" for line in lines)
+                    await stream.send_message(pb.LogResponse(output=text.encode()))
+            await asyncio.sleep(LOG_POLL)
+
+    def _app(self, bundle_id: str) -> AppState:
+        app = self.apps.get(bundle_id)
+        if app is None or not app.installed:
             raise GRPCError(Status.NOT_FOUND, f"no app {bundle_id!r} is installed")
+        return app
+
+
+def _crash_info(report: CrashReport) -> pb.CrashLogInfo:
+    return pb.CrashLogInfo(
+        name=report.name,
+        bundle_id=report.bundle_id,
+        process_name=report.process_name,
+        parent_process_name="launchd_sim",
+        process_identifier=report.pid,
+        parent_process_identifier=1,
+        timestamp=report.timestamp,
+    )
+
+
+def _read_local(path: str) -> bytes:
+    """A bundle the client named by path (it believes the companion shares its disk)."""
+    try:
+        target = Path(path)
+        if target.is_dir():
+            buffer = io.BytesIO()
+            with tarfile.open(fileobj=buffer, mode="w") as archive:
+                archive.add(target, arcname=target.name)
+            return buffer.getvalue()
+        with target.open("rb") as file:
+            return file.read(MAX_BUNDLE_BYTES + 1)
+    except OSError as exc:
+        raise GRPCError(Status.NOT_FOUND, f"cannot read {path}: {exc.strerror}") from None
 
 
 async def _stall(seconds: float) -> None:
@@ -357,9 +579,15 @@ class SimCompanion:
         faults: Sequence[Fault] = (),
         clock: Callable[[], datetime] = datetime.now,
     ) -> None:
-        model = app if isinstance(app, AppModel) else load_app_model(Path(app or DEMO_APP))
-        self.state = AppState(model, seed=seed, faults=faults, clock=clock)
-        self.service = CompanionService(self.state, scale)
+        if isinstance(app, AppModel):
+            model = app
+            problem = pixels_problem(model, scale)
+            if problem is not None:
+                raise InputError(problem[1], "--scale")
+        else:
+            model = load_app_model(Path(app or DEMO_APP), scale=scale)
+        state = AppState(model, seed=seed, faults=faults, clock=clock)
+        self.service = CompanionService(state, scale, seed=seed, clock=clock)
         self.host = host
         self.port = port
         self._server: _Server | None = None
@@ -367,6 +595,15 @@ class SimCompanion:
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def state(self) -> AppState:
+        """The app in front (the served app until another is installed and launched)."""
+        return self.service.state
+
+    def app(self, bundle_id: str) -> AppState:
+        """An installed app's state by bundle id."""
+        return self.service.apps[bundle_id]
 
     def schedule(self, fault: Fault) -> None:
         self.state.schedule(fault)
