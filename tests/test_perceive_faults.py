@@ -277,3 +277,13 @@ def test_a_detection_round_trips_through_the_codec_with_its_action_tagged():
         text = to_json(detection)
         assert from_json(text, Detection) == detection
     assert '"kind":"tap"' in to_json(no_effect(Tap(1, 2)))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue9-bugs.md #2: 'No connection' (the simulator's own banner, docs/recovery.md's "
+    "first example) is no network error any more without a Retry control beside it",
+)
+def test_a_no_connection_banner_that_appeared_is_a_network_error():
+    banner = Element("AXStaticText", "No connection", frame=Frame(0, 91, 390, 60))
+    assert interruption(screen(banner), screen()).kind == "network"

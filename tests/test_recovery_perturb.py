@@ -1,7 +1,10 @@
 """Property tests on recorded screens: observations from the golden cassettes, perturbed with a
-fault (an alert, a permission dialog, an empty dump, a network banner, a spinner, a crash, a
-login wall, a keyboard over the target, a frozen screen), go to the detectors and the recovery
-machine, which must choose the reference's remedy (docs/recovery.md).
+fault or an interruption that blocks the decided action (an alert, a permission dialog, an
+empty dump, a network banner, a spinner, a crash, a login wall, a keyboard over the target, an
+action with no effect), go to the detectors and the recovery machine, which must choose the
+reference's remedy (docs/recovery.md). Perturbed with a *benign* look-alike (a static progress
+bar, an offline hint, an app named "Offline", a checkout or change-password form, a dialog the
+action answers), no detector fires and nothing blocks: no remedy runs.
 
 The device here is a recording of what the machine asks for; after the first remedy it shows
 the unperturbed screen, so the recovery ends resolved.
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attrs import evolve
+from attrs import evolve, fields, frozen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,9 +31,22 @@ from orav.model import (
     Scenario,
     Tap,
     Target,
+    TypeText,
 )
-from orav.perceive import classify, keyboard_frame, measure, stuck
-from orav.perceive.faults import DISMISS_LABELS, RETRY_LABELS
+from orav.perceive import (
+    Detection,
+    blocks,
+    fault,
+    interruption,
+    keyboard_fault,
+    keyboard_frame,
+    measure,
+    no_effect,
+    screen_name,
+    screen_state,
+    target_element,
+)
+from orav.perceive.roles import DISMISS_LABELS, RETRY_LABELS, is_text_field
 
 ROOT = Path(__file__).resolve().parent.parent
 CASSETTES = sorted((ROOT / "recordings").glob("**/*.cassette"))
@@ -43,6 +59,18 @@ SCENARIO = Scenario(
 PROPERTY = settings(deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 
 
+@frozen(repr=False)
+class Recorded(Observation):
+    """A recorded observation that prints as its app and screen (falsifying examples stay
+    readable: no screenshot bytes)."""
+
+    def __repr__(self) -> str:
+        return f"Recorded({self.app!r}, {screen_name(self)!r}, {len(self.elements)} elements)"
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:  # hypothesis prints with this
+        printer.text(repr(self))
+
+
 def _clean_observations() -> list[Observation]:
     found: dict[str, Observation] = {}
     for path in CASSETTES:
@@ -50,8 +78,15 @@ def _clean_observations() -> list[Observation]:
         for index, event in enumerate(cassette.events):
             if isinstance(event, ObserveEvent) and event.observation is not None:
                 observation = cassette.observation(index)
-                if observation.elements and classify(observation) is None:
-                    found.setdefault(observation.fingerprint, observation)
+                if (
+                    observation.elements
+                    and fault(observation) is None
+                    and interruption(observation) is None
+                ):
+                    recorded = Recorded(
+                        **{a.name: getattr(observation, a.name) for a in fields(Observation)}
+                    )
+                    found.setdefault(repr(screen_state(observation)), recorded)
     return list(found.values())
 
 
@@ -60,18 +95,29 @@ screens = st.sampled_from(CLEAN)
 
 
 class Device:
-    """Keeps the calls the recovery makes; observe shows ``after`` (the fault gone)."""
+    """Keeps the calls the recovery makes; observe shows ``after`` (the fault gone). A tap on
+    a text field of ``before`` gives it focus there (a form waits for its fields to be filled)."""
 
-    def __init__(self, after: Observation) -> None:
+    def __init__(self, after: Observation, before: Observation | None = None) -> None:
         self.after = after
+        self.before = before
+        self.shown = after
         self.calls: list[object] = []
 
     async def observe(self) -> Observation:
         self.calls.append("observe")
-        return self.after
+        return self.shown
 
     async def perform(self, action: Action) -> ActionResult:
         self.calls.append(action)
+        self.shown = self.after
+        if self.before is not None and isinstance(action, Tap) and action.target is not None:
+            field = target_element(self.before, action.target)
+            if field is not None and is_text_field(field):
+                self.shown = evolve(
+                    self.before,
+                    elements=tuple(evolve(e, focused=e is field) for e in self.before.elements),
+                )
         return ActionResult()
 
     async def launch(self, bundle_id: str) -> None:
@@ -85,10 +131,30 @@ class Device:
         return True
 
 
-async def run(observation: Observation, clean: Observation, *, action=None, scenario=SCENARIO):
-    """Classify the perturbed observation and recover; the calls made and the waits taken."""
-    detection = classify(observation, clean, action=action)
-    device, waits = Device(clean), []
+# The test's next action aims at something the perturbation hides (or the tree lacks).
+HIDDEN = Tap(target=Target(id="behind_the_perturbation"))
+
+
+def detect(observation: Observation, previous: Observation, action: Action) -> Detection | None:
+    """What the engine would recover from before ``action``: a fault, an interruption that
+    blocks it, or the keyboard over its target."""
+    found = fault(observation)
+    if found is not None:
+        return found
+    found = interruption(observation, previous)
+    if found is not None and blocks(found, observation, action):
+        return evolve(found, action=action)
+    return keyboard_fault(observation, action)
+
+
+async def run(
+    observation: Observation, clean: Observation, *, action=HIDDEN, scenario=SCENARIO, form=False
+):
+    """Detect on the perturbed observation and recover; the calls made and the waits taken."""
+    detection = detect(observation, clean, action)
+    assert detection is not None
+    scenario = evolve(scenario, app=clean.app or scenario.app)  # the recording's app
+    device, waits = Device(clean, observation if form else None), []
 
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
@@ -111,18 +177,18 @@ def _button(label: str, x: float, y: float) -> Element:
     return Element("AXButton", label, frame=Frame(x, y, 135, 44), traits=("button",))
 
 
-OTHER_LABELS = st.sampled_from(["Later", "Update", "Learn More", "Settings", "Continue"])
+OTHER_LABELS = st.sampled_from(["Update", "Learn More", "Settings", "Continue", "Yes", "Delete"])
 
 
 @PROPERTY
 @given(
     screens,
     st.integers(0, 50),
-    st.lists(st.sampled_from(DISMISS_LABELS), max_size=2),
+    st.lists(st.sampled_from(DISMISS_LABELS), min_size=1, max_size=2),
     st.lists(OTHER_LABELS, min_size=1, max_size=2),
     st.text(min_size=1, max_size=30),
 )
-async def test_an_added_alert_is_dismissed_with_the_preferred_button(
+async def test_an_added_alert_is_dismissed_with_the_preferred_safe_button(
     clean, index, dismiss, other, title
 ):
     labels = [*other, *dismiss]
@@ -131,8 +197,29 @@ async def test_an_added_alert_is_dismissed_with_the_preferred_button(
     alert = Element("AXAlert", title, frame=box)
     kind, actions, _ = await run(_with(clean, index, alert, *buttons), clean)
     assert kind == "alert"
-    wanted = next((d for d in DISMISS_LABELS if d in labels), labels[0])
+    wanted = next(d for d in DISMISS_LABELS if d in labels)
     assert actions == [Tap(target=Target(label=wanted))]
+
+
+@PROPERTY
+@given(screens, st.integers(0, 50), st.lists(OTHER_LABELS, min_size=1, max_size=3))
+async def test_an_alert_without_a_safe_button_is_never_answered(clean, index, labels):
+    buttons = [_button(label, 60 + (i % 2) * 135, 456) for i, label in enumerate(labels)]
+    seen = _with(
+        clean, index, Element("AXAlert", "Sure?", frame=Frame(60, 350, 270, 150)), *buttons
+    )
+    detection = detect(seen, clean, HIDDEN)
+    assert detection.kind == "alert"
+    device = Device(clean)
+    outcome = await recover(
+        detection,
+        device=device,
+        observation=seen,
+        scenario=evolve(SCENARIO, app=clean.app),
+        sleep=_no_wait,
+    )
+    assert not outcome.resolved and "no safe answer" in outcome.error
+    assert outcome.actions == () and [c for c in device.calls if c != "observe"] == []
 
 
 @PROPERTY
@@ -162,12 +249,20 @@ async def test_an_emptied_dump_asks_whether_the_app_runs_then_waits_and_re_dumps
     assert waits == [RecoveryMachine.EMPTY_DUMP_WAIT]
 
 
-BANNERS = ["No connection", "You're offline", "Request failed", "Network error", "Server error"]
+BANNERS = [
+    "No internet connection",
+    "You're offline",
+    "Request failed",
+    "Network error",
+    "Server error",
+    "Could not connect to the server",
+]
 
 
 @PROPERTY
 @given(screens, st.integers(0, 50), st.sampled_from(BANNERS), st.booleans())
 async def test_a_network_banner_waits_two_seconds_then_taps_retry(clean, index, text, retry):
+    retry = retry or "offline" in text  # an offline hint alone is no error (see the benign)
     added = [Element("AXStaticText", text, frame=Frame(0, 91, 390, 60))]
     if retry:
         added.append(_button("Retry", 135, 171))
@@ -202,14 +297,14 @@ async def test_a_crashed_app_is_relaunched_and_counted(clean):
 
 
 @PROPERTY
-@given(screens.filter(lambda o: o.find(unique_id="sign_in") is None), st.integers(0, 50))
+@given(screens.filter(lambda o: not any(map(is_text_field, o.elements))), st.integers(0, 50))
 async def test_a_login_wall_over_a_screen_is_filled_with_the_credentials(clean, index):
     wall = (
         Element("AXTextField", "Email", "email", frame=Frame(20, 200, 350, 44)),
         Element("AXTextField", "Password", "password", frame=Frame(20, 260, 350, 44), secure=True),
         Element("AXButton", "Sign in", "sign_in", frame=Frame(20, 352, 350, 50)),
     )
-    kind, actions, _ = await run(_with(clean, index, *wall), clean)
+    kind, actions, _ = await run(_with(clean, index, *wall), clean, form=True)
     assert kind == "login"
     assert actions[0] == Tap(target=Target(label="Email", id="email"))
     assert actions[-1] == Tap(target=Target(label="Sign in", id="sign_in"))
@@ -243,16 +338,16 @@ async def test_a_keyboard_over_the_target_is_escaped_first(clean, data):
 
 @PROPERTY
 @given(st.sampled_from([o for o in CLEAN if o.screenshot is not None and _targets(o)]), st.data())
-async def test_a_frozen_screen_retries_the_tap_nudged(before, data):
+async def test_an_ineffective_tap_is_retried_nudged(before, data):
     target = data.draw(st.sampled_from(_targets(before)))
     frozen = evolve(before, taken_at=before.taken_at + 1.0)  # same pixels, same tree
     assert not measure(before, frozen).changed
-    other = data.draw(st.sampled_from([o for o in CLEAN if o.fingerprint != before.fingerprint]))
+    other = data.draw(st.sampled_from([o for o in CLEAN if measure(before, o).tree]))
     assert measure(before, other).changed  # a real change is never taken for a dropped tap
     tap = Tap(target=Target(id=target.unique_id))
     device = Device(other)
     outcome = await recover(
-        stuck(tap), device=device, observation=frozen, scenario=SCENARIO, sleep=_no_wait
+        no_effect(tap), device=device, observation=frozen, scenario=SCENARIO, sleep=_no_wait
     )
     centre = target.frame.center
     dx, dy = RecoveryMachine.NUDGES[0]
@@ -261,3 +356,129 @@ async def test_a_frozen_screen_retries_the_tap_nudged(before, data):
 
 async def _no_wait(seconds: float) -> None:
     return None
+
+
+# --- benign look-alikes: nothing to recover from, nothing blocks, no remedy runs -------------
+
+
+def _field(label: str, uid: str, y: float, *, secure: bool = False) -> Element:
+    role = "AXSecureTextField" if secure else "AXTextField"
+    return Element(role, label, uid, frame=Frame(20, y, 350, 44), secure=secure)
+
+
+BENIGN: dict[str, tuple[Element, ...]] = {
+    "a static progress bar": (
+        Element("AXProgressIndicator", "Storage used", value="80%", frame=Frame(20, 400, 350, 8)),
+    ),
+    "an offline hint": (
+        Element(
+            "AXStaticText", "You're offline. Changes sync later.", frame=Frame(20, 380, 350, 40)
+        ),
+    ),
+    "a checkout form": (
+        Element("AXHeading", "Checkout", frame=Frame(0, 47, 390, 44)),
+        _field("Full name", "full_name", 140),
+        _field("Email", "email_receipt", 190),
+        _field("Card number", "card_number", 240, secure=True),
+        _field("CVV", "cvv", 290, secure=True),
+        Element("AXButton", "Pay now", "pay", frame=Frame(20, 352, 350, 50)),
+    ),
+    "a change-password form": (
+        Element("AXHeading", "Change password", frame=Frame(0, 47, 390, 44)),
+        _field("Email", "account_email", 140),
+        _field("New password", "new_password", 240, secure=True),
+        Element("AXButton", "Sign in", "save_and_sign_in", frame=Frame(20, 352, 350, 50)),
+    ),
+    "a PIN pad": (
+        _field("Phone", "phone", 140),
+        _field("PIN", "pin", 240, secure=True),
+        Element("AXButton", "Log in", "pin_login", frame=Frame(20, 352, 350, 50)),
+    ),
+}
+
+
+def _named_offline(observation: Observation) -> Observation:
+    """The same screen of an app called "Offline"."""
+    app = Element("AXApplication", "Offline", frame=Frame(0, 0, 390, 844))
+    rest = [e for e in observation.elements if e.role != "AXApplication"]
+    return evolve(observation, elements=(app, *rest))
+
+
+def _test_actions(observation: Observation, added: tuple[Element, ...]) -> list[Action]:
+    """What a test may do next: tap a control of the screen or of the look-alike, type into a
+    field of the look-alike (focused), press return."""
+    controls = (*_targets(observation), *(e for e in added if e.unique_id))
+    taps = [Tap(target=Target(id=e.unique_id)) for e in controls]
+    taps += [Tap(target=Target(label=e.label)) for e in added if e.label and e.unique_id]
+    return [*taps, PressKey("return")]
+
+
+no_keyboard = [o for o in CLEAN if keyboard_frame(o) is None]
+
+
+@PROPERTY
+@given(
+    st.sampled_from(no_keyboard),
+    st.integers(0, 50),
+    st.sampled_from(sorted(BENIGN)),
+    st.booleans(),
+    st.data(),
+)
+async def test_a_benign_look_alike_is_no_fault_and_blocks_nothing(
+    clean, index, name, offline_app, data
+):
+    """A static progress bar, an offline hint, a checkout or change-password form or a PIN
+    pad (appearing after the recorded screen), on an app that may be called "Offline": no
+    fault, no interruption, so whatever the test does next, no remedy runs."""
+    added = BENIGN[name]
+    seen = _with(clean, index, *added)
+    if offline_app:
+        seen, clean = _named_offline(seen), _named_offline(clean)
+    action = data.draw(st.sampled_from(_test_actions(clean, added)))
+    assert fault(seen) is None
+    assert interruption(seen, clean) is None, name
+    assert interruption(seen) is None
+    assert detect(seen, clean, action) is None
+
+
+@PROPERTY
+@given(st.sampled_from(no_keyboard), st.integers(0, 50), st.data())
+async def test_a_form_with_secure_fields_being_filled_in_is_left_to_the_test(clean, index, data):
+    """The test types into a secure card field (it has focus): nothing stands in its way."""
+    name = data.draw(st.sampled_from(["a checkout form", "a change-password form", "a PIN pad"]))
+    added = BENIGN[name]
+    secure = [e for e in added if e.secure]
+    focus = data.draw(st.sampled_from(secure))
+    typed = tuple(evolve(e, focused=e == focus) for e in added)
+    seen = _with(clean, index, *typed)
+    assert detect(seen, clean, TypeText("4242424242424242", secure=True)) is None
+
+
+def _confirmation(*labels: str) -> tuple[Element, ...]:
+    box = Element("AXAlert", "Delete all notes?", frame=Frame(60, 347, 270, 150))
+    message = Element("AXStaticText", "This cannot be undone.", frame=Frame(70, 400, 250, 40))
+    buttons = [
+        Element("AXButton", label, frame=Frame(60 + 135 * i, 453, 135, 44))
+        for i, label in enumerate(labels)
+    ]
+    return (box, message, *buttons)
+
+
+@PROPERTY
+@given(
+    st.sampled_from(CLEAN),
+    st.integers(0, 50),
+    st.sampled_from([("Yes", "No"), ("Delete", "Cancel"), ("Sign Out", "Stay")]),
+    st.integers(0, 1),
+)
+async def test_a_dialog_the_action_answers_blocks_nothing(clean, index, labels, answer):
+    """A confirmation dialog the test opened on purpose and answers now ("No" inside the
+    alert): it is an interruption, but the action is aimed inside it, so no remedy runs."""
+    seen = _with(clean, len(clean.elements), *_confirmation(*labels))
+    found = interruption(seen, clean)
+    assert fault(seen) is None and found.kind == "alert"
+    tap = Tap(target=Target(label=labels[answer]))
+    assert not blocks(found, seen, tap)
+    assert detect(seen, clean, tap) is None
+    # aimed outside it, the dialog blocks: the remedy would take over
+    assert blocks(found, seen, HIDDEN)
