@@ -1,83 +1,310 @@
-"""The run lifecycle machine under random event sequences (hypothesis stateful testing)."""
+"""The run lifecycle machine: under random event sequences (hypothesis stateful testing, on an
+event loop as the engine drives it), and driven by a model whose phases send the events."""
 
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from orav.machines.run import RunMachine
+from orav.machines.run import Ledger, RunMachine
+from orav.model import Tap
+from orav.perceive import Detection, no_effect
 
 FINAL = {s.id for s in RunMachine.states if s.final}
-EVENTS = sorted({e for s in RunMachine.states for t in s.transitions for e in t.events})
+EVENTS = sorted(
+    {e for s in RunMachine.states for t in s.transitions for e in t.events} - {"error.execution"}
+)
+PHASES = {s.id for s in RunMachine.running.states}
+ALERT = Detection("alert", (), "an alert")
+
+
+class Recorder:
+    """A model with async phases that only note where the machine went (the test sends the
+    events, as the engine's phases would): the machine runs its async engine."""
+
+    def __init__(self) -> None:
+        self.entered: list[str] = []
+
+    async def on_enter_state(self, target, **kwargs) -> None:
+        self.entered.append(target.id)
 
 
 class RunMachineUnderRandomEvents(RuleBasedStateMachine):
-    """Any event in any order: limits hold and final states stay final."""
+    """Any event with any data in any order: limits hold, final states stay final."""
 
     def __init__(self) -> None:
         super().__init__()
         self.max_steps = 3
-        self.machine = RunMachine(max_steps=self.max_steps, timeout_seconds=10.0)
-        self.finished_in: str | None = None
+        self.timeout = 10.0
+        self.loop = asyncio.new_event_loop()
+        self.model = Recorder()
+        self.machine = RunMachine(self.model, max_steps=self.max_steps, timeout_seconds=10.0)
+        self.run(self.machine.activate_initial_state)
+
+    def run(self, call):
+        """Run one call of the machine to completion on the test's loop."""
+
+        async def wrapped():
+            result = call()
+            return await result if inspect.isawaitable(result) else result
+
+        return self.loop.run_until_complete(wrapped())
+
+    def teardown(self) -> None:
+        self.loop.close()
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.machine.ledger
 
     @rule(
         event=st.sampled_from(EVENTS),
         elapsed=st.floats(0, 20),
-        fault=st.sampled_from([None, "alert"]),
+        fault=st.sampled_from([None, ALERT, no_effect(Tap(1, 2))]),
         done=st.booleans(),
         met=st.booleans(),
+        restarted=st.booleans(),
     )
-    def send(self, event, elapsed, fault, done, met):
-        if event == "error.execution":
-            return  # raised by callbacks, not sent by the engine
+    def send(self, event, elapsed, fault, done, met, restarted):
         before = self.machine.state
-        self.machine.send(event, elapsed=elapsed, fault=fault, done=done, met=met)
+        ledger = (self.ledger.steps, self.ledger.recoveries, self.ledger.restarts)
+        data = {"elapsed": elapsed, "fault": fault, "done": done, "met": met}
+        data["restarted"] = restarted
+        if event in ("abort", "unrecovered"):
+            data["error"] = "what went wrong"
+        self.run(lambda: self.machine.send(event, **data))
         after = self.machine.state
         if before in FINAL:
             assert after == before, "a final state was left"
-        if event in ("observed", "verified") and elapsed >= 10.0 and before != after:
+            return
+        if event in ("observed", "verified") and elapsed >= self.timeout and before != after:
             assert after == "timed_out"
         if event == "checked" and before == "goal_complete":
             assert after == ("passed" if met else "failed")
+        if event in ("time_up", "abort") and before != "idle":
+            assert after == ("timed_out" if event == "time_up" else "aborted")
+        if event == "acted" and before == "acting":
+            assert self.ledger.steps == ledger[0] + 1 and self.ledger.recoveries == 0
+        if event == "observed" and before == "observing" and fault and elapsed < self.timeout:
+            out = ledger[1] >= RunMachine.RECOVERIES_PER_STEP
+            assert after == ("aborted" if out else "recovering")
+        if event == "verified" and before == "verifying" and elapsed < self.timeout:
+            if ledger[0] >= self.max_steps:
+                assert after == "step_limit"
+            elif fault is not None:
+                assert after == "recovering"  # no effect or frozen: recovery, before the agent
+        if event == "recovered" and before == "recovering" and restarted:
+            out = ledger[2] >= RunMachine.GOAL_RESTARTS
+            assert after == ("aborted" if out else "preparing")
+            if out:
+                assert "restarted" in self.machine.error
+
+    @rule()
+    @precondition(lambda self: self.machine.state in PHASES)
+    def a_callback_error_aborts_from_any_phase(self):
+        self.run(lambda: self.machine.send("error.execution", error=RuntimeError("device on fire")))
+        assert self.machine.state == "aborted"
+        assert self.machine.error == "RuntimeError: device on fire"
 
     @invariant()
-    def steps_never_pass_the_limit(self):
-        assert self.machine.steps <= self.max_steps
+    def the_ledger_stays_within_the_limits(self):
+        assert self.ledger.steps <= self.max_steps
+        assert self.ledger.recoveries <= RunMachine.RECOVERIES_PER_STEP
+        assert self.ledger.restarts <= RunMachine.GOAL_RESTARTS
 
     @invariant()
     def reaching_the_limit_ends_the_run_at_the_next_check(self):
-        if self.machine.steps >= self.max_steps and self.machine.state == "observing":
+        if self.ledger.steps >= self.max_steps and self.machine.state == "observing":
             raise AssertionError("a step past the limit was started")
+
+    @invariant()
+    def the_model_sees_every_phase_entered(self):
+        if self.machine.state in PHASES:
+            assert self.model.entered[-1] == self.machine.state
 
 
 TestRunMachine = RunMachineUnderRandomEvents.TestCase
 TestRunMachine.settings = settings(max_examples=150, stateful_step_count=40, deadline=None)
 
 
-def test_the_happy_path_and_its_transitions():
-    machine = RunMachine(max_steps=5)
-    for event, data in [
-        ("start", {}),
-        ("launched", {}),
-        ("observed", {}),
-        ("decided", {}),
-        ("acted", {}),
-        ("verified", {"elapsed": 1.0}),
-        ("observed", {"fault": "alert"}),
-        ("recovered", {}),
-        ("observed", {}),
-        ("decided", {"done": True}),
-        ("checked", {"met": True}),
-    ]:
-        machine.send(event, **data)
-    assert machine.state == "passed" and machine.is_terminated and machine.steps == 1
+class ScriptedRun:
+    """A run as the engine's: each phase is an async ``on_enter_*`` that sends the event that
+    ends it, with its data, from a script."""
+
+    def __init__(self, script: list[tuple[str, dict]], **limits) -> None:
+        self.script = list(script)
+        self.machine = RunMachine(self, **limits)
+        self.phases: list[str] = []
+
+    async def next(self, phase: str) -> None:
+        self.phases.append(phase)
+        event, data = self.script.pop(0)
+        await self.machine.send(event, **data)
+
+    async def on_enter_launching(self):
+        await self.next("launching")
+
+    async def on_enter_preparing(self):
+        await self.next("preparing")
+
+    async def on_enter_observing(self):
+        await self.next("observing")
+
+    async def on_enter_reasoning(self):
+        await self.next("reasoning")
+
+    async def on_enter_acting(self):
+        await self.next("acting")
+
+    async def on_enter_verifying(self):
+        await self.next("verifying")
+
+    async def on_enter_recovering(self):
+        await self.next("recovering")
+
+    async def on_enter_goal_complete(self):
+        await self.next("goal_complete")
+
+    async def drive(self) -> RunMachine:
+        await self.machine.activate_initial_state()
+        await self.machine.send("start")
+        return self.machine
 
 
-def test_an_exception_in_a_callback_aborts_with_the_error():
-    class Boom(RunMachine):
-        def on_enter_launching(self):
-            raise RuntimeError("device on fire")
+STEP = [
+    ("observed", {}),
+    ("decided", {}),
+    ("acted", {}),
+    ("verified", {"elapsed": 1.0}),
+]
 
-    machine = Boom()
-    machine.send("start")
+
+async def test_the_phases_drive_the_happy_path_with_a_recovery():
+    run = ScriptedRun(
+        [
+            ("launched", {}),
+            ("prepared", {}),
+            *STEP,
+            ("observed", {"fault": ALERT}),
+            ("recovered", {}),
+            ("observed", {}),
+            ("decided", {"done": True}),
+            ("checked", {"met": True}),
+        ],
+        max_steps=5,
+    )
+    machine = await run.drive()
+    assert machine.state == "passed" and machine.is_terminated
+    assert machine.ledger == Ledger(steps=1, recoveries=1, restarts=0)  # since the action
+    assert run.phases == [
+        "launching",
+        "preparing",
+        "observing",
+        "reasoning",
+        "acting",
+        "verifying",
+        "observing",
+        "recovering",
+        "observing",
+        "reasoning",
+        "goal_complete",
+    ]
+
+
+async def test_a_blocked_decision_recovers_and_is_decided_again():
+    run = ScriptedRun(
+        [
+            ("launched", {}),
+            ("prepared", {}),
+            ("observed", {}),
+            ("decided", {"fault": ALERT}),  # the interruption blocks the decided action
+            ("recovered", {}),
+            ("observed", {}),
+            ("decided", {"done": True}),
+            ("checked", {"met": True}),
+        ]
+    )
+    machine = await run.drive()
+    assert machine.state == "passed"
+    assert run.phases[3:6] == ["reasoning", "recovering", "observing"]
+    assert machine.ledger.steps == 0
+
+
+async def test_recoveries_without_an_action_are_bounded():
+    n = RunMachine.RECOVERIES_PER_STEP
+    script = [("launched", {}), ("prepared", {})]
+    script += [("observed", {"fault": ALERT}), ("recovered", {})] * n
+    script += [("observed", {"fault": ALERT})]
+    machine = await ScriptedRun(script).drive()
+    assert machine.state == "aborted"
+    assert machine.error == (
+        f"{n + 1} recoveries in a row without an action (at most {n}); the last was alert"
+    )
+
+
+async def test_the_goal_starts_over_after_a_restart_at_most_goal_restarts_times():
+    script = [("launched", {}), ("prepared", {})]
+    for _ in range(RunMachine.GOAL_RESTARTS + 1):
+        script += [("observed", {"fault": ALERT}), ("recovered", {"restarted": True})]
+        script += [("prepared", {})]
+    run = ScriptedRun(script)
+    machine = await run.drive()
+    assert machine.state == "aborted"
+    assert machine.ledger.restarts == RunMachine.GOAL_RESTARTS
+    assert run.phases.count("preparing") == 1 + RunMachine.GOAL_RESTARTS
+    assert "the app had to be restarted 2 times" in machine.error
+
+
+async def test_an_action_with_no_effect_recovers_before_the_agent_and_counts_as_a_step():
+    run = ScriptedRun(
+        [
+            ("launched", {}),
+            ("prepared", {}),
+            ("observed", {}),
+            ("decided", {}),
+            ("acted", {}),
+            ("verified", {"elapsed": 1.0, "fault": no_effect(Tap(1, 2))}),
+            ("recovered", {}),  # handed back
+            ("observed", {}),
+            ("decided", {"done": True}),
+            ("checked", {"met": False}),
+        ]
+    )
+    machine = await run.drive()
+    assert machine.state == "failed" and machine.ledger.steps == 1
+    assert run.phases[5:8] == ["verifying", "recovering", "observing"]
+
+
+async def test_the_step_limit_ends_the_run_at_verification():
+    machine = await ScriptedRun(
+        [("launched", {}), ("prepared", {}), *STEP, *STEP], max_steps=2
+    ).drive()
+    assert machine.state == "step_limit" and machine.ledger.steps == 2
+
+
+@pytest.mark.parametrize("phase", ["launching", "observing", "reasoning", "recovering"])
+async def test_an_exception_in_any_phase_aborts_with_the_error(phase):
+    class Boom(ScriptedRun):
+        async def next(self, where):
+            if where == phase:
+                raise RuntimeError("device on fire")
+            await super().next(where)
+
+    script = [("launched", {}), ("prepared", {}), ("observed", {"fault": ALERT})]
+    script += [("recovered", {}), ("observed", {}), ("decided", {})]
+    machine = await Boom(script).drive()
     assert machine.state == "aborted"
     assert machine.error == "RuntimeError: device on fire"
+    assert isinstance(machine.raised, RuntimeError)
+
+
+async def test_time_up_and_abort_end_the_run_from_inside_any_phase():
+    for event, final in (("time_up", "timed_out"), ("abort", "aborted")):
+        run = ScriptedRun([("launched", {}), ("prepared", {}), ("observed", {}), (event, {})])
+        machine = await run.drive()
+        assert machine.state == final and run.phases[-1] == "reasoning"
