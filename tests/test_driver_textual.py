@@ -32,7 +32,7 @@ from orav.model import (
     TypeText,
     Wait,
 )
-from orav.perceive import classify, measure
+from orav.perceive import fault, interruption, measure
 from orav.runner import open_device, record, replay
 from orav.scenario import load_scenario
 
@@ -112,11 +112,11 @@ async def test_observe_the_sign_in_form():
             ("AXTextField", "password"),
             ("AXButton", "sign_in"),
         ]
-        email, password = first.find(unique_id="email"), first.find(unique_id="password")
+        email, password = first.locate(unique_id="email"), first.locate(unique_id="password")
         assert email.focused and not password.focused
         assert (email.label, email.placeholder, email.secure) == ("Email", "Email", False)
         assert password.secure
-        assert first.find(label="Sign in").role == "AXHeading"  # the screen's title
+        assert next(e for e in first.elements if e.label == "Sign in").role == "AXHeading"
         assert "Header" in first.elements[2].traits
         screen = first.elements[1]
         assert (screen.label, screen.value, screen.traits) == (
@@ -124,7 +124,7 @@ async def test_observe_the_sign_in_form():
             "Sign in",
             ("screen:SignInScreen",),
         )
-        button = first.find(unique_id="sign_in")
+        button = first.locate(unique_id="sign_in")
         # frames are in cells, inside the 80x24 screen
         assert (button.frame.width, button.frame.height) == (16, 3)
         assert 0 <= button.frame.x and button.frame.x + button.frame.width <= 80
@@ -156,10 +156,10 @@ async def test_typing_a_password_shows_bullets_only():
 async def test_raster_follows_the_screen():
     async with TextualDevice(DemoApp) as device:
         before = await signed_in(device)
-        assert before.find(unique_id="items") is not None
+        assert before.locate(unique_id="items") is not None
         result = await device.perform(Tap(target=Target(id="settings")))
         after = await device.observe()
-        assert result.ok and after.find(unique_id="notifications_switch").value == "1"
+        assert result.ok and after.locate(unique_id="notifications_switch").value == "1"
         assert after.screenshot.sha256 != before.screenshot.sha256
         assert measure(before, after).changed
 
@@ -168,11 +168,11 @@ async def test_taps_by_point_and_by_target():
     async with TextualDevice(DemoApp) as device:
         await device.launch()
         form = await device.observe()
-        centre = form.find(unique_id="sign_in").frame.center
+        centre = form.locate(unique_id="sign_in").frame.center
         result = await device.perform(Tap(x=centre.x, y=centre.y))
         assert result.ok and result.point == centre
         refused = await device.observe()
-        assert refused.find(label="Enter your email and password.") is not None
+        assert refused.locate(label="Enter your email and password.") is not None
         # a target is the control, not the header that carries the same label
         result = await device.perform(Tap(target=Target(label="Sign in")))
         assert result.ok and result.point == centre
@@ -185,14 +185,14 @@ async def test_taps_by_point_and_by_target():
 async def test_keys_and_bindings():
     async with TextualDevice(DemoApp) as device:
         home = await signed_in(device)
-        assert home.find(unique_id="sign_in") is None
+        assert home.locate(unique_id="sign_in") is None
         assert "binding:q" in home.elements[0].traits
         await device.perform(Tap(target=Target(label="Release notes")))
         detail = await device.observe()
-        assert detail.find(label="Version 1.0: first release.") is not None
+        assert detail.locate(label="Version 1.0: first release.") is not None
         assert any(e.label == "Back" and "binding:escape" in e.traits for e in detail.elements)
         assert (await device.perform(PressKey("escape"))).ok
-        assert (await device.observe()).find(unique_id="items") is not None
+        assert (await device.observe()).locate(unique_id="items") is not None
         raw = await device.perform(PressKey(40))
         assert not raw.ok and "keycode 40" in raw.error and "key names" in raw.error
         # q quits the app: the observation says so and a launch starts a fresh one
@@ -200,22 +200,22 @@ async def test_keys_and_bindings():
         await device.perform(TypeText("q"))
         gone = await device.observe()
         assert not gone.app_running and not await device.is_running("DemoApp")
-        assert classify(gone).kind == "crash"
+        assert fault(gone).kind == "crash"
         assert (await device.perform(Launch())).ok
         fresh = await device.observe()
-        assert fresh.app_running and fresh.find(unique_id="email") is not None
+        assert fresh.app_running and fresh.locate(unique_id="email") is not None
 
 
 async def test_swipe_scrolls_what_is_under_it():
     async with TextualDevice(ScrollApp, size=(40, 10)) as device:
         await device.launch()
         top = await device.observe()
-        assert top.find(unique_id="row_0") is not None and top.find(unique_id="row_20") is None
+        assert top.locate(unique_id="row_0") is not None and top.locate(unique_id="row_20") is None
         result = await device.perform(Swipe(Point(5, 8), Point(5, 1)))  # finger moves up
         assert result.ok
         scrolled = await device.observe()
-        assert scrolled.find(unique_id="row_0") is None
-        assert scrolled.find(unique_id="row_7").frame.y == 0
+        assert scrolled.locate(unique_id="row_0") is None
+        assert scrolled.locate(unique_id="row_7").frame.y == 0
     async with TextualDevice(FieldApp, size=(40, 10)) as device:
         await device.launch()
         flat = await device.perform(Swipe(Point(5, 8), Point(5, 1)))
@@ -252,10 +252,10 @@ async def test_a_modal_screen_is_an_alert_for_recovery():
         await device.launch()
         seen = await device.observe()
         assert [e.role for e in seen.elements[:2]] == ["AXApplication", "AXDialog"]
-        detection = classify(seen)
+        detection = interruption(seen)
         assert detection.kind == "alert" and "OK" in [e.label for e in detection.evidence]
         await device.perform(Tap(target=Target(label="OK")))
-        assert classify(await device.observe()) is None
+        assert interruption(await device.observe()) is None
 
 
 class Notice(ModalScreen):
@@ -278,13 +278,13 @@ async def test_recovery_closes_a_modal_without_buttons_with_escape():
     async with TextualDevice(NoticeApp) as device:
         await device.launch()
         seen = await device.observe()
-        detection = classify(seen)
+        detection = interruption(seen)
         assert detection.kind == "alert"
         scenario = Scenario(name="t", app="NoticeApp", goal="g")
         outcome = await recover(detection, device=device, observation=seen, scenario=scenario)
         assert outcome.resolved, outcome.error
         assert outcome.actions == (PressKey("escape"),)
-        assert classify(await device.observe()) is None
+        assert interruption(await device.observe()) is None
 
 
 @settings(
@@ -302,7 +302,7 @@ def test_printable_text_arrives_intact(text: str):
         async with TextualDevice(FieldApp, size=(60, 5)) as device:
             await device.launch()
             assert (await device.perform(TypeText(text))).ok
-            return (await device.observe()).find(unique_id="field").value
+            return (await device.observe()).locate(unique_id="field").value
 
     assert asyncio.run(typed()) == text
 

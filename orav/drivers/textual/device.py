@@ -97,6 +97,22 @@ def load_app_factory(spec: str) -> Callable[[], App]:
     return factory
 
 
+MAX_CELLS = 1000
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``120x40`` → (120, 40); InputError unless both are whole numbers 1..1000."""
+    width, x, height = text.lower().partition("x")
+    if x and width.isdigit() and height.isdigit():
+        size = int(width), int(height)
+        if all(1 <= n <= MAX_CELLS for n in size):
+            return size
+    raise InputError(
+        f"expected a terminal size WIDTHxHEIGHT (1 to {MAX_CELLS} cells each), got {text!r}",
+        "--device",
+    )
+
+
 class TextualDevice:
     """One Textual app under test, driven by Pilot in the caller's event loop.
 
@@ -124,8 +140,13 @@ class TextualDevice:
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> TextualDevice:
-        """``package.module:AppClass[?name=value&...]`` (see ``load_app_factory``)."""
-        factory = load_app_factory(spec)
+        """``package.module:AppClass[@WIDTHxHEIGHT][?name=value&...]``: the app (see
+        ``load_app_factory``) in a terminal of that size (80x24 unless given)."""
+        path, mark, query = spec.partition("?")
+        path, at, size = path.partition("@")
+        if at:
+            options.setdefault("size", parse_size(size))
+        factory = load_app_factory(path + mark + query)
         return cls(factory, name=factory.__name__, **options)
 
     async def __aenter__(self) -> Self:

@@ -148,8 +148,18 @@ def visible_region(widget: Widget, screen: Screen) -> Region | None:
 
 
 def _walk(widget: Widget, screen: Screen, strips: list[Strip], bindings: dict) -> Iterator[Pair]:
-    visible = visible_region(widget, screen)
-    if visible is None:
+    from textual.errors import NoWidget
+
+    if not widget.display:
+        return
+    try:
+        geometry = screen.find_widget(widget)
+    except NoWidget:  # not laid out itself, yet its children may be (Textual's toast rack)
+        for child in widget.children:
+            yield from _walk(child, screen, strips, bindings)
+        return
+    visible = geometry.region.intersection(geometry.clip)
+    if not visible.area:
         return
     name = _textual_class(widget)
     traits = tuple(bindings.get(id(widget), ()))
@@ -399,7 +409,7 @@ def _find_in_row(strips: list[Strip], row: int, text: str, left: int, right: int
     """The cell where ``text`` starts in one row between ``left`` and ``right``, if shown."""
     if not text or row >= len(strips):
         return None
-    at = strips[row].crop(left, right).text.find(text[: max(1, right - left)])
+    at = strips[row].crop(left, right).text.find(text[:12])  # a prefix: the end may be cut
     return None if at < 0 else left + at
 
 
