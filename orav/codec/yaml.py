@@ -75,7 +75,9 @@ class _Constructor(RoundTripConstructor):
             raise ConstructorError(None, None, what, node.start_mark)
         try:
             return super().construct_non_recursive_object(node, tag)
-        except (ValueError, TypeError, OverflowError, ArithmeticError):
+        except YAMLError:
+            raise
+        except Exception:  # noqa: BLE001 - ruamel's scalar constructors raise what they meet
             kind = str(tag or node.tag).rsplit(":", 1)[-1]
             what = f"{clip(repr(node.value))} is not a valid {kind}"
             raise ConstructorError(None, None, what, node.start_mark) from None

@@ -1,0 +1,110 @@
+"""A small generated corpus of worst cases, each of which orav must refuse with a located error.
+
+``documents(yaml_text)`` derives hostile YAML files from a real scenario or app model;
+``cassettes(data)`` derives damaged cassettes from a real one (hashes kept consistent, so what
+is hostile is the content, not a checksum). Names say what each one tries.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+
+
+def alias_bomb(levels: int) -> str:
+    lines = ["a0: &a0 [x,x,x,x,x,x,x,x,x,x]"] + [
+        f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, levels)
+    ]
+    return "bomb:\n" + "".join(f"  {line}\n" for line in lines)
+
+
+def documents(base: str) -> dict[str, bytes]:
+    """Hostile variants of the YAML document ``base`` (a mapping), as file contents."""
+    nested = "".join(" " * i + f"k{i}:\n" for i in range(200)) + " " * 200 + "v\n"
+    texts = {
+        "alias_bomb_8": base + alias_bomb(8),
+        "alias_bomb_12": base + alias_bomb(12),
+        "alias_loop": base + "loop: &l [*l]\n",
+        "deep_flow": base + "deep: " + "[" * 3000 + "]" * 3000 + "\n",
+        "deep_block": base + "deep:\n" + "".join(" " * (i + 1) + f"k{i}:\n" for i in range(200)),
+        "deep_mapping": nested,
+        "digits": base + "digits: " + "9" * 5000 + "\n",
+        "float_tag": base + "f: !!float abc\n",
+        "int_tag": base + "i: !!int 12abc\n",
+        "timestamp": base + "t: 2024-01-01T10:00:00\n",
+        "set": base + "s: !!set {a, b}\n",
+        "binary": base + "b: !!binary aGk=\n",
+        "unknown_tag": base + "u: !python/object:os.system echo\n",
+        "control": base + "c: a\x07b\n",
+        "just_a_number": "42\n",
+        "just_a_list": "- a\n- b\n",
+        "empty": "",
+        "mixed_keys": "1: a\nfoo: b\n" + base,
+        "duplicate_key": base + next(ln for ln in base.splitlines() if ln[:1].isalpha()) + "\n",
+        "tab_indent": base + "t:\n\t- a\n",
+        "unclosed": base + "x: [a, b\n",
+        "too_large": base + "z:\n" + "  k: v\n" * 100_000,
+        "long_value": base + "long: " + "x" * 400_000 + "\n",
+    }
+    corpus = {name: text.encode("utf-8") for name, text in texts.items()}
+    corpus["not_utf8"] = base.encode() + b"n: caf\xe9\n"
+    corpus["utf16"] = base.encode("utf-16")
+    return corpus
+
+
+def _lines(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def _join(events: list[dict]) -> bytes:
+    return "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events).encode()
+
+
+def _rewrite_blob(events: list[dict], media: str, change) -> bytes:
+    """The cassette with the first blob of ``media`` replaced by ``change(bytes)``, rehashed
+    and re-referenced."""
+    for event in events:
+        if event["type"] == "blob" and event["media_type"] == media:
+            old = event["sha256"]
+            data = change(base64.b64decode(event["data"]))
+            new = hashlib.sha256(data).hexdigest()
+            event.update(sha256=new, data=base64.b64encode(data).decode())
+            return _join(events).replace(old.encode(), new.encode())
+    raise ValueError(f"no {media} blob")
+
+
+def cassettes(data: bytes) -> dict[str, bytes]:
+    """Damaged variants of the cassette ``data`` that reading must refuse."""
+    lines = data.split(b"\n")
+    middle = len(lines) // 2
+    json_blob = "application/json"
+    corpus = {
+        "empty": b"",
+        "not_a_cassette": b"\x89PNG\r\n\x1a\n",
+        "future_version": data.replace(b'"version":1', b'"version":99', 1),
+        "deep_line": b"\n".join([*lines[:middle], b"[" * 5000, *lines[middle:]]),
+        "digits_line": b"\n".join(
+            [*lines[:middle], b'{"type":"clock","now":' + b"9" * 5000 + b"}", *lines[middle:]]
+        ),
+        "nan_line": b"\n".join([*lines[:middle], b'{"type":"clock","now":NaN}', *lines[middle:]]),
+        "not_utf8_line": b"\n".join([*lines[:middle], b'{"type":"\xff"}', *lines[middle:]]),
+        "garbage_inside": b"\n".join([*lines[:middle], b"}{", *lines[middle:]]),
+        "event_after_report": data + lines[1] + b"\n",
+    }
+    events = _lines(data)
+    corpus["deep_elements"] = _rewrite_blob(_lines(data), json_blob, lambda _: b"[" * 5000)
+    corpus["digit_elements"] = _rewrite_blob(
+        events, json_blob, lambda b: b.replace(b'"width":', b'"width":' + b"9" * 5000 + b',"w":', 1)
+    )
+    corpus["nan_elements"] = _rewrite_blob(
+        _lines(data), json_blob, lambda b: b.replace(b'"width":', b'"width":NaN,"w":', 1)
+    )
+    corpus["elements_not_a_list"] = _rewrite_blob(_lines(data), json_blob, lambda _: b'{"a":1}')
+    kept = [e for e in _lines(data) if e.get("media_type") != "image/png"]
+    corpus["missing_screenshot"] = _join(kept)
+    bad = _lines(data)
+    blob = next(e for e in bad if e["type"] == "blob")
+    blob["data"] = "!!!not base64"
+    corpus["bad_base64"] = _join(bad)
+    return corpus

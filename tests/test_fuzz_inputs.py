@@ -1,0 +1,190 @@
+"""Fuzzing the three untrusted inputs (scenario YAML, app model YAML, cassettes): every input is
+either read or refused with one located InputError, quickly, never an internal error.
+
+Two halves: hypothesis mutates real documents in-process (a few hundred examples, seconds), and
+a small generated corpus of worst cases (tests/fuzz_corpus.py) goes through the real ``orav``
+command, which must exit 2 naming each file with a line, within seconds and ~200 MB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from command import orav
+from fuzz_corpus import cassettes, documents
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from orav import runner
+from orav.cassette import read_cassette
+from orav.errors import InputError, OravError
+from orav.model import Scenario
+from orav.scenario import load_scenario
+from orav.sim import load_app_model
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = (ROOT / "orav" / "scenarios" / "login.yaml").read_text()
+APP = (ROOT / "orav" / "sim" / "demo.yaml").read_text()
+FUZZ = settings(
+    max_examples=120,
+    deadline=3000,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+# Pieces that YAML and orav's types give meaning to: what a mutation most likely breaks.
+TOKENS = st.sampled_from(
+    [":", "- ", "[", "]", "{", "}", ",", "&a ", "*a", "!!float ", "!!binary ", "!tag ", "? ",
+     "\n", "  ", "#", "'", '"', "|\n", "~", "null", "true", "1e400", ".nan", "9" * 80,
+     "\x00", "\x1b", "\ufeff", "é", "<<: *a\n", "--- ", "...", "%YAML 1.1\n", "\t"]
+)  # fmt: skip
+
+
+@st.composite
+def mutated(draw, text: str) -> str:
+    """``text`` with a few spans replaced, cut or repeated."""
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(text)))
+        end = min(len(text), at + draw(st.integers(0, 40)))
+        kind = draw(st.sampled_from(["token", "text", "cut", "repeat"]))
+        if kind == "token":
+            text = text[:at] + draw(TOKENS) + text[end:]
+        elif kind == "text":
+            text = text[:at] + draw(st.text(max_size=20)) + text[end:]
+        elif kind == "cut":
+            text = text[:at]
+        else:
+            text = text[:at] + text[at:end] * draw(st.integers(2, 50)) + text[end:]
+    return text
+
+
+def located(error: InputError, source: str) -> None:
+    """An InputError that names ``source`` (with a line, unless it is about the whole file)."""
+    assert error.where is not None and error.where.startswith(source), str(error)
+
+
+@FUZZ
+@given(text=mutated(SCENARIO))
+def test_mutated_scenarios_are_read_or_refused_where_they_break(tmp_path_factory, text: str):
+    path = tmp_path_factory.mktemp("s") / "s.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        assert isinstance(load_scenario(path), Scenario)
+    except InputError as exc:
+        located(exc, str(path))
+
+
+@FUZZ
+@given(text=mutated(APP))
+def test_mutated_app_models_are_read_or_refused_where_they_break(text: str):
+    try:
+        load_app_model(text, name="app.yaml")
+    except InputError as exc:
+        located(exc, "app.yaml")
+
+
+@pytest.fixture(scope="module")
+def cassette(tmp_path_factory) -> bytes:
+    """A real cassette of the demo login, recorded on the simulator."""
+    out = tmp_path_factory.mktemp("fuzz") / "login.cassette"
+    scenario = load_scenario(ROOT / "orav" / "scenarios" / "login.yaml")
+    asyncio.run(runner.record(scenario, out))
+    return out.read_bytes()
+
+
+JSON_TOKENS = st.sampled_from(
+    [b"NaN", b"Infinity", b"-0", b"9" * 5000, b"[" * 3000, b"{", b"}", b"\"", b"\\u0000",
+     b"\xff", b"\n", b"null", b"1e999", b"\"type\":\"blob\"", b"\"sha256\":\"" + b"0" * 64 + b"\""]
+)  # fmt: skip
+
+
+@st.composite
+def damaged(draw, data: bytes) -> bytes:
+    lines = data.split(b"\n")
+    for _ in range(draw(st.integers(1, 3))):
+        index = draw(st.integers(0, len(lines) - 1))
+        line = lines[index]
+        at = draw(st.integers(0, len(line)))
+        end = min(len(line), at + draw(st.integers(0, 30)))
+        kind = draw(st.sampled_from(["token", "bytes", "drop", "duplicate", "cut"]))
+        if kind == "token":
+            lines[index] = line[:at] + draw(JSON_TOKENS) + line[end:]
+        elif kind == "bytes":
+            lines[index] = line[:at] + draw(st.binary(max_size=12)) + line[end:]
+        elif kind == "drop":
+            del lines[index]
+        elif kind == "duplicate":
+            lines.insert(index, line)
+        else:
+            lines = lines[:index] + [line[:at]]
+    return b"\n".join(lines)
+
+
+@settings(FUZZ, max_examples=60)
+@given(data=st.data())
+def test_damaged_cassettes_are_read_and_replayed_or_refused(tmp_path_factory, cassette, data):
+    path = tmp_path_factory.mktemp("c") / "c.cassette"
+    path.write_bytes(data.draw(damaged(cassette)))
+    try:
+        read_cassette(path)
+        asyncio.run(runner.replay(path))  # faithful, or diverged: an OravError that says so
+    except InputError as exc:
+        located(exc, str(path))
+    except OravError:
+        pass
+
+
+# --- the corpus, through the real command ---------------------------------------------------
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def refused_each(done: subprocess.CompletedProcess, paths: list[Path]) -> None:
+    """Exit 2, one located error line per file, and nothing internal."""
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("orav: error: ")]
+    for path in paths:
+        mine = [line for line in lines if line.startswith(f"orav: error: {path}:")]
+        assert len(mine) == 1, (path.name, done.stderr[-2000:])
+
+
+def test_the_scenario_corpus_is_refused_file_by_file(tmp_path: Path):
+    paths = []
+    for name, data in documents(SCENARIO).items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_bytes(data)
+        paths.append(path)
+    started = time.monotonic()
+    done = orav("validate", *paths)
+    assert time.monotonic() - started < 30  # all of them, each in well under a few seconds
+    refused_each(done, paths)
+    assert peak_mb() < 200
+
+
+def test_the_app_model_corpus_is_refused_with_a_location():
+    for name, data in documents(APP).items():
+        started = time.monotonic()
+        with pytest.raises(InputError) as caught:
+            load_app_model(data.decode("utf-8", "replace"), name=name)
+        assert time.monotonic() - started < 5, name
+        located(caught.value, name)
+
+
+def test_the_cassette_corpus_is_refused_file_by_file(tmp_path: Path, cassette: bytes):
+    paths = []
+    for name, data in cassettes(cassette).items():
+        path = tmp_path / f"{name}.cassette"
+        path.write_bytes(data)
+        paths.append(path)
+    started = time.monotonic()
+    done = orav("replay", *paths)
+    assert time.monotonic() - started < 30
+    refused_each(done, paths)
+    assert peak_mb() < 200
