@@ -34,3 +34,84 @@ def test_a_diverging_cassette_fails_with_the_difference(pytester):
     result.stdout.fnmatch_lines(
         ["*cut.cassette: *status: recorded 'passed', replayed 'step_limit'*"]
     )
+
+
+USER_TESTS = """
+import pytest
+
+from orav.model import Assert, Decision, Done, PressKey, Scenario, Target
+
+COMMITMENT = {scenarios!r} + "/commitment.yaml"
+
+
+def test_uat_app_has_a_temporary_database(uat_app, tmp_path):
+    assert uat_app.database == tmp_path / "uat.sqlite"
+
+
+def test_a_workflow_passes_with_its_script(uat_driver):
+    report = uat_driver.run_sync(COMMITMENT)
+    assert report.ok and report.screens_visited == ("Home", "Chat", "Commitments")
+
+
+@pytest.mark.uat_app(seed="demo", today="2026-11-23")
+def test_a_function_decides(uat_driver):
+    def decide(context):
+        screen = context.observation
+        if any(e.label == "Grade C" for e in screen.elements):
+            return Done(success=True, summary="grade C")
+        return Decision(action=PressKey("i"), reasoning="open the integrity dashboard")
+
+    scenario = Scenario(
+        name="grade",
+        app="planner",
+        goal="Read the integrity grade.",
+        success_criteria=(Assert(Target(label="Grade C")),),
+        settle_seconds=0.05,
+    )
+    report = uat_driver.run_sync(scenario, agent=decide)
+    assert report.ok and report.screens_visited == ("Home", "Integrity")
+
+
+@pytest.mark.live_ai
+def test_live_when_marked(uat_driver):
+    assert uat_driver.is_live
+    raise AssertionError("runs only with credentials")
+
+
+def test_live_fixture(live_uat_driver):
+    raise AssertionError("runs only with credentials")
+"""
+
+
+def scratch_project(pytester) -> None:
+    scenarios = Path(__file__).resolve().parent.parent / "orav" / "scenarios" / "planner"
+    pytester.makeini("[pytest]\norav_app = orav.demo.planner:PlannerApp\n")
+    pytester.makepyfile(test_workflows=USER_TESTS.format(scenarios=str(scenarios)))
+
+
+def test_a_user_project_uses_the_fixtures_and_the_live_ai_marker(pytester, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ORAV_LIVE_AI"):
+        monkeypatch.delenv(name, raising=False)
+    scratch_project(pytester)
+    result = pytester.runpytest(
+        "--strict-markers", "-rs", "-p", "no:cacheprovider", "-p", "no:asyncio"
+    )
+    result.assert_outcomes(passed=3, skipped=2)
+    result.stdout.fnmatch_lines(["*live AI test: set OPENAI_API_KEY*"])
+
+
+def test_the_live_switch_takes_every_test_live(pytester, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ORAV_LIVE_AI", "1")
+    scratch_project(pytester)
+    result = pytester.runpytest(
+        "-k", "script or live", "-p", "no:cacheprovider", "-p", "no:asyncio"
+    )
+    result.assert_outcomes(skipped=3)
+
+
+def test_uat_app_without_an_app_is_a_usage_error(pytester):
+    pytester.makepyfile("def test_x(uat_app):\n    pass\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
+    result.stdout.fnmatch_lines(["*uat_app needs the app under test*"])

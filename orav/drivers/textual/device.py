@@ -90,10 +90,11 @@ def load_app_factory(spec: str) -> Callable[[], App]:
     if not arguments:
         return app_class
 
-    def factory() -> App:
-        return app_class(**arguments)
+    def factory(**more: Any) -> App:
+        return app_class(**{**arguments, **more})
 
     factory.__name__ = class_name
+    factory.app_class = app_class
     return factory
 
 
