@@ -53,15 +53,27 @@ class Case:
     scenario: str  # a path under orav/scenarios
     faults: tuple[Fault, ...] | None = None  # None: the scenario's own
     changes: dict = field(factory=dict)
-    status: str = "completed_with_errors"
+    status: str = "passed"  # every recovery resolved: no unresolved error
     kinds: tuple[str, ...] = ()  # the recovered faults, in order
     crashes: int = 0
     min_retries: int = 0
     restarted: bool = False
     error: str | None = None  # aborted runs: text of the last error
+    scaled: bool = False  # real waits: run on TIME_SCALE (see ``scaled_time``)
 
 
 CREDENTIALS = Credentials("demo@orav.dev", "Orav-Demo-1!")
+# open_detail by coordinates (a tap on blank space is dropped as silently as any while frozen)
+BY_POINTS = tuple(
+    Decision(action, expected_outcome="")
+    for action in (
+        Tap(195, 128),  # Getting started
+        Tap(48, 69),  # Back
+        Tap(195, 184),  # Release notes
+        Tap(48, 69),  # Back
+        Done(summary="Opened an item by its place on screen and came back."),
+    )
+)
 CASES = [
     # alerts: behind a focused field (the keyboard comes back), on entering a screen, at random
     Case("alert-login", "faults/alert.yaml", kinds=("alert",)),
@@ -133,7 +145,7 @@ CASES = [
         changes={"credentials": None},
         status="aborted",
         kinds=("login",),
-        error="a login screen, but the scenario has no credentials",
+        error="a login form, but the scenario has no credentials",
     ),
     Case("empty-dump-once", "faults/empty_dump.yaml", kinds=("empty_dump",)),
     Case(
@@ -143,21 +155,45 @@ CASES = [
         kinds=("empty_dump",),
         restarted=True,
     ),
-    Case("frozen-tap", "faults/frozen.yaml", kinds=("stuck",), min_retries=1),
+    Case("frozen-tap", "faults/frozen.yaml", kinds=("no_effect",), min_retries=1),
     Case(
         "frozen-typing",
         "login.yaml",
         (Fault("frozen", at_step=1, duration=1),),  # the email is typed into nothing
-        kinds=("stuck",),
+        kinds=("no_effect",),
         min_retries=1,
     ),
     Case(
         "frozen-until-relaunch",
-        "change_setting.yaml",
-        (Fault("frozen", at_step=5),),
-        kinds=("stuck",),
-        min_retries=2,
+        "open_detail.yaml",
+        (Fault("frozen", at_step=5),),  # every input after sign-in is dropped, until relaunch
+        changes={"script": BY_POINTS, "max_steps": 12},
+        # three different taps change nothing (each retried, handed back): the app is frozen
+        kinds=("no_effect", "no_effect", "no_effect", "frozen"),
+        min_retries=9,
         restarted=True,
+    ),
+    Case(
+        "list-apps-error",
+        "open_detail.yaml",
+        (Fault("list_apps_error", at_step=5, duration=3),),  # the tree stays whole
+        kinds=(),  # an unknown app state is no crash: nothing to recover
+    ),
+    Case(
+        "slow-describe",
+        "open_detail.yaml",
+        (Fault("slow_describe", on_screen="detail_2", seconds=8),),
+        kinds=("empty_dump",),  # the 5 s rung gives up on it; the re-dump answers
+        scaled=True,
+    ),
+    Case(
+        "slow-launch",
+        "open_detail.yaml",
+        (Fault("crash", at_step=6), Fault("slow_launch", at_step=6, seconds=8)),
+        kinds=("crash",),  # the relaunch takes 8 s: within the 30 s restart rung
+        crashes=1,
+        restarted=True,
+        scaled=True,
     ),
     Case("keyboard-over-switch", "faults/keyboard.yaml", kinds=("keyboard",)),
 ]
@@ -197,8 +233,32 @@ def restarted(path: list[tuple[str, str, str]]) -> bool:
     return any(target in ("relaunching", "restarting") for _, _, target in path)
 
 
+# Slow RPC faults stall the simulator in real time, against the driver's real timeouts. Scaled
+# runs keep every ratio of the ladder (an 8 s stall against the 5 s describe-all rung and the
+# 30 s restart rung) at TIME_SCALE of the wall time: the relations under test, not the waiting.
+TIME_SCALE = 0.1
+
+
+def scaled_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import orav.drivers.idb
+    import orav.runner
+    import orav.sim.server
+
+    stall = orav.sim.server._stall
+
+    async def scaled_stall(seconds: float) -> None:
+        await stall(seconds * TIME_SCALE)
+
+    monkeypatch.setattr(orav.sim.server, "_stall", scaled_stall)
+    monkeypatch.setattr(orav.drivers.idb, "LAUNCH_TIMEOUT", 30.0 * TIME_SCALE)
+    defaults = orav.runner.open_device.__wrapped__.__kwdefaults__
+    monkeypatch.setitem(defaults, "timeout", 5.0 * TIME_SCALE)
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-async def test_fault_is_recovered_or_reported(case: Case, tmp_path: Path):
+async def test_fault_is_recovered_or_reported(case: Case, tmp_path: Path, monkeypatch):
+    if case.scaled:
+        scaled_time(monkeypatch)
     scenario = scenario_of(case)
     started = time.monotonic()
     recording = await asyncio.wait_for(
@@ -219,13 +279,14 @@ async def test_fault_is_recovered_or_reported(case: Case, tmp_path: Path):
     assert report.retries >= case.min_retries
 
     fault_errors = [e for e in report.errors if e.error.split(":")[0] in case.kinds]
-    assert len(fault_errors) == len(paths)
-    if case.status == "completed_with_errors":
+    # an action retried into effect (or handed back) is no error of the run
+    assert len(fault_errors) == sum(path[0][1] != "no_effect" for path in paths)
+    if case.status == "passed":
         assert report.ok and not report.goals_missed and report.goals_achieved
         assert all(e.resolved for e in fault_errors), report.errors
-        assert all(path[-1][2] == "resolved" for path in paths)
+        assert all(path[-1][2] in ("resolved", "handed_back") for path in paths)
     else:
-        assert case.error in report.errors[-1].error
+        assert case.error in report.summary
         assert not report.goals_achieved
 
     outcome = await asyncio.wait_for(replay(recording.cassette), WALL_SECONDS)
@@ -239,7 +300,7 @@ def test_every_fault_type_is_in_the_matrix():
 
     injected = {f.type for case in CASES for f in scenario_of(case).faults}
     assert injected == set(FaultType.__args__)
-    assert {"keyboard", "stuck"} <= {k for case in CASES for k in case.kinds}
+    assert {"keyboard", "no_effect"} <= {k for case in CASES for k in case.kinds}
 
 
 def test_fault_scenarios_are_not_demo_examples():
@@ -278,7 +339,7 @@ def vision_scenario(*faults: Fault) -> Scenario:
 
 async def test_a_vision_tap_that_changed_the_screen_is_a_resolved_error(tmp_path: Path):
     report = (await record(vision_scenario(), tmp_path / "v.cassette", clock=FastClock())).report
-    assert report.status == "completed_with_errors"
+    assert report.status == "passed"  # its one error is resolved
     (error,) = report.errors
     assert error.error.startswith("vision fallback: tapped (195, 184)")
     assert error.resolved and error.action == "tap" and error.step == 1
@@ -288,11 +349,13 @@ async def test_a_vision_tap_that_changed_nothing_is_unresolved_and_retried(tmp_p
     frozen = Fault("frozen", at_step=5, duration=1)  # the vision tap (input 6) is dropped
     path = tmp_path / "v.cassette"
     report = (await record(vision_scenario(frozen), path, clock=FastClock())).report
-    vision, dropped = report.errors
+    (vision,) = report.errors  # a retried action that then worked is no error of the run
     assert vision.error.startswith("vision fallback") and "nothing changed" in vision.error
     assert not vision.resolved
-    assert dropped.error.startswith("stuck:") and dropped.resolved  # the nudged tap worked
-    assert report.ok
+    (taken,) = recoveries(report)
+    assert taken[0] == ("detected", "no_effect", "retrying_action")
+    assert taken[-1][2] == "resolved" and report.retries >= 1  # the nudged tap worked
+    assert report.status == "completed_with_errors" and report.ok
     assert (await replay(path)).faithful
 
 
@@ -342,3 +405,17 @@ async def test_a_closed_sim_cuts_its_clients_off():
         await sim.close()
         with pytest.raises(DeviceError):
             await device.observe()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue9-bugs.md #3: a run aborted by a ledger limit (restarts, recoveries in a row) "
+    "has the reason only in its summary, not in report.errors nor in the cassette",
+)
+async def test_a_run_aborted_by_a_limit_says_why_in_its_errors(tmp_path: Path):
+    case = next(c for c in CASES if c.id == "crash-keeps-crashing")
+    report = (await record(scenario_of(case), tmp_path / "c.cassette", clock=FastClock())).report
+    assert report.status == "aborted"
+    assert case.error in report.summary
+    last = report.errors[-1]
+    assert case.error in last.error and not last.resolved
