@@ -248,6 +248,8 @@ class _Run:
         raised = self.machine.raised
         if isinstance(raised, ReplayDivergence):
             raise raised  # not the run's failure: the replay's, reported to the caller
+        if self.machine.limited:
+            self.note_error(RunError(step=self.step, error=self.machine.error))
         if raised is not None:
             if getattr(raised, "call", None) is not None:
                 self.calls.append(raised.call)  # a failed decision still cost tokens

@@ -168,11 +168,6 @@ def test_an_alert_blocks_actions_aimed_outside_it_and_never_a_key_or_a_wait():
     assert blocks(found, seen, TypeText("hi"))  # no field has focus in the alert
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue9-bugs.md #1: blocks() ignores a tap's coordinates: a tap at a point inside "
-    "the alert (on its No button) is taken as aimed outside it",
-)
 def test_a_tap_at_a_point_inside_the_alert_is_not_blocked():
     seen = screen(*alert("Yes", "No"))
     found = interruption(seen)
@@ -279,11 +274,6 @@ def test_a_detection_round_trips_through_the_codec_with_its_action_tagged():
     assert '"kind":"tap"' in to_json(no_effect(Tap(1, 2)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue9-bugs.md #2: 'No connection' (the simulator's own banner, docs/recovery.md's "
-    "first example) is no network error any more without a Retry control beside it",
-)
 def test_a_no_connection_banner_that_appeared_is_a_network_error():
     banner = Element("AXStaticText", "No connection", frame=Frame(0, 91, 390, 60))
     assert interruption(screen(banner), screen()).kind == "network"

@@ -407,11 +407,6 @@ async def test_a_closed_sim_cuts_its_clients_off():
             await device.observe()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue9-bugs.md #3: a run aborted by a ledger limit (restarts, recoveries in a row) "
-    "has the reason only in its summary, not in report.errors nor in the cassette",
-)
 async def test_a_run_aborted_by_a_limit_says_why_in_its_errors(tmp_path: Path):
     case = next(c for c in CASES if c.id == "crash-keeps-crashing")
     report = (await record(scenario_of(case), tmp_path / "c.cassette", clock=FastClock())).report

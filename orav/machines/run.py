@@ -111,6 +111,7 @@ class RunMachine(StateChart):
         self.ledger = Ledger()
         self.error: str | None = None
         self.raised: BaseException | None = None  # what ended the run, if an exception
+        self.limited = False  # a limit of the ledger ended the run (``error`` says which)
         super().__init__(model, **kwargs)
 
     # --- guards: the event's data and the ledger ---------------------------------------------
@@ -153,6 +154,7 @@ class RunMachine(StateChart):
             self.ledger.restarts += 1
 
     def too_many(self, fault: Any = None) -> None:
+        self.limited = True
         last = f"; the last was {getattr(fault, 'kind', fault)}" if fault is not None else ""
         self.error = (
             f"{self.ledger.recoveries + 1} recoveries in a row without an action "
@@ -160,6 +162,7 @@ class RunMachine(StateChart):
         )
 
     def no_restart(self) -> None:
+        self.limited = True
         times = "time" if self.GOAL_RESTARTS == 1 else "times"
         self.error = (
             f"the app had to be restarted {self.ledger.restarts + 1} times; the goal starts "

@@ -60,7 +60,7 @@ INTERRUPTION_KINDS: tuple[str, ...] = ("alert", "login", "network", "loading")
 
 _NETWORK_ERROR = re.compile(
     r"\b(?:network (?:error|unavailable|connection (?:was )?(?:lost|failed))"
-    r"|no internet(?: connection)?|not connected to the internet"
+    r"|no internet(?: connection)?|no (?:network )?connection\b|not connected to the internet"
     r"|connection (?:lost|failed|error|timed out)|could(?:n't|n’t| not) connect"
     r"|request (?:failed|timed out)|server error|something went wrong)",
     re.IGNORECASE,
@@ -151,8 +151,10 @@ def blocks(detection: Detection, observation: Observation, action: Action) -> bo
     if isinstance(action, (PressKey,)) or detection.kind not in INTERRUPTION_KINDS:
         return False
     if detection.kind == "alert":
-        element = action_element(observation, action)
+        if isinstance(action, Tap) and action.x is not None and action.y is not None:
+            return not _covers(detection, action_point(observation, action))
         if isinstance(action, (Tap, TypeText)):
+            element = action_element(observation, action)
             return element is None or not _inside(detection, element)
         return False
     return any(target_absent(observation, action))
@@ -177,12 +179,17 @@ def done_blocked(detection: Detection, observation: Observation, done: Done, cri
 
 
 def _inside(detection: Detection, element: Element) -> bool:
-    """Whether ``element`` belongs to the interruption (one of its elements, or in its frame
-    when the tree nests nothing under it)."""
-    if element in detection.evidence:
+    """Whether ``element`` belongs to the interruption (one of its elements, or in its frame)."""
+    return element in detection.evidence or _covers(detection, element.frame.center)
+
+
+def _covers(detection: Detection, point) -> bool:
+    """Whether ``point`` lies on the interruption: its frame (a frameless one, as a terminal
+    modal, covers the screen) or one of its elements."""
+    frames = [e.frame for e in detection.evidence if not e.frame.is_empty]
+    if detection.evidence and detection.evidence[0].frame.is_empty:
         return True
-    frames = [e.frame for e in detection.evidence[:1] if not e.frame.is_empty]
-    return any(f.contains(element.frame.center) for f in frames)
+    return any(f.contains(point) for f in frames)
 
 
 # --- detectors ------------------------------------------------------------------------------
