@@ -10,8 +10,16 @@ from orav.codec import load_yaml
 from orav.drivers.idb import IdbDevice
 from orav.machines.recovery import RecoveryMachine, recover
 from orav.model import Credentials, Fault, PressKey, Scenario, Swipe, Tap, Target, TypeText
-from orav.perceive import classify, keyboard_blocks, stuck
-from orav.perceive.faults import Detection
+from orav.perceive import (
+    Detection,
+    fault,
+    frozen_app,
+    interruption,
+    keyboard_blocks,
+    keyboard_fault,
+    no_effect,
+    target_element,
+)
 from orav.sim import SimCompanion
 from orav.sim.appmodel import AppModel
 
@@ -60,6 +68,16 @@ async def shop(*faults: Fault):
         yield sim, device
 
 
+def detect(seen, before):
+    """What recovery is called for here: a fault, or the interruption (these tests ask for
+    the remedy, as an action it blocks or the agent's ``recover`` would)."""
+    return fault(seen) or interruption(seen, before)
+
+
+def element(observation, uid: str):
+    return target_element(observation, Target(id=uid))
+
+
 async def fault_after_one_tap(device) -> tuple:
     """Tap the inert intro label (input 1, which fires ``at_step=1`` faults) and look."""
     before = await device.observe()
@@ -88,20 +106,20 @@ async def run(detection: Detection, device, observation, scenario=SCENARIO):
 async def test_an_unexpected_alert_is_dismissed_with_ok():
     async with shop(Fault("alert", at_step=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
-        detection = classify(seen, before)
+        detection = detect(seen, before)
         assert detection.kind == "alert"
         outcome = await run(detection, device, seen)
         assert outcome.resolved and outcome.error is None
         assert outcome.actions == (Tap(target=Target(label="OK")),)
         assert outcome.path[-1] == ("dismissing_alert", "cleared", "resolved")
-        assert classify(outcome.observation, seen) is None
+        assert detect(outcome.observation, seen) is None
 
 
 @pytest.mark.parametrize("answer", ["allow", "deny"])
 async def test_a_permission_dialog_is_answered_as_the_scenario_says(answer):
     async with shop(Fault("permission", at_step=1)) as (sim, device):
         before, seen = await fault_after_one_tap(device)
-        detection = classify(seen, before)
+        detection = detect(seen, before)
         assert detection.kind == "permission"
         scenario = Scenario("shop", "com.example.shop", "g", permissions=answer)
         outcome = await run(detection, device, seen, scenario)
@@ -115,19 +133,19 @@ async def test_a_crash_is_relaunched_and_counted():
     async with shop(Fault("crash", at_step=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
         assert not seen.app_running
-        detection = classify(seen, before)
+        detection = detect(seen, before)
         assert detection.kind == "crash"
         outcome = await run(detection, device, seen)
         assert outcome.resolved and outcome.crashes == 1 and outcome.restarted
         assert [a.kind for a in outcome.actions] == ["launch"]
         assert RecoveryMachine.CRASH_WAIT in NOWAIT
-        assert outcome.observation.find(unique_id="open") is not None
+        assert element(outcome.observation, "open") is not None
 
 
 async def test_a_short_empty_dump_is_waited_out_without_a_restart():
     async with shop(Fault("empty_dump", at_step=1, duration=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
-        detection = classify(seen, before)
+        detection = detect(seen, before)
         assert detection.kind == "empty_dump"
         outcome = await run(detection, device, seen)
         assert outcome.resolved and not outcome.restarted and outcome.actions == ()
@@ -137,7 +155,7 @@ async def test_a_short_empty_dump_is_waited_out_without_a_restart():
 async def test_an_empty_dump_that_lasts_forces_a_restart():
     async with shop(Fault("empty_dump", at_step=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
-        outcome = await run(classify(seen, before), device, seen)
+        outcome = await run(detect(seen, before), device, seen)
         assert outcome.resolved and outcome.restarted and outcome.crashes == 0
         assert [a.kind for a in outcome.actions] == ["terminate", "launch"]
         assert ("reloading_dump", "persists", "restarting") in outcome.path
@@ -146,7 +164,7 @@ async def test_an_empty_dump_that_lasts_forces_a_restart():
 async def test_a_stuck_spinner_is_pulled_to_refresh_after_five_unchanged_seconds():
     async with shop(Fault("loading", at_step=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
-        detection = classify(seen, before)
+        detection = detect(seen, before)
         assert detection.kind == "loading"
         outcome = await run(detection, device, seen)
         assert outcome.resolved
@@ -160,7 +178,7 @@ async def test_a_stuck_spinner_is_pulled_to_refresh_after_five_unchanged_seconds
 async def test_a_network_error_is_retried_after_two_seconds():
     async with shop(Fault("network", at_step=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
-        detection = classify(seen, before)
+        detection = detect(seen, before)
         assert detection.kind == "network"
         NOWAIT.clear()
         outcome = await run(detection, device, seen)
@@ -172,20 +190,20 @@ async def test_a_network_error_is_retried_after_two_seconds():
 async def test_a_login_wall_is_passed_with_the_scenario_credentials():
     async with shop(Fault("login", at_step=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
-        detection = classify(seen, before)
+        detection = detect(seen, before)
         assert detection.kind == "login"
         outcome = await run(detection, device, seen)
         assert outcome.resolved
         typed = [a for a in outcome.actions if isinstance(a, TypeText)]
         assert typed == [TypeText("ann@example.com"), TypeText("Secret-1", secure=True)]
-        assert outcome.observation.find(unique_id="open") is not None
+        assert element(outcome.observation, "open") is not None
 
 
 async def test_a_login_wall_without_credentials_fails_with_a_reason():
     async with shop(Fault("login", at_step=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
         scenario = Scenario("shop", "com.example.shop", "g")
-        outcome = await run(classify(seen, before), device, seen, scenario)
+        outcome = await run(detect(seen, before), device, seen, scenario)
         assert not outcome.resolved
         assert "no credentials" in outcome.error
         assert outcome.path[-1] == ("logging_in", "error.execution", "failed")
@@ -197,7 +215,7 @@ async def test_a_keyboard_over_the_target_is_dismissed():
         seen = await device.observe()
         blocked = Tap(target=Target(id="checkout"))
         assert keyboard_blocks(seen, blocked)
-        detection = classify(seen, seen, action=blocked)
+        detection = keyboard_fault(seen, blocked)
         assert detection.kind == "keyboard"
         outcome = await run(detection, device, seen)
         assert outcome.resolved
@@ -211,25 +229,37 @@ async def test_dropped_taps_are_retried_nudged_by_ten_points():
         tap = Tap(target=Target(id="open"))
         await device.perform(tap)  # swallowed (input 2)
         after = await device.observe()
-        assert after.fingerprint == before.fingerprint
-        outcome = await run(stuck(tap), device, after)
+        assert after.elements == before.elements
+        outcome = await run(no_effect(tap), device, after)
         assert outcome.resolved and not outcome.restarted
-        centre = before.find(unique_id="open").frame.center
+        centre = element(before, "open").frame.center
         assert outcome.actions == (
             Tap(centre.x + 10, centre.y),  # swallowed (input 3)
             Tap(centre.x - 10, centre.y),
         )
-        assert outcome.observation.find(unique_id="empty") is not None
+        assert element(outcome.observation, "empty") is not None
 
 
-async def test_input_that_stays_dropped_ends_in_a_restart():
-    async with shop(Fault("frozen", at_step=1)) as (_sim, device):
-        _, before = await fault_after_one_tap(device)
+async def test_a_tap_that_stays_dropped_is_handed_back_without_a_restart():
+    async with shop(Fault("frozen", at_step=1)) as (sim, device):
+        await fault_after_one_tap(device)
         tap = Tap(target=Target(id="open"))
         await device.perform(tap)
-        outcome = await run(stuck(tap), device, await device.observe())
+        logged = len(sim.state.log)
+        outcome = await run(no_effect(tap), device, await device.observe())
+        assert [a.kind for a in outcome.actions] == ["tap"] * RecoveryMachine.RETRIES["tap"]
+        assert outcome.handed_back and not outcome.resolved and not outcome.restarted
+        assert outcome.error is None
+        assert not any("launch" in line for line in sim.state.log[logged:])
+
+
+async def test_a_frozen_app_goes_back_scrolls_and_restarts():
+    async with shop(Fault("frozen", at_step=1)) as (_sim, device):
+        _, before = await fault_after_one_tap(device)
+        seen = await device.observe()
+        outcome = await run(frozen_app(Tap(target=Target(id="open")), 3), device, seen)
         kinds = [a.kind for a in outcome.actions]
-        assert kinds == ["tap", "tap", "tap", "swipe", "swipe", "terminate", "launch"]
+        assert kinds == ["swipe", "swipe", "terminate", "launch"]
         assert outcome.resolved and outcome.restarted
-        assert outcome.retries == RecoveryMachine.RETRIES["tap"] - 1
-        assert before.find(unique_id="open") is not None
+        assert [p[2] for p in outcome.path] == ["going_back", "scrolling", "restarting", "resolved"]
+        assert element(before, "open") is not None
