@@ -1,0 +1,270 @@
+"""What the Textual driver sees and presses, on small real Textual apps under Pilot: every item
+kind as an element, every Textual key name, taps that something covers, CSS-selector targets,
+and the app's own failures."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Label,
+    Link,
+    OptionList,
+    Select,
+    Tab,
+    Tabs,
+    Tree,
+)
+
+from orav.drivers.textual import TextualDevice, load_app_factory
+from orav.drivers.textual.device import parse_size
+from orav.errors import DeviceError, InputError
+from orav.model import Observation, PressKey, Tap, Target
+from orav.model.keys import parse_key, textual_key
+
+TEXTUAL_KEYS = [k.value for k in __import__("textual.keys").keys.Keys]
+PRESSABLE = [k for k in TEXTUAL_KEYS if not k.startswith("<") and k != "ctrl-at"]
+
+
+class Widgets(App):
+    def compose(self) -> ComposeResult:
+        table = DataTable(id="table", cursor_type="row")
+        table.add_columns("Name", "Due")
+        for n in range(30):
+            table.add_row(f"Task {n}", f"2026-12-{n + 1:02d}", key=f"t{n}")
+        yield table
+        yield OptionList("Apple", "Banana", id="fruit")
+        tree: Tree[str] = Tree("Root", id="tree")
+        branch = tree.root.add("Branch", expand=True)
+        branch.add_leaf("Leaf")
+        tree.root.add("Closed").add_leaf("Hidden")
+        tree.root.expand()
+        yield tree
+        yield Select([("Red", 1), ("Green", 2)], value=2, id="colour")
+        yield Tabs(Tab("First", id="first"), Tab("Second", id="second"), id="tabs")
+        yield Link("Docs", url="https://example.com", id="docs")
+
+    CSS = "#table { height: 8; } #fruit { height: 4; } #tree { height: 6; }"
+
+
+def by_label(observation: Observation, label: str):
+    return [e for e in observation.elements if e.label == label]
+
+
+async def test_every_item_kind_is_a_labelled_element():
+    async with TextualDevice(Widgets, size=(60, 40)) as device:
+        await device.launch()
+        seen = await device.observe()
+        first = by_label(seen, "Task 0")[0]
+        assert first.role == "AXCell" and "row:0" in first.traits and "selected" in first.traits
+        assert "column:Name" in first.traits
+        assert by_label(seen, "2026-12-01")[0].frame.y == first.frame.y
+        assert not by_label(seen, "Task 20")  # scrolled out of the table's 8 rows
+        lines = seen.text.split("\n")
+        for label in ("Task 0", "Apple", "Banana", "Branch", "Leaf"):
+            (element,) = by_label(seen, label)
+            row = lines[int(element.frame.y)]
+            assert label in row[int(element.frame.x) :], (label, row)
+        assert by_label(seen, "Apple")[0].role == "AXCell"
+        assert by_label(seen, "Branch")[0].value == "expanded"
+        assert by_label(seen, "Closed")[0].value == "collapsed" and not by_label(seen, "Hidden")
+        assert "depth:2" in by_label(seen, "Leaf")[0].traits
+        colour = seen.locate(unique_id="colour")
+        assert (colour.role, colour.label, colour.value) == ("AXPopUpButton", "Green", "Green")
+        tab = seen.locate(unique_id="first")
+        assert (tab.role, tab.label, "selected" in tab.traits) == ("AXTab", "First", True)
+        assert seen.locate(unique_id="docs").label == "Docs"
+        # A tap on a row by its label moves the cursor there.
+        assert (await device.perform(Tap(target=Target(label="Task 3")))).ok
+        assert "selected" in by_label(await device.observe(), "Task 3")[0].traits
+        # Keys move through the table and scroll it.
+        assert (await device.perform(PressKey("pagedown"))).ok
+        assert by_label(await device.observe(), "Task 12")
+
+
+class Screens(App):
+    BINDINGS: ClassVar[list[Binding]] = [Binding("n", "notify_me", "Notify")]
+
+    def compose(self) -> ComposeResult:
+        yield Label("No header here", id="plain")
+        yield Footer()
+
+    def action_notify_me(self) -> None:
+        self.notify("Saved", title="Done")
+
+
+async def test_the_screen_class_and_the_footer_are_in_the_first_look():
+    async with TextualDevice(Screens) as device:
+        await device.launch()
+        seen = await device.observe()
+        window = seen.elements[1]
+        assert (window.role, window.label, window.traits) == (
+            "AXWindow",
+            "Screen",
+            ("screen:Screen",),
+        )
+        assert [e.label for e in seen.elements if "binding:n" in e.traits] == ["Screens", "Notify"]
+
+
+class Covered(App):
+    CSS = (
+        "#target { dock: bottom; width: 100%; height: 5; } Toast { width: 100%; max-width: 100%; }"
+    )
+
+    def compose(self) -> ComposeResult:
+        yield Button("Press me", id="target")
+
+    BINDINGS: ClassVar[list[Binding]] = [Binding("n", "notify_me", "Notify")]
+
+    def on_mount(self) -> None:
+        self.pressed = 0
+
+    def action_notify_me(self) -> None:
+        self.notify("A message covers the button", timeout=30)
+
+    def on_button_pressed(self) -> None:
+        self.pressed += 1
+
+
+async def test_a_tap_lands_where_nothing_covers_the_target_or_is_refused():
+    async with TextualDevice(Covered, size=(40, 12)) as device:
+        await device.launch()
+        assert (await device.perform(PressKey("n"))).ok
+        seen = await device.observe()
+        toast = next(e for e in seen.elements if "toast" in e.traits)
+        button = seen.locate(unique_id="target")
+        assert toast.frame.y + toast.frame.height > button.frame.y  # it overlaps the button
+        result = await device.perform(Tap(target=Target(id="target")))
+        assert result.ok and device.app.pressed == 1
+        assert result.point.y < toast.frame.y  # the part the toast leaves free
+        # At the toast's centre a tap "on the button" hits the toast: reported, not ok.
+        centre = toast.frame.center
+        hit = await device.perform(Tap(centre.x, centre.y, target=Target(id="target")))
+        assert not hit.ok and "Toast" in hit.error and "#target" in hit.error
+
+
+class Hidden(App):
+    CSS = "#cover { layer: above; width: 100%; height: 100%; } Screen { layers: below above; }"
+
+    def compose(self) -> ComposeResult:
+        yield Button("Under", id="under")
+        yield Vertical(Label("Overlay"), id="cover")
+
+
+async def test_a_wholly_covered_target_is_refused_naming_the_cover():
+    async with TextualDevice(Hidden, size=(30, 8)) as device:
+        await device.launch()
+        result = await device.perform(Tap(target=Target(id="under")))
+        assert not result.ok
+        assert "is covered by" in result.error and (
+            "cover" in result.error or "Label" in result.error
+        )
+
+
+async def test_selectors_are_textual_queries():
+    async with TextualDevice(Widgets, size=(60, 40)) as device:
+        await device.launch()
+        assert (await device.perform(Tap(target=Target(selector="OptionList#fruit")))).ok
+        assert device.app.focused.id == "fruit"
+        row = await device.perform(Tap(target=Target(selector="#table", label="Task 5")))
+        assert row.ok and device.app.query_one(DataTable).cursor_row == 5
+        missing = await device.perform(Tap(target=Target(selector="Input")))
+        assert not missing.ok and "no visible widget matches the selector 'Input'" in missing.error
+        bad = await device.perform(Tap(target=Target(selector="#?!")))
+        assert not bad.ok and "invalid CSS selector" in bad.error
+
+
+def test_every_textual_key_name_is_a_valid_key():
+    for key in PRESSABLE:
+        parse_key(key)
+    assert textual_key("return") == "enter" and textual_key("?") == "question_mark"
+    for bad in ("f25", "ctrl+", "hyperspace", "ctrl+ctrl+a", "cmd+s", ""):
+        with pytest.raises(ValueError):
+            PressKey(bad)
+
+
+class Keys(App):
+    def compose(self) -> ComposeResult:
+        yield Label("keys")
+
+    def on_mount(self) -> None:
+        self.seen: list[str] = []
+
+    def on_key(self, event: events.Key) -> None:
+        self.seen.append(event.key)
+        event.prevent_default()
+
+
+@settings(
+    deadline=None, max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.sampled_from([k for k in PRESSABLE if k not in ("ctrl+c", "ctrl+q")]))
+def test_a_pressed_key_reaches_the_app_by_its_textual_name(key: str):
+    async def press() -> list[str]:
+        async with TextualDevice(Keys) as device:
+            await device.launch()
+            assert (await device.perform(PressKey(key))).ok
+            return device.app.seen
+
+    expected = "enter" if key == "return" else key
+    assert asyncio.run(press()) == [expected]
+
+
+class Broken(App):
+    def compose(self) -> ComposeResult:
+        yield Button("Break", id="break")
+
+    def on_button_pressed(self) -> None:
+        raise KeyError("no such commitment")
+
+
+async def test_an_app_failure_says_what_and_where_and_keeps_the_traceback_off_stderr(capfd):
+    async with TextualDevice(Broken) as device:
+        await device.launch()
+        await device.perform(Tap(target=Target(id="break")))
+        crashed = await device.observe()
+        assert not crashed.app_running
+        assert "KeyError: 'no such commitment' (at test_textual_elements.py:" in crashed.error
+        assert "in on_button_pressed" in crashed.error
+    assert "no such commitment" in device.stderr  # Textual's own report, kept
+    assert "no such commitment" not in capfd.readouterr().err
+
+
+def test_importing_a_failing_module_is_one_device_error(tmp_path, monkeypatch):
+    (tmp_path / "explodes.py").write_text("raise RuntimeError('bad config')\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    with pytest.raises(InputError, match=r"--device: importing module 'explodes' raised "):
+        load_app_factory("explodes:App")
+
+
+class Raises(App):
+    def __init__(self) -> None:
+        raise ValueError("no database given")
+
+
+async def test_constructing_a_failing_app_is_one_device_error():
+    async with TextualDevice(Raises) as device:
+        with pytest.raises(DeviceError, match="ValueError: no database given .at test_textual"):
+            await device.launch()
+
+
+def test_device_specs_take_arguments_and_a_size():
+    device = TextualDevice.from_spec("orav.demo.planner:PlannerApp@120x40?seed=demo")
+    assert device.size == (120, 40) and device.name == "PlannerApp"
+    app = device.factory()
+    assert len(app.store.inbox()) == 4
+    app.store.close()
+    for bad in ("0x10", "10", "axb", "2000x10"):
+        with pytest.raises(InputError, match="terminal size"):
+            parse_size(bad)
