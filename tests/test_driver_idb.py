@@ -94,9 +94,9 @@ async def test_observe_sees_the_login_screen(device: IdbDevice) -> None:
     observation = await device.observe()
     assert observation.error is None and observation.app == APP and observation.app_running
     assert {"email", "password", "sign_in"} <= ids(observation)
-    password = observation.find(unique_id="password")
+    password = observation.locate(unique_id="password")
     assert password.secure and password.role == "AXTextField"
-    assert observation.find(unique_id="email").placeholder == "you@example.com"
+    assert observation.locate(unique_id="email").placeholder == "you@example.com"
     shot = observation.screenshot
     assert shot.data.startswith(b"\x89PNG") and (shot.width, shot.height) == (390, 844)
     assert shot.format == "png" and shot.scale == 1.0
@@ -123,8 +123,8 @@ async def test_log_in_with_shifted_characters_and_a_symbol(device: IdbDevice) ->
     await type_into(device, "email", EMAIL)
     await type_into(device, "password", PASSWORD, secure=True)
     typed = await device.observe()
-    assert typed.find(unique_id="email").value == EMAIL
-    assert typed.find(unique_id="password").value == "•" * len(PASSWORD)
+    assert typed.locate(unique_id="email").value == EMAIL
+    assert typed.locate(unique_id="password").value == "•" * len(PASSWORD)
     assert typed.focused.unique_id == "password"
     await tap(device, "sign_in")
     home = await device.observe()
@@ -136,20 +136,21 @@ async def test_wrong_password_shows_the_error(device: IdbDevice) -> None:
     await type_into(device, "password", "orav-demo-1!", secure=True)  # unshifted: wrong
     assert (await device.perform(PressKey("return"))).ok
     screen = await device.observe()
-    assert screen.find(unique_id="login_error").label == "Wrong email or password"
+    assert screen.locate(unique_id="login_error").label == "Wrong email or password"
 
 
 async def test_tap_by_label_prefers_the_button_over_a_title(device: IdbDevice) -> None:
     screen = await device.observe()
-    button = screen.find(unique_id="sign_in")
-    assert screen.find(label="Sign in") is not button  # the navigation title comes first
+    button = screen.locate(unique_id="sign_in")
+    title = next(e for e in screen.elements if e.label == "Sign in")
+    assert title is not button  # the navigation title comes first in the tree
     result = await device.perform(Tap(target=Target(label="Sign in")))
     assert result.ok and result.point == button.frame.center
 
 
 async def test_a_tap_with_coordinates_lands_there_even_with_a_target(device: IdbDevice) -> None:
     """A nudged retry keeps its target for the record but must land on its own coordinates."""
-    email = (await device.observe()).find(unique_id="email").frame.center
+    email = (await device.observe()).locate(unique_id="email").frame.center
     nudged = Tap(x=email.x + 10, y=email.y - 10, target=Target(id="email"))
     result = await device.perform(nudged)
     assert result.ok, result.error
@@ -160,12 +161,12 @@ async def test_detail_and_back_by_button_and_by_swipe(device: IdbDevice) -> None
     await log_in(device)
     await tap(device, "item_1")
     detail = await device.observe()
-    assert detail.find(unique_id="detail_text").label.startswith("Tap an item")
+    assert detail.locate(unique_id="detail_text").label.startswith("Tap an item")
     await tap(device, "back")
     assert "item_1" in ids(await device.observe())
 
     await tap(device, "item_2")
-    assert (await device.observe()).find(unique_id="detail_text").label.startswith("Version")
+    assert (await device.observe()).locate(unique_id="detail_text").label.startswith("Version")
     swipe = await device.perform(Swipe(Point(5, 400), Point(300, 400)))
     assert swipe.ok, swipe.error
     assert "item_2" in ids(await device.observe())
@@ -180,16 +181,16 @@ async def test_submit_the_form_and_see_the_banner(device: IdbDevice) -> None:
     await type_into(device, "form_message", "Great app, 10/10!")
     await tap(device, "submit")
     done = await device.observe()
-    assert done.find(unique_id="success_banner").label == "Thanks! Your feedback was sent."
+    assert done.locate(unique_id="success_banner").label == "Thanks! Your feedback was sent."
 
 
 async def test_keys_edit_and_move_focus(device: IdbDevice) -> None:
     await type_into(device, "email", "abc")
     assert (await device.perform(PressKey("backspace"))).ok
     assert (await device.perform(PressKey(42))).ok  # a raw HID keycode: backspace again
-    assert (await device.observe()).find(unique_id="email").value == "a"
+    assert (await device.observe()).locate(unique_id="email").value == "a"
     assert (await device.perform(PressKey("space"))).ok
-    assert (await device.observe()).find(unique_id="email").value == "a "
+    assert (await device.observe()).locate(unique_id="email").value == "a "
     assert (await device.perform(PressKey("tab"))).ok
     assert (await device.observe()).focused.unique_id == "password"
 
@@ -359,4 +360,4 @@ async def test_any_keymap_text_arrives_intact(device: IdbDevice, text: str) -> N
     await device.perform(Terminate())
     await device.perform(Launch())  # a fresh login screen with empty fields
     await type_into(device, "email", text)
-    assert (await device.observe()).find(unique_id="email").value == (text or None)
+    assert (await device.observe()).locate(unique_id="email").value == (text or None)

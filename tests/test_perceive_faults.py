@@ -277,3 +277,21 @@ def test_a_detection_round_trips_through_the_codec_with_its_action_tagged():
 def test_a_no_connection_banner_that_appeared_is_a_network_error():
     banner = Element("AXStaticText", "No connection", frame=Frame(0, 91, 390, 60))
     assert interruption(screen(banner), screen()).kind == "network"
+
+
+async def test_a_failed_list_apps_with_the_tree_intact_is_no_fault():
+    """The device could not tell whether the app runs (list_apps failed): state unknown, the
+    tree whole, the dump no failure, and no fault at all (a crash needs the app reported
+    not running)."""
+    async with (
+        SimCompanion(faults=[Fault("list_apps_error", at_step=1, duration=1)]) as sim,
+        IdbDevice.connect(sim.address, bundle_id="com.orav.demo") as device,
+    ):
+        await device.launch("com.orav.demo")
+        before = await device.observe()
+        await device.perform(Tap(target=Target(label="Welcome to Demo")))
+        seen = await device.observe()
+        assert seen.app_running is None and seen.error is None
+        assert seen.elements == before.elements
+        assert fault(seen) is None and interruption(seen, before) is None
+        assert (await device.observe()).app_running is True  # asked again, it answers
