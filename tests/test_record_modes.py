@@ -17,10 +17,10 @@ from fast_clock import FastClock
 from orav.agents import AgentContext
 from orav.agents.scripted import ScriptedAgent
 from orav.cassette import REDACTED, DecideEvent, matches_redacted, read_cassette
-from orav.cassette.reuse import screen_key
 from orav.cli import cli
 from orav.errors import DeviceError, InputError
 from orav.model import Decision, Element, Observation
+from orav.perceive import screen_id, screen_state
 from orav.runner import Recording, Replay, record, replay
 from orav.scenario import example_scenarios, load_scenario
 from orav.sim import DEMO_APP
@@ -229,19 +229,20 @@ def test_cli_modes(tmp_path: Path):
     assert clash.exit_code == 2 and "--overwrite means --record-mode all" in clash.output
 
 
-def test_the_screen_key_keeps_values_the_fingerprint_ignores():
-    """Typed text counts: a field holding other text is another screen for a decision."""
+def test_the_screen_state_keeps_values_the_screen_identity_ignores():
+    """Typed text counts: a field holding other text is the same screen, but another state
+    for a decision."""
     empty = Observation(elements=(Element("AXTextField", "Email", "email"),))
     typed = Observation(elements=(Element("AXTextField", "Email", "email", value="bob"),))
-    assert empty.fingerprint == typed.fingerprint
-    assert screen_key(empty) != screen_key(typed)
+    assert screen_id(empty) == screen_id(typed)
+    assert screen_state(empty) != screen_state(typed)
     secure = Observation(
         elements=(Element("AXSecureTextField", "Pw", value=REDACTED, secure=True),)
     )
     live = Observation(
         elements=(Element("AXSecureTextField", "Pw", value="hunter22", secure=True),)
     )
-    assert matches_redacted(screen_key(secure), screen_key(live))
+    assert matches_redacted(screen_state(secure), screen_state(live))
 
 
 async def test_replacing_a_cassette_keeps_its_permissions_and_the_old_one_on_failure(
