@@ -21,7 +21,6 @@ from orav.agents.explorer import (
     SAMPLE_TEXT,
     ExplorerAgent,
     sample_text,
-    screen_identity,
 )
 from orav.codec import from_json
 from orav.model import (
@@ -40,6 +39,7 @@ from orav.model import (
     TypeText,
     Verification,
 )
+from orav.perceive import screen_id, screen_state
 
 BACK = "back"  # a move that pops the screen stack
 
@@ -105,7 +105,7 @@ class Run:
         before = self.observe()
         screen, action = self.stack[-1], decision.action
         if isinstance(action, Tap):
-            element = before.find(action.target.label, action.target.id)
+            element = before.locate(action.target.label, action.target.id)
             if element.role == "AXTextField":
                 self.focus = element.unique_id
             else:
@@ -365,7 +365,7 @@ async def test_dropped_input_is_reported_and_not_retried() -> None:
     assert run.coverage.dead_ends == (run.coverage.screens[0].key,)
 
 
-def test_screen_identity_survives_values_focus_keyboard_clock_and_messages() -> None:
+def test_the_explorers_screen_identity_survives_values_focus_keyboard_clock_and_messages():
     base = (
         Element("AXApplication", "Demo"),
         heading("Settings"),
@@ -373,7 +373,7 @@ def test_screen_identity_survives_values_focus_keyboard_clock_and_messages() -> 
         text_field("name", "Name"),
         Element("AXStaticText", "9:41", frame=Frame(20, 14, 40, 20)),
     )
-    key = screen_identity(Observation(base, app="demo"))
+    key = screen_id(Observation(base, app="demo"))
     flipped = (*base[:2], evolve(base[2], value="0"), evolve(base[3], value="Ada", focused=True))
     clock = Element("AXStaticText", "9:42", frame=Frame(20, 14, 40, 20))
     keyboard = (
@@ -383,11 +383,11 @@ def test_screen_identity_survives_values_focus_keyboard_clock_and_messages() -> 
     message = Element("AXStaticText", "Enter your name", "error", frame=Frame(20, 350, 350, 28))
     footer = Element("AXButton", "Quit", traits=("binding:ctrl+q",))  # Textual's, by focus
     same = Observation((*flipped, clock, message, *keyboard, footer), app="demo")
-    assert screen_identity(same) == key
-    assert Observation(base).fingerprint != same.fingerprint  # why the explorer has its own
+    assert screen_id(same) == key
+    assert screen_state(Observation(base, app="demo")) != screen_state(same)  # a new state
     other = Observation((base[0], heading("Profile"), *base[2:]), app="demo")
     more = Observation((*base, button("save", "Save")), app="demo")
-    assert len({key, screen_identity(other), screen_identity(more)}) == 3
+    assert len({key, screen_id(other), screen_id(more)}) == 3
 
 
 @settings(deadline=None, max_examples=30)
