@@ -268,3 +268,26 @@ def test_device_specs_take_arguments_and_a_size():
     for bad in ("0x10", "10", "axb", "2000x10"):
         with pytest.raises(InputError, match="terminal size"):
             parse_size(bad)
+
+
+async def test_the_prompt_shows_the_app_line_with_its_key_bindings():
+    from orav.agents.prompt import encode_tree
+    from orav.demo.planner import PlannerApp
+
+    async with TextualDevice(PlannerApp) as device:
+        await device.launch()
+        tree, _ = encode_tree(await device.observe())
+    first, second = tree.split("\n")[:2]
+    assert first == 'App "Planner" keys: t, i, q, c, l, p, s'
+    assert second.startswith('e1 Window "HomeScreen" ="Home"')
+
+
+@given(st.text(max_size=20))
+def test_a_key_name_parses_or_is_a_clear_error(text: str):
+    try:
+        modifiers, base = parse_key(text)
+    except ValueError as exc:
+        assert repr(text) in str(exc)
+    else:
+        assert textual_key(text).split("+")[-1] in (base, "enter")
+        assert set(modifiers) <= {"ctrl", "alt", "shift", "meta", "super", "hyper"}

@@ -37,7 +37,8 @@ lacks.
 - type_text types into the focused field: tap the field first. Type the test password as \
 {PASSWORD_PLACEHOLDER}; it is filled in for you and never shown.
 - Actions: tap, type_text, swipe (start/end points), press_key (return, escape, tab, \
-backspace, delete, space, home), wait (seconds), launch, terminate, assert (target label/id; \
+backspace, delete, space, home; a terminal app takes any key: up, down, pageup, ctrl+s, f5, \
+shift+tab, a letter), wait (seconds), launch, terminate, assert (target label/id; \
 condition visible, absent or value_equals), done (success, summary), recover (orav handles \
 the interruption on screen: dismisses an alert through a safe button, signs in, waits out a \
 spinner, retries after a network error). null in an optional field means its default.
@@ -162,7 +163,12 @@ def encode_tree(
     keyboard: tuple[int, Frame] | None = None
     keys = 0
     for index, element in enumerate(observation.elements):
-        if index == 0 and element.role == "AXApplication" or not _kept(element):
+        if index == 0 and element.role == "AXApplication":
+            bound = [t.removeprefix("binding:") for t in element.traits if t.startswith("binding:")]
+            if bound:  # the app's and the screen's key bindings: what press_key can do here
+                lines.append(f"App {_quote(element.label or '')} keys: {', '.join(bound)}")
+            continue
+        if not _kept(element):
             continue
         ref = f"e{index}"
         refs[ref] = element
