@@ -30,14 +30,7 @@ BANK = ROOT / "orav" / "demo" / "bank.yaml"
 WALL_SECONDS = 60.0  # a run and its replay; under 10 s, an 8 s stall included
 
 # Scenarios today's engine fails, and how; the marks go as the engine is fixed.
-TODAY = {
-    "notes_active_tab": "issue 9: the no-effect retry nudges a click by 10 points, which are "
-    "cells here: the retried click on the current tab 'Notes' lands on 'Dashboard' and switches "
-    "tabs (retrying_action --cleared--> resolved)",
-    "notes_idempotent_buttons": "issue 9: the no-effect retry of the second 'Mark all read' is "
-    "nudged 10 cells onto 'Delete all'; the 'Delete all notes?' dialog it opens has no safe "
-    "answer and the run aborts",
-}
+TODAY: dict[str, str] = {}
 # Taps that rightly change nothing: retried, then handed back to the agent, never "cleared".
 NO_OPS = ("active_tab", "idempotent_buttons")
 # Faults of the companion's RPCs, injected by the simulator: the timeout ladder rides them out.
@@ -48,7 +41,7 @@ class SettleClock(FastClock):
     """Real settle waits (the app's own timers run in real time: a clicked Textual button
     flashes for 0.2 s and ignores clicks meanwhile), virtual remedy waits (2 s and more)."""
 
-    REAL_UP_TO = 0.3
+    REAL_UP_TO = 0.4  # the settle after an action and after a remedy (LADDER["settle"])
 
     async def sleep(self, seconds: float) -> None:
         if seconds <= self.REAL_UP_TO:

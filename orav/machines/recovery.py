@@ -567,22 +567,42 @@ def _repeatable(action: Action, observation: Observation) -> bool:
 
 
 def _nudged(action: Action, observation: Observation, dx: float, dy: float) -> Action:
-    """The action again, moved by (dx, dy) points: a tap's point or a swipe's both ends."""
+    """The action again, moved by (dx, dy) points, never off the element it aims at: a retry
+    must hit the same control (a terminal app's points are cells, and 10 of them are often the
+    next tab). A tap's point, or a swipe's both ends."""
     if isinstance(action, Tap):
         if action.x is not None and action.y is not None:
-            return evolve(action, x=action.x + dx, y=action.y + dy)
-        element = target_element(observation, action.target)
-        if element is None:
-            return action
-        centre = element.frame.center
-        return Tap(centre.x + dx, centre.y + dy, duration=action.duration)
+            point = Point(action.x, action.y)
+            element = _element_at(observation, point)
+        else:
+            element = target_element(observation, action.target)
+            if element is None:
+                return action
+            point = element.frame.center
+        nx, ny = _within(element, dx, dy)
+        return Tap(point.x + nx, point.y + ny, action.target, action.duration, action.vision)
     if isinstance(action, Swipe):
+        nx, ny = _within(_element_at(observation, action.start), dx, dy)
         return evolve(
             action,
-            start=Point(action.start.x + dx, action.start.y + dy),
-            end=Point(action.end.x + dx, action.end.y + dy),
+            start=Point(action.start.x + nx, action.start.y + ny),
+            end=Point(action.end.x + nx, action.end.y + ny),
         )
     return action
+
+
+def _within(element: Element | None, dx: float, dy: float) -> tuple[float, float]:
+    """(dx, dy) shrunk to a quarter of ``element``'s size, so the point stays on it."""
+    if element is None or element.frame.is_empty:
+        return dx, dy
+    width, height = element.frame.width / 4, element.frame.height / 4
+    return max(-width, min(width, dx)), max(-height, min(height, dy))
+
+
+def _element_at(observation: Observation, point: Point) -> Element | None:
+    """The smallest element under ``point``: what a tap there lands on."""
+    under = [e for e in observation.elements if not e.frame.is_empty and e.frame.contains(point)]
+    return min(under, key=lambda e: e.frame.width * e.frame.height, default=None)
 
 
 def _point_outside_fields(observation: Observation, attempt: int) -> Point:
