@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from attrs import evolve
 from click.testing import CliRunner
 from fast_clock import FastClock
 
@@ -125,3 +127,88 @@ def test_orav_explore_exit_codes_and_files(tmp_path) -> None:
         result = runner.invoke(cli, ["explore", "--out", str(tmp_path / "x.cassette"), *bad])
         assert result.exit_code == 2, result.output
         assert message in result.output
+
+
+# --- a tab bar and idempotent controls: "no effect", never a restart ------------------------
+
+TABS_APP = """\
+name: Tabs
+bundle_id: com.example.tabs
+start: home
+tabs:
+  - {id: tab_home, label: Home, screen: home}
+  - {id: tab_cart, label: Cart, screen: cart}
+screens:
+  home:
+    title: Home
+    elements:
+      - {role: AXButton, id: refresh, label: Refresh, frame: [20, 100, 350, 44]}
+      - {role: AXButton, id: favourite, label: Favourite, frame: [20, 160, 350, 44]}
+      - {role: AXCell, id: item, label: Item, frame: [0, 220, 390, 56], on_tap: [{to: detail}]}
+      - {role: AXButton, id: share, label: Share, frame: [20, 290, 350, 44]}
+  detail:
+    title: Detail
+    elements:
+      - {role: AXButton, id: back, label: Back, frame: [8, 47, 80, 44], on_tap: [{to: back}]}
+      - {role: AXButton, id: like, label: Like, frame: [20, 120, 350, 44]}
+  cart:
+    title: Cart
+    elements:
+      - {role: AXButton, id: sort, label: Sort, frame: [20, 100, 350, 44]}
+"""
+IDEMPOTENT = {"#refresh", "#favourite", "#share", "#like", "#sort", "#tab_home", "#tab_cart"}
+
+
+async def explore_tabs(tmp_path, app: str, max_steps: int):
+    path = tmp_path / "tabs.yaml"
+    path.write_text(app, encoding="utf-8")
+    explorer = ExplorerAgent()
+    scenario = Scenario("explore-tabs", "com.example.tabs", "explore", max_steps=max_steps)
+    scenario = evolve(scenario, settle_seconds=0.05)
+    cassette = tmp_path / "tabs.cassette"
+    recorded = await record(
+        scenario, cassette, device=f"sim:{path}", agent=explorer, clock=FastClock()
+    )
+    return recorded.report, explorer.coverage(), cassette
+
+
+def restarts(report) -> list[str]:
+    return [
+        t.target
+        for t in report.transitions
+        if t.target in ("restarting", "relaunching")
+        or (t.machine == "run" and t.source == "recovering" and t.target == "preparing")
+    ]
+
+
+async def test_a_tab_bar_and_idempotent_buttons_are_explored_without_a_restart(tmp_path):
+    report, coverage, cassette = await explore_tabs(tmp_path, TABS_APP, 60)
+    assert report.status == "passed" and coverage.finished, report
+    assert {s.name for s in coverage.screens} == {"Home", "Detail", "Cart"}
+    assert coverage.elements_tried == coverage.elements_total
+    no_effect = {ref for s in coverage.screens for ref in s.no_effect}
+    assert {"#refresh", "#favourite", "#like", "#sort"} <= no_effect <= IDEMPOTENT
+    assert restarts(report) == [] and report.errors == ()
+    assert (await replay(cassette)).faithful
+
+
+async def test_a_step_budget_is_run_to_its_end_on_idempotent_controls(tmp_path):
+    report, coverage, _ = await explore_tabs(tmp_path, TABS_APP, 8)
+    assert report.status == "step_limit" and report.total_steps == 8
+    assert restarts(report) == [] and not coverage.finished
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue9-bugs.md #4: three different idempotent controls in a row are taken for a "
+    "frozen app: back, scroll, terminate + launch (and the goal starts over)",
+)
+async def test_three_idempotent_buttons_in_a_row_do_not_restart_the_app(tmp_path):
+    # refresh, favourite, share in a row (the item moves last): each changes nothing
+    item = "      - {role: AXCell, id: item, label: Item, frame: [0, 220, 390, 56], on_tap: [{to: detail}]}\n"
+    assert item in TABS_APP
+    share = "      - {role: AXButton, id: share, label: Share, frame: [20, 290, 350, 44]}\n"
+    app = TABS_APP.replace(item, "").replace(share, share + item)
+    report, coverage, _ = await explore_tabs(tmp_path, app, 60)
+    assert report.status == "passed" and coverage.finished, report
+    assert restarts(report) == [] and report.errors == ()
