@@ -95,7 +95,7 @@ class LoginAgent:
     async def decide(self, context: AgentContext) -> Decision:
         if context.step == self.fail_at:
             raise AgentError("step 2: no valid decision after 3 attempts")
-        if context.observation.find(unique_id="sign_in") is None:
+        if context.observation.locate(unique_id="sign_in") is None:
             return Decision(Tap(20, 30), reasoning="done")
         if context.step == 1:
             return Decision(TypeText("alice@example.com"), expected_outcome="email filled")
@@ -245,7 +245,7 @@ async def test_recorded_errors_are_raised_again(tmp_path: Path):
     with pytest.raises(DeviceError) as replayed:
         await device.observe()
     assert str(replayed.value) == str(device_error.value)
-    assert (await device.observe()).find(unique_id="sign_in") is not None
+    assert (await device.observe()).locate(unique_id="sign_in") is not None
     await agent.decide(_context(1))
     with pytest.raises(AgentError, match=str(agent_error.value)):
         await agent.decide(_context(2))
