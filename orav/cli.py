@@ -65,12 +65,22 @@ def _file_errors(verb: str, path: Path) -> Iterator[None]:
 @cli.command()
 @click.argument("scenarios", nargs=-1, required=True, type=click.Path(path_type=Path))
 def validate(scenarios: tuple[Path, ...]) -> None:
-    """Check scenario files without running them (each bad one is reported; exit 2 if any)."""
+    """Check scenario files and app models (by their keys or `kind: app`, linted too) without
+    running them (each bad one is reported; exit 2 if any)."""
     from orav.scenario import load_scenario
+    from orav.sim.lint import check_app_model, looks_like_app_model
 
     bad = 0
     for path in scenarios:
         try:
+            if looks_like_app_model(path):
+                model, findings = check_app_model(path)
+                for finding in findings:
+                    click.echo(f"orav: error: {finding}", err=True)
+                bad += bool(findings)
+                if not findings:
+                    click.echo(f"{path}: ok (app {model.name}, {len(model.screens)} screens)")
+                continue
             scenario = load_scenario(path)
         except OravError as exc:
             click.echo(f"orav: error: {exc}", err=True)

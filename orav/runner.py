@@ -103,9 +103,11 @@ async def open_device(
     from orav.drivers.idb import IdbDevice, parse_address
 
     if spec == "sim" or spec.startswith("sim:"):
-        from orav.sim import SimCompanion, load_app_model
+        from orav.sim import SimCompanion, bundled_app, load_app_model
 
-        app = load_app_model(Path(spec.removeprefix("sim:"))) if spec != "sim" else None
+        # plain `sim` serves the shipped app of the scenario's bundle id (the demo or the shop)
+        path = Path(spec.removeprefix("sim:")) if spec != "sim" else bundled_app(scenario.app)
+        app = load_app_model(path)
         async with (
             SimCompanion(app, faults=scenario.faults, seed=seed) as sim,
             IdbDevice.connect(sim.address, bundle_id=scenario.app, timeout=timeout) as d,
@@ -191,9 +193,15 @@ async def record(
     target = beside.path if beside else out
     try:
         with _interruptible() as interruption:
-            recording = await _record(
-                scenario, target, device, agent, mode, previous, clock, seed, interruption
-            )
+            try:
+                recording = await _record(
+                    scenario, target, device, agent, mode, previous, clock, seed, interruption
+                )
+            except asyncio.CancelledError:
+                if interruption["signal"] is None:
+                    raise  # a caller's cancellation, not a signal
+                asyncio.current_task().uncancel()  # a signal before the run began: no report
+                raise Interrupted(interruption["signal"]) from None
     except Interrupted as exc:
         # The interrupted run's cassette (ending in its ``interrupted`` report) is kept,
         # unless it would replace an older one: a re-record cut short keeps the old.
@@ -253,6 +261,9 @@ def _interruptible() -> Iterator[dict[str, Any]]:
             if state["writer"] is not None:
                 state["writer"].interrupted = name
             task.cancel()
+        for signum in installed:  # a second signal ends the process as it would have
+            loop.remove_signal_handler(signum)
+        installed.clear()
 
     installed = []
     if threading.current_thread() is threading.main_thread():

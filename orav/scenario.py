@@ -31,3 +31,9 @@ def example_scenarios() -> list[Path]:
     """The example scenarios for the demo app, shipped inside the package."""
     folder = resources.files("orav") / "scenarios"
     return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def shop_scenarios() -> list[Path]:
+    """The example scenarios for the shopping app (orav/sim/shop.yaml)."""
+    folder = resources.files("orav") / "scenarios" / "shop"
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".yaml"))

@@ -191,8 +191,9 @@ class ElementSpec:
 class Screen:
     """A screen: a navigation title, its elements, and what swipes and keys do on it.
 
-    ``scroll`` makes the content scroll: vertical swipes move it, and elements outside the
-    area between the navigation bar and the bottom (or the tab bar) are not in the tree.
+    ``title`` is a template. ``scroll`` makes the content scroll: vertical swipes move it, and
+    elements outside the area between the navigation bar and the bottom (the tab bar, or
+    ``scroll_bottom`` above a footer of ``fixed`` elements) are not in the tree.
     ``hides_tab_bar`` is UIKit's hidesBottomBarWhenPushed: no tab bar while it is on top.
     """
 
@@ -202,6 +203,7 @@ class Screen:
     on_key: dict[str, tuple[Transition, ...]] = field(factory=dict)
     hides_tab_bar: bool = False
     scroll: bool = False
+    scroll_bottom: float | None = None
 
     def element(self, element_id: str) -> ElementSpec | None:
         return next((e for e in self.elements if e.id == element_id), None)
@@ -213,7 +215,8 @@ class AppModel:
 
     ``state`` holds app-wide values (flags, numbers, text, lists) that a launch starts from;
     ``keychain`` values outlive a relaunch (cleared by clear_keychain or a reinstall); ``data``
-    is constant (a catalogue). ``start`` may be a template (``"{'home' if token else
+    is constant (a catalogue); ``computed`` values are expressions over them, evaluated in
+    order whenever read (``total: "subtotal - discount"``). ``start`` may be a template (``"{'home' if token else
     'login'}"``). ``routes`` map URL prefixes of ``open_url`` to transitions. With ``tabs`` the
     app has a tab bar whenever the navigation stack starts at a tab's screen.
     """
@@ -230,6 +233,7 @@ class AppModel:
     state: dict[str, Any] = field(factory=dict)
     keychain: dict[str, Any] = field(factory=dict)
     data: dict[str, Any] = field(factory=dict)
+    computed: dict[str, str] = field(factory=dict)
     routes: dict[str, tuple[Transition, ...]] = field(factory=dict)
     kind: Literal["app"] = "app"
 
@@ -243,7 +247,7 @@ class AppModel:
     @property
     def names(self) -> frozenset[str]:
         """The names every expression may read: state, keychain, data and the launch's."""
-        return frozenset({*self.state, *self.keychain, *self.data, *LAUNCH_NAMES})
+        return frozenset({*self.state, *self.keychain, *self.data, *self.computed, *LAUNCH_NAMES})
 
 
 Problem = tuple[tuple[Any, ...], str]
@@ -325,14 +329,18 @@ def _problems(model: AppModel) -> Iterator[Problem]:
 
 def _state_problems(model: AppModel) -> Iterator[Problem]:
     seen: dict[str, str] = {}
-    for part in ("state", "keychain", "data"):
+    for part in ("state", "keychain", "data", "computed"):
         for key, value in getattr(model, part).items():
             if not key.isidentifier() or key in LAUNCH_NAMES:
                 yield (part, key, None), f"{key!r} cannot be a name: use letters, digits and _"
             elif key in seen:
                 yield (part, key, None), f"{key!r} is in {seen[key]} already"
             seen[key] = part
-            if part != "data" and not _plain_value(value):
+            if part == "computed":
+                earlier = frozenset({*model.state, *model.keychain, *model.data, *LAUNCH_NAMES})
+                known = earlier | (seen.keys() & set(model.computed)) - {key}
+                yield from _expr_problem(value, frozenset(known), (part, key))
+            elif part != "data" and not _plain_value(value):
                 what = "a state value is true/false, a number, text or a list of those"
                 yield (part, key), f"{what}, got {show(value)}"
     element_ids = {
@@ -380,6 +388,8 @@ def _screen_problems(model: AppModel, screen_name: str, screen: Screen) -> Itera
     base = ("screens", screen_name)
     ids = frozenset(e.id for e in _walk(screen.elements) if e.id and "{" not in e.id)
     scope = _Scope(model, ids)
+    if screen.title is not None:
+        yield from _template_problem(screen.title, scope.names, (*base, "title"), scope)
     seen: set[str] = set()
     yield from _elements_problems(screen.elements, (*base, "elements"), scope, seen, screen_name)
     for direction, transitions in screen.on_swipe.items():

@@ -218,6 +218,9 @@ def _draw(p: _Painter, node: Node, image: Image.Image) -> Image.Image:
         p.rect(Frame(f.x + 16, f.y + f.height - 1, f.width - 16, 1), fill=LIGHT)
         p.text(f, node.label or "", size=17)
         p.text(f, ">", size=17, fill=GREY, align="right")
+        if node.value:  # a detail label, as UITableViewCell.value1 draws it
+            detail = Frame(f.x, f.y, f.width - 20, f.height)
+            p.text(detail, node.value, size=17, fill=GREY, align="right", max_lines=1)
     elif node.role == "AXSwitch":
         p.text(f, node.label or "", size=17)
         on = node.value == "1"

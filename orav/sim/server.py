@@ -40,6 +40,16 @@ from orav.sim.state import AppModelError, AppState, CrashReport
 from orav.sim.view import View
 
 DEMO_APP = Path(__file__).with_name("demo.yaml")
+SHOP_APP = Path(__file__).with_name("shop.yaml")
+BUNDLED = {"com.orav.demo": DEMO_APP, "com.orav.shop": SHOP_APP}
+
+
+def bundled_app(bundle_id: str) -> Path:
+    """The app model shipped for ``bundle_id`` (the shop or the demo app; the demo for any
+    other bundle id, as ``orav sim`` serves it by default)."""
+    return BUNDLED.get(bundle_id, DEMO_APP)
+
+
 UDID = "0RAV51M-0000-4000-8000-000000000001"
 SHIFT = 225
 NAMED_KEYCODES = {40: "return", 42: "backspace", 43: "tab", 41: "escape"}

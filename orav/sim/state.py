@@ -729,17 +729,26 @@ class AppState:
         if current is not None:
             scope.update(current.values)
         scope.update(bindings)
+        for name, expression in self.model.computed.items():
+            scope[name] = _evaluate(expression, scope)
         return scope
 
     def _viewport(self) -> tuple[float, float]:
         """The top and bottom of a scrolling screen's visible content."""
         bottom = self.model.height - (TAB_BAR_HEIGHT if self.tab_bar_shown else 0.0)
-        return NAV_BAR_BOTTOM, bottom
+        custom = self.stack[-1].screen.scroll_bottom if self.stack else None
+        return NAV_BAR_BOTTOM, min(bottom, custom) if custom is not None else bottom
 
-    def _instances(self, current: ScreenState, *, clip: bool = True) -> list[Instance]:
+    def _instances(
+        self,
+        current: ScreenState,
+        *,
+        clip: bool = True,
+        scope: Mapping[str, Any] | None = None,
+    ) -> list[Instance]:
         """The elements drawn now: templated, repeated, filtered by ``when`` and show / hide,
         and (on a scrolling screen) moved by the scroll and kept to the visible area."""
-        scope = self._scope(current)
+        scope = scope if scope is not None else self._scope(current)
         found = list(self._expand(current, current.screen.elements, scope, (), 0.0))
         if not current.screen.scroll:
             return found
@@ -804,11 +813,12 @@ class AppState:
     def _screen_nodes(self) -> list[Node]:
         current = self.stack[-1]
         nodes: list[Node] = []
+        base = self._scope(current)
         if current.screen.title:
             nodes.append(
                 Node(
                     "AXHeading",
-                    current.screen.title,
+                    _render(current.screen.title, base),
                     Frame(0, STATUS_BAR, self.model.width, NAV_BAR_BOTTOM - STATUS_BAR),
                     traits=("header",),
                     pid=self.pid,
@@ -816,12 +826,12 @@ class AppState:
                 )
             )
         content_blocked = self.overlay is not None and self.overlay.kind in ("loading", "network")
-        for inst in self._instances(current):
+        for inst in self._instances(current, scope=base):
             if content_blocked and inst.frame.y >= NAV_BAR_BOTTOM:
                 continue
-            nodes.append(self._node(current, inst))
+            nodes.append(self._node(current, inst, base))
             if inst.id is not None and inst.id == current.revealed:
-                nodes.extend(self._swipe_actions(inst))
+                nodes.extend(self._swipe_actions(inst, base))
         if self.overlay is not None and self.overlay.kind == "loading":
             nodes.append(
                 Node(
@@ -858,11 +868,11 @@ class AppState:
             )
         return nodes
 
-    def _swipe_actions(self, inst: Instance) -> list[Node]:
+    def _swipe_actions(self, inst: Instance, base: Mapping[str, Any]) -> list[Node]:
         """The buttons a swipe left reveals at the row's trailing edge (UIContextualAction)."""
         f = inst.frame
         actions: Sequence[AlertButton] = inst.spec.swipe_actions
-        scope = {**self._scope(self.stack[-1]), **dict(inst.bindings)}
+        scope = {**base, **dict(inst.bindings)}
         nodes = []
         for i, action in enumerate(actions):
             x = f.x + f.width - SWIPE_ACTION_WIDTH * (len(actions) - i)
@@ -880,9 +890,9 @@ class AppState:
             )
         return nodes
 
-    def _node(self, current: ScreenState, inst: Instance) -> Node:
+    def _node(self, current: ScreenState, inst: Instance, base: Mapping[str, Any]) -> Node:
         spec = inst.spec
-        scope = {**self._scope(current), **dict(inst.bindings)}
+        scope = {**base, **dict(inst.bindings)} if inst.bindings else base
         key = inst.id or ""
         label = current.labels.get(key)
         if label is None and spec.label is not None:
