@@ -5,7 +5,8 @@ from pathlib import Path
 
 pytest_plugins = ["pytester"]
 
-GOLDEN = Path(__file__).resolve().parent.parent / "recordings" / "login.cassette"
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "recordings" / "login.cassette"
 
 
 def test_a_faithful_cassette_passes(pytester):
@@ -115,3 +116,20 @@ def test_uat_app_without_an_app_is_a_usage_error(pytester):
     pytester.makepyfile("def test_x(uat_app):\n    pass\n")
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
     result.stdout.fnmatch_lines(["*uat_app needs the app under test*"])
+
+
+def docs_example() -> str:
+    """The pytest example of docs/textual.md, as a user would copy it."""
+    text = (ROOT / "docs" / "textual.md").read_text()
+    section = text[text.index("## pytest fixtures") :]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    return code.replace("orav/scenarios/", str(ROOT / "orav" / "scenarios") + "/")
+
+
+def test_the_docs_example_runs(pytester, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ORAV_LIVE_AI"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makeini("[pytest]\norav_app = orav.demo.planner:PlannerApp\n")
+    pytester.makepyfile(test_docs_example=docs_example())
+    result = pytester.runpytest("--strict-markers", "-p", "no:cacheprovider", "-p", "no:asyncio")
+    result.assert_outcomes(passed=2, skipped=1)
