@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fast_clock import FastClock
 
 from orav.agents import AgentContext
 from orav.cassette import (
@@ -14,6 +15,7 @@ from orav.cassette import (
     RecordingAgent,
     RecordingClock,
     RecordingDevice,
+    RecoveryEvent,
     ReplayAgent,
     ReplayClock,
     ReplayDevice,
@@ -23,8 +25,11 @@ from orav.cassette import (
 from orav.errors import AgentError, DeviceError, OravError
 from orav.model import (
     ActionResult,
+    Assert,
+    Credentials,
     Decision,
     DeviceInfo,
+    Done,
     Element,
     Frame,
     Observation,
@@ -34,6 +39,7 @@ from orav.model import (
     Target,
     TypeText,
 )
+from orav.runner import record, replay
 
 APP = "com.orav.demo"
 SCENARIO = Scenario(name="login", app=APP, goal="sign in")
@@ -249,3 +255,81 @@ async def test_recorded_errors_are_raised_again(tmp_path: Path):
     await agent.decide(_context(1))
     with pytest.raises(AgentError, match=str(agent_error.value)):
         await agent.decide(_context(2))
+
+
+# --- a recovery in the cassette: what its choice depends on is recorded -------------------
+
+WALL_APP = """\
+name: Wall
+bundle_id: com.example.wall
+start: home
+screens:
+  home:
+    title: Home
+    elements:
+      - {role: AXButton, id: account, label: Account, frame: [20, 100, 350, 44],
+         on_tap: [{to: login}]}
+      - {role: AXButton, id: orders, label: Orders, frame: [20, 160, 350, 44],
+         on_tap: [{to: orders}]}
+  orders:
+    title: Orders
+    elements:
+      - {role: AXStaticText, id: none, label: No orders yet, frame: [20, 100, 350, 40]}
+  login:
+    title: Sign in
+    elements:
+      - {role: AXTextField, id: email, label: Email, value: old@example.com,
+         frame: [20, 200, 350, 44]}
+      - {role: AXTextField, id: password, label: Password, value: "0123456789", secure: true,
+         frame: [20, 260, 350, 44]}
+      - {role: AXButton, id: sign_in, label: Sign in, frame: [20, 352, 350, 50],
+         on_tap: [{to: home}]}
+"""
+
+
+async def record_wall(tmp_path: Path) -> tuple[Path, object]:
+    """A login form that replaces Home and hides the next target: the login remedy erases
+    the e-mail (15 characters) and the password (10, shown as bullets), then signs in."""
+    app = tmp_path / "wall.yaml"
+    app.write_text(WALL_APP, encoding="utf-8")
+    scenario = Scenario(
+        "wall",
+        "com.example.wall",
+        "open the orders",
+        settle_seconds=0.05,
+        credentials=Credentials("ann@example.com", "Secret-1"),
+        script=(
+            Decision(Tap(target=Target(id="account"))),
+            Decision(Tap(target=Target(id="orders"))),  # hidden by the form: blocked
+            Decision(Done(summary="orders open")),
+        ),
+        success_criteria=(Assert(Target(id="none")),),
+    )
+    path = tmp_path / "wall.cassette"
+    recording = await record(scenario, path, device=f"sim:{app}", clock=FastClock())
+    return path, recording.report
+
+
+async def test_a_recovery_that_erases_a_secure_value_replays_faithfully(tmp_path: Path):
+    path, report = await record_wall(tmp_path)
+    assert report.status == "passed", report
+    (event,) = [e for e in read_cassette(path).events if isinstance(e, RecoveryEvent)]
+    remedy = event.remedy.split(", ")
+    at = remedy.index("tap #password")
+    assert remedy[at + 1 : at + 11] == ["press backspace"] * 10  # the length shown, not 6
+    assert remedy[at + 11] == "type a secret (secure)"
+    assert b"0123456789" not in path.read_bytes() and b"Secret-1" not in path.read_bytes()
+    replayed = await replay(path)
+    assert replayed.faithful, replayed.differences
+
+
+async def test_a_divergence_inside_a_recovery_is_reported_as_that_divergence(tmp_path: Path):
+    path, _ = await record_wall(tmp_path)
+    header, rest = path.read_text(encoding="utf-8").split("\n", 1)
+    # the scenario the replay reads now has another account: the remedy types another name
+    path.write_text(header.replace("ann@example.com", "bob@example.com") + "\n" + rest)
+    with pytest.raises(ReplayDivergence) as diverged:
+        await replay(path)
+    assert "ann@example.com" in diverged.value.expected
+    assert "bob@example.com" in diverged.value.actual
+    assert diverged.value.step == 2  # the blocked step, not a later one on another track
