@@ -65,27 +65,28 @@ class RunMachine(StateChart):
     start = idle.to(running)
     launched = running.launching.to(running.preparing)
     prepared = running.preparing.to(running.observing)
+    # Each phase's usual way on is listed first, under one guard: the rest are exceptions.
     observed = (
-        running.observing.to(timed_out, cond="out_of_time")
-        | running.observing.to(aborted, cond=["fault_seen", "out_of_recoveries"], on="too_many")
-        | running.observing.to(running.recovering, cond="fault_seen")  # recovery comes first
-        | running.observing.to(running.reasoning)
+        running.observing.to(running.reasoning, cond="usable")
+        | running.observing.to(timed_out, cond="out_of_time")
+        | running.observing.to(aborted, cond="out_of_recoveries", on="too_many")
+        | running.observing.to(running.recovering)  # a fault: recovery comes first
     )
     decided = (
-        running.reasoning.to(aborted, cond=["fault_seen", "out_of_recoveries"], on="too_many")
-        | running.reasoning.to(running.recovering, cond="fault_seen")  # blocked, or asked for
-        | running.reasoning.to(running.goal_complete, cond="agent_done")
-        | running.reasoning.to(running.acting)
+        running.reasoning.to(running.acting, cond="clear_action")
+        | running.reasoning.to(running.goal_complete, cond="agent_done", unless="fault_seen")
+        | running.reasoning.to(aborted, cond="out_of_recoveries", on="too_many")
+        | running.reasoning.to(running.recovering)  # blocked, keyboard, or asked for
     )
     acted = (
-        running.acting.to(running.recovering, cond="fault_seen")  # failed behind an interruption
-        | running.acting.to(running.verifying)
+        running.acting.to(running.verifying, unless="fault_seen")
+        | running.acting.to(running.recovering)  # failed behind an interruption
     )
     verified = (
-        running.verifying.to(timed_out, cond="out_of_time")
+        running.verifying.to(running.observing, cond="next_step")
+        | running.verifying.to(timed_out, cond="out_of_time")
         | running.verifying.to(step_limit, cond="out_of_steps")
-        | running.verifying.to(running.recovering, cond="fault_seen")  # no effect, frozen
-        | running.verifying.to(running.observing)
+        | running.verifying.to(running.recovering)  # no effect, or a frozen app
     )
     recovered = (
         running.recovering.to(aborted, cond=["restarted", "out_of_restarts"], on="no_restart")
@@ -118,6 +119,20 @@ class RunMachine(StateChart):
 
     def fault_seen(self, fault: object = None) -> bool:
         return fault is not None
+
+    def usable(self, fault: object = None, elapsed: float = 0.0) -> bool:
+        """Nothing to recover and time left: the agent reasons."""
+        return fault is None and elapsed < self.timeout_seconds
+
+    def clear_action(self, fault: object = None, done: bool = False) -> bool:
+        """An action nothing stands in the way of."""
+        return fault is None and not done
+
+    def next_step(self, fault: object = None, elapsed: float = 0.0) -> bool:
+        """The action did what it did, and steps and time are left."""
+        return (
+            fault is None and elapsed < self.timeout_seconds and self.ledger.steps < self.max_steps
+        )
 
     def agent_done(self, done: bool = False) -> bool:
         return done
