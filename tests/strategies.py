@@ -20,6 +20,7 @@ from orav.model import (
     TypeText,
     Wait,
 )
+from orav.model.fault import MAX_STALL, FaultType
 
 # Free text never contains digits, spaces or colons, so it cannot look like an API key, a
 # Bearer token or an Authorization header; secure values are digits only, so registering them
@@ -73,14 +74,13 @@ decisions = st.builds(
 )
 faults = st.builds(
     Fault,
-    type=st.sampled_from(
-        ["alert", "permission", "crash", "loading", "network", "login", "empty_dump", "frozen"]
-    ),
+    type=st.sampled_from(FaultType.__args__),
     at_step=st.none() | st.integers(1, 100),
     on_screen=st.none() | text,
     probability=st.floats(0, 1),
     times=st.integers(1, 5),
     duration=st.integers(0, 10),
+    seconds=st.floats(0, MAX_STALL),
 )
 scenarios = st.builds(
     Scenario,
