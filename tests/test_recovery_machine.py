@@ -343,7 +343,7 @@ async def test_a_retried_tap_on_a_target_taps_the_elements_centre_nudged():
         scenario=SCENARIO,
         sleep=no_sleep,
     )
-    assert device.performed[0] == Tap(205, 142)
+    assert device.performed[0] == Tap(205, 142, Target(id="open"))  # the target kept
 
 
 async def test_a_retry_that_changes_the_screen_resolves():

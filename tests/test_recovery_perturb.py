@@ -27,6 +27,7 @@ from orav.model import (
     Element,
     Frame,
     Observation,
+    Point,
     PressKey,
     Scenario,
     Tap,
@@ -351,7 +352,12 @@ async def test_an_ineffective_tap_is_retried_nudged(before, data):
     )
     centre = target.frame.center
     dx, dy = RecoveryMachine.NUDGES[0]
-    assert outcome.resolved and outcome.actions == (Tap(centre.x + dx, centre.y + dy),)
+    # the nudge stays on the element: at most a quarter of its size
+    dx = max(-target.frame.width / 4, min(target.frame.width / 4, dx))
+    dy = max(-target.frame.height / 4, min(target.frame.height / 4, dy))
+    nudged = Tap(centre.x + dx, centre.y + dy, tap.target)
+    assert outcome.resolved and outcome.actions == (nudged,)
+    assert target.frame.contains(Point(nudged.x, nudged.y))
 
 
 async def _no_wait(seconds: float) -> None:

@@ -213,7 +213,7 @@ def test_the_engine_the_keyboard_check_and_the_remedies_resolve_the_same_element
     assert check(Assert(tap.target), seen)  # the engine's assertion finds it
     assert keyboard_blocks(seen, tap)  # the keyboard check looks at the button
     assert keyboard_fault(seen, tap).kind == "keyboard"
-    assert _nudged(tap, seen, 10, 0) == Tap(centre.x + 10, centre.y)  # a retry nudges it
+    assert _nudged(tap, seen, 10, 0) == Tap(centre.x + 10, centre.y, tap.target)  # a retry
     again = tap_on(button)  # a remedy's tap on it names it back
     assert target_element(seen, again.target) == button
 

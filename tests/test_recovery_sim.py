@@ -234,8 +234,8 @@ async def test_dropped_taps_are_retried_nudged_by_ten_points():
         assert outcome.resolved and not outcome.restarted
         centre = element(before, "open").frame.center
         assert outcome.actions == (
-            Tap(centre.x + 10, centre.y),  # swallowed (input 3)
-            Tap(centre.x - 10, centre.y),
+            Tap(centre.x + 10, centre.y, tap.target),  # swallowed (input 3)
+            Tap(centre.x - 10, centre.y, tap.target),
         )
         assert element(outcome.observation, "empty") is not None
 
