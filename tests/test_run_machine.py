@@ -93,6 +93,14 @@ class RunMachineUnderRandomEvents(RuleBasedStateMachine):
         if event == "observed" and before == "observing" and fault and elapsed < self.timeout:
             out = ledger[1] >= RunMachine.RECOVERIES_PER_STEP
             assert after == ("aborted" if out else "recovering")
+        if event == "decided" and before == "reasoning":
+            if fault is None:
+                assert after == ("goal_complete" if done else "acting")
+            else:  # blocked (an action or a done), the keyboard, or asked for: recovery
+                out = ledger[1] >= RunMachine.RECOVERIES_PER_STEP
+                assert after == ("aborted" if out else "recovering")
+        if event == "acted" and before == "acting" and fault is not None:
+            assert after == "recovering"  # it failed behind an interruption
         if event == "verified" and before == "verifying" and elapsed < self.timeout:
             if ledger[0] >= self.max_steps:
                 assert after == "step_limit"
