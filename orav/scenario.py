@@ -2,21 +2,55 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from orav.codec import load_yaml, locate
+from attrs import evolve
+
+from orav.codec import converter, locate, parse_yaml, plain, read_text, show
+from orav.codec.converter import raise_structure_error
 from orav.errors import InputError
-from orav.model import Done, Scenario
+from orav.model import Assert, Done, Scenario
+
+# The seed's goal YAML names states in preconditions and success criteria: ``{logged_in: false}``.
+# Each such item is held by a placeholder while the rest is structured, then replaced.
+_HOLD_ACTION = {"kind": "wait", "seconds": 0}
+_HOLD_ASSERT = {"target": {"id": "orav-named-state"}}
+LAUNCHED = "app_launched"  # the one state every run knows: it launches the app
 
 
 def load_scenario(path: Path) -> Scenario:
     """Load and check one scenario file; every error names file:line:col.
 
     Impossible values (``max_steps: 0``, a negative wait, a NaN tap) are refused by the model's
-    validators, which the codec locates; what spans fields is checked here.
+    validators, which the codec locates; what spans fields is checked here. Named states
+    (``preconditions: [{logged_in: false}]``, the seed's goal YAML) resolve through the
+    scenario's ``states``.
     """
-    scenario = load_yaml(path, Scenario)
+    source = str(path)
+    text = read_text(path, source)
+    root = parse_yaml(text, source)
+    if root is None:
+        raise InputError("empty document; expected a Scenario mapping", f"{source}:1:1")
+    data = plain(root, source)
+    if not isinstance(data, dict):
+        what = f"expected a Scenario mapping, got {show(data)}"
+        raise InputError(what, locate(text, (), source))
+    named = _hold_named_states(data)
+    if named and isinstance(data.get("name"), str):
+        data["name"] = re.sub(r"[^A-Za-z0-9._-]+", "_", data["name"]).strip("_") or "scenario"
+    try:
+        scenario = converter.structure(data, Scenario)
+    except Exception as exc:
+        raise_structure_error(exc, data, source, lambda where: locate(text, where, source))
+        raise  # unreachable
+    if named:
+        scenario = _resolve_named_states(scenario, named, text, source)
+    if scenario.install is not None:
+        scenario = evolve(scenario, install=str((path.parent / scenario.install).resolve()))
     for index, decision in enumerate(scenario.script):
         if isinstance(decision.action, Done) and index != len(scenario.script) - 1:
             follow = len(scenario.script) - index - 1
@@ -25,6 +59,90 @@ def load_scenario(path: Path) -> Scenario:
             what = f"`done` must be the last step, but {follow} more follow"
             raise InputError(f"script[{index}].action.kind: {what}", where)
     return scenario
+
+
+def _hold_named_states(data: dict[str, Any]) -> list[tuple[str, int, str, bool]]:
+    """Swap each ``{name: true|false}`` item of preconditions / success_criteria for a
+    placeholder; the items as (list, index, name, value)."""
+    found = []
+    for key, hold in (("preconditions", _HOLD_ACTION), ("success_criteria", _HOLD_ASSERT)):
+        items = data.get(key)
+        if not isinstance(items, list):
+            continue
+        for index, item in enumerate(items):
+            if (
+                isinstance(item, Mapping)
+                and len(item) == 1
+                and not {"kind", "target"} & set(item)
+                and isinstance(next(iter(item.values())), bool)
+            ):
+                (name, value), *_ = item.items()
+                found.append((key, index, str(name), value))
+                items[index] = dict(hold)
+    return found
+
+
+def _resolve_named_states(
+    scenario: Scenario, named: list[tuple[str, int, str, bool]], text: str, source: str
+) -> Scenario:
+    """Put each named state's actions, assertions and resets where its item stood."""
+    preconditions: list[Any] = list(scenario.preconditions)
+    criteria: list[Any] = list(scenario.success_criteria)
+    reset = list(scenario.reset)
+    for key, index, name, value in named:
+        where = locate(text, (key, index, name, None), source)
+        state = scenario.states.get(name)
+        if name == LAUNCHED and key == "preconditions":
+            if not value:
+                raise InputError(f"{key}[{index}]: a run always launches the app", where)
+            preconditions[index] = None  # every run launches the app
+            continue
+        if state is None:
+            known = sorted(scenario.states)
+            what = f"unknown state {name!r}; define it under `states:` (defined: {known})"
+            raise InputError(f"{key}[{index}].{name}: {what}", where)
+        if key == "preconditions" and value:
+            if not state.setup:
+                what = f"state {name!r} has no `setup`: say which actions make it true"
+                raise InputError(f"{key}[{index}].{name}: {what}", where)
+            preconditions[index] = state.setup
+        elif key == "preconditions":
+            if not state.reset:
+                what = f"state {name!r} has no `reset`: say how a run starts without it"
+                raise InputError(f"{key}[{index}].{name}: {what}", where)
+            reset += [step for step in state.reset if step not in reset]
+            preconditions[index] = None
+        elif value:
+            if not state.check:
+                what = f"state {name!r} has no `check`: say which assertions show it"
+                raise InputError(f"{key}[{index}].{name}: {what}", where)
+            criteria[index] = state.check
+        else:
+            criteria[index] = (_negated(state.check, f"{key}[{index}].{name}", where),)
+    return evolve(
+        scenario,
+        preconditions=tuple(_flatten(preconditions)),
+        success_criteria=tuple(_flatten(criteria)),
+        reset=tuple(reset),
+    )
+
+
+def _negated(check: tuple[Assert, ...], field: str, where: str) -> Assert:
+    if len(check) != 1 or check[0].condition == "value_equals":
+        what = "`false` negates a state with one visible / absent check only"
+        raise InputError(f"{field}: {what}", where)
+    opposite = "absent" if check[0].condition == "visible" else "visible"
+    return evolve(check[0], condition=opposite)
+
+
+def _flatten(items: list[Any]) -> list[Any]:
+    out = []
+    for item in items:
+        if isinstance(item, tuple):
+            out.extend(item)
+        elif item is not None:
+            out.append(item)
+    return out
 
 
 def example_scenarios() -> list[Path]:

@@ -144,3 +144,40 @@ def test_both_frame_notations_agree(frame, label) -> None:
     del with_string["frame"]
     assert element_from_ax(with_dict) == element_from_ax(with_string)
     assert element_from_ax(with_dict).label == label
+
+
+def test_the_seeds_ax_keys_parse_like_the_companions() -> None:
+    """The ORAV seed writes AXType / AXEnabled (and no role): a button is still a button."""
+    seed = '[{"AXLabel": "Scene Setup", "AXFrame": "{{16, 120}, {100, 44}}", "AXType": "Button",'
+    seed += ' "AXEnabled": false, "AXValue": null}]'
+    [element] = parse_elements(seed)
+    assert element.role == "AXButton" and element.enabled is False
+    assert element.label == "Scene Setup" and element.frame.center.x == 66
+
+
+@settings(deadline=None, max_examples=50)
+@given(
+    frame=frames,
+    label=st.none() | st.text(max_size=20),
+    kind=st.sampled_from(["Button", "StaticText", "TextField", "SecureTextField", "Cell"]),
+    enabled=st.booleans(),
+    value=st.none() | st.text(max_size=10),
+)
+def test_seed_and_companion_shapes_of_one_element_agree(frame, label, kind, enabled, value):
+    x, y, w, h = frame
+    companion = {
+        "AXLabel": label,
+        "AXValue": value,
+        "type": kind,
+        "role": f"AX{kind}",
+        "enabled": enabled,
+        "frame": {"x": x, "y": y, "width": w, "height": h},
+    }
+    seed = {
+        "AXLabel": label,
+        "AXValue": value,
+        "AXType": kind,
+        "AXEnabled": enabled,
+        "AXFrame": f"{{{{{x}, {y}}}, {{{w}, {h}}}}}",
+    }
+    assert element_from_ax(seed) == element_from_ax(companion)

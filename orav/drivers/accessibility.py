@@ -56,22 +56,26 @@ def _preorder(nodes: list, prefix: str) -> Iterator[tuple[Mapping[str, Any], str
 
 
 def element_from_ax(node: Mapping[str, Any], where: str = "element") -> Element:
-    """One element from the companion's keys (AXLabel, AXUniqueId, role, frame, ...)."""
-    role = node.get("role") or (f"AX{node['type']}" if node.get("type") else "AXOther")
+    """One element from the companion's keys (AXLabel, AXUniqueId, role, frame, ...), or from
+    the ORAV seed's (``AXType: "Button"``, ``AXEnabled: false``, ``AXIdentifier``)."""
+    kind = node.get("type") or node.get("AXType")
+    role = node.get("role") or node.get("AXRole") or (f"AX{kind}" if kind else "AXOther")
+    if not str(role).startswith("AX"):
+        role = f"AX{role}"  # a seed's bare type name
     subrole = node.get("subrole")
     traits = node.get("traits") or ()
     label = node.get("AXLabel")
     return Element(
         role=str(role),
         label=_text(node.get("title") if label is None else label),
-        unique_id=_text(node.get("AXUniqueId")),
+        unique_id=_text(node.get("AXUniqueId", node.get("AXIdentifier"))),
         value=_text(node.get("AXValue")),
         frame=_frame(node, where),
-        enabled=node.get("enabled") is not False,
+        enabled=node.get("enabled", node.get("AXEnabled")) is not False,
         traits=tuple(str(t) for t in traits) if isinstance(traits, list) else (),
         focused=node.get("focused") is True,
         placeholder=_text(node.get("placeholder")),
-        secure=role in _SECURE or subrole in _SECURE or node.get("type") in _SECURE,
+        secure=role in _SECURE or subrole in _SECURE or kind in _SECURE,
     )
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from attrs import field, frozen
 
 from orav.model.action import Action, Assert
 from orav.model.decision import Decision
 from orav.model.fault import Fault
-from orav.model.limits import above, at_least, at_most, file_name, not_blank
+from orav.model.limits import InvalidValue, above, at_least, at_most, file_name, not_blank
 
 
 @frozen
@@ -18,6 +18,43 @@ class Credentials:
 
     username: str
     password: str = field(repr=False)
+
+
+PERMISSIONS = ("photos", "camera", "contacts", "url", "location", "notification", "microphone")
+ResetStep = Literal["keychain", "reinstall"]
+
+
+def _permission_presets(_: Any, attribute: Any, value: dict[str, str]) -> None:
+    for name, answer in value.items():
+        if name not in PERMISSIONS:
+            raise InvalidValue(
+                attribute.name, f"unknown permission {name!r}; known are {PERMISSIONS}"
+            )
+        if answer not in ("allow", "deny"):
+            raise InvalidValue(attribute.name, f"{name}: expected allow or deny, got {answer!r}")
+
+
+@frozen
+class LaunchOptions:
+    """What the app is launched with: arguments (``-UITests``, ``1``) and environment."""
+
+    arguments: tuple[str, ...] = ()
+    environment: dict[str, str] = field(factory=dict)
+
+
+@frozen
+class NamedState:
+    """A state of the app a scenario names (``logged_in``), as the seed's goal YAML uses them.
+
+    ``check``: the assertions that hold while it is true (a success criterion ``{logged_in:
+    true}`` is these; ``false`` negates a single one). ``reset``: the lifecycle steps that make
+    it false before a run (a precondition ``{logged_in: false}``). ``setup``: the actions that
+    make it true (a precondition ``{logged_in: true}``).
+    """
+
+    check: tuple[Assert, ...] = ()
+    reset: tuple[ResetStep, ...] = ()
+    setup: tuple[Action, ...] = ()
 
 
 @frozen
@@ -35,3 +72,8 @@ class Scenario:
     credentials: Credentials | None = None
     permissions: Literal["allow", "deny"] = "allow"
     faults: tuple[Fault, ...] = ()
+    install: str | None = None
+    launch: LaunchOptions = LaunchOptions()
+    grant: dict[str, str] = field(factory=dict, validator=_permission_presets)
+    reset: tuple[ResetStep, ...] = ()
+    states: dict[str, NamedState] = field(factory=dict)
