@@ -54,12 +54,30 @@ def _load(text: str) -> dict[str, Any]:
         ) from None
     if not isinstance(data, dict):
         raise InvalidAnswer("expected one JSON object with the keys " + ", ".join(_TOP_KEYS))
-    extra = sorted(set(data) - set(_TOP_KEYS))
+    data = _seed_shape(data)
+    extra = sorted(set(data) - set(_TOP_KEYS) - {"element_label"})
     if extra:
         raise InvalidAnswer(f"unknown key {extra[0]!r}; expected only {list(_TOP_KEYS)}")
     missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise InvalidAnswer(f"{missing[0]}: required field is missing")
+    return data
+
+
+def _seed_shape(data: dict[str, Any]) -> dict[str, Any]:
+    """The ORAV seed's decision shape (``"action": "tap"``, ``"coordinates": {"x", "y"}``,
+    ``"text"``, ``"key"``, ``"element_label"``) as orav's: the action becomes an object."""
+    if not isinstance(data.get("action"), str):
+        return data
+    data = dict(data)
+    action: dict[str, Any] = {"kind": data["action"]}
+    coordinates = data.pop("coordinates", None)
+    if isinstance(coordinates, dict):
+        action.update((axis, coordinates[axis]) for axis in ("x", "y") if axis in coordinates)
+    for key in ("text", "key", "seconds", "start", "end"):
+        if key in data:
+            action[key] = data.pop(key)
+    data["action"] = action
     return data
 
 
@@ -190,6 +208,8 @@ def parse_answer(
     }
     if element is not None:
         fields["element_label"] = element.label or element.unique_id
+    elif isinstance(data.get("element_label"), str):  # the seed's shape names it directly
+        fields["element_label"] = _cut(data["element_label"])
     try:
         decision = structure({k: v for k, v in fields.items() if v is not None}, Decision)
     except InputError as exc:
