@@ -10,6 +10,38 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run_measured(*args: object, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
+    """Run ``orav ARGS`` as a user does; the result and that one process's peak memory (MB).
+
+    (``RUSAGE_CHILDREN`` would report the largest of every child the test session ever had.)
+    """
+    env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
+    argv = [sys.executable, "-m", "orav", *map(str, args)]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                process.kill()
+                raise subprocess.TimeoutExpired(argv, timeout)
+            time.sleep(0.02)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(
+            argv, process.returncode, out.read().decode(), err.read().decode()
+        )
+    return done, usage.ru_maxrss / 1024
 
 
 def alias_bomb(levels: int) -> str:

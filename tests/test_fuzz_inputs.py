@@ -9,14 +9,12 @@ command, which must exit 2 naming each file with a line, within seconds and ~200
 from __future__ import annotations
 
 import asyncio
-import resource
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from command import orav
-from fuzz_corpus import cassettes, documents
+from fuzz_corpus import cassettes, documents, run_measured
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -141,10 +139,6 @@ def test_damaged_cassettes_are_read_and_replayed_or_refused(tmp_path_factory, ca
 # --- the corpus, through the real command ---------------------------------------------------
 
 
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-
-
 def refused_each(done: subprocess.CompletedProcess, paths: list[Path]) -> None:
     """Exit 2, one located error line per file, and nothing internal."""
     assert done.returncode == 2, done.stderr[-2000:]
@@ -162,10 +156,10 @@ def test_the_scenario_corpus_is_refused_file_by_file(tmp_path: Path):
         path.write_bytes(data)
         paths.append(path)
     started = time.monotonic()
-    done = orav("validate", *paths)
+    done, peak_mb = run_measured("validate", *paths)
     assert time.monotonic() - started < 30  # all of them, each in well under a few seconds
     refused_each(done, paths)
-    assert peak_mb() < 200
+    assert peak_mb < 200
 
 
 def test_the_app_model_corpus_is_refused_with_a_location():
@@ -184,7 +178,7 @@ def test_the_cassette_corpus_is_refused_file_by_file(tmp_path: Path, cassette: b
         path.write_bytes(data)
         paths.append(path)
     started = time.monotonic()
-    done = orav("replay", *paths)
+    done, peak_mb = run_measured("replay", *paths)
     assert time.monotonic() - started < 30
     refused_each(done, paths)
-    assert peak_mb() < 200
+    assert peak_mb < 200
