@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -57,7 +58,7 @@ def _harlequin():
     class DuckHarlequin(harlequin_app.Harlequin):
         """Harlequin on an in-memory DuckDB (its CSS found beside harlequin.app)."""
 
-        CSS_PATH = tuple(here / p for p in paths)
+        CSS_PATH: ClassVar = [here / p for p in paths]  # Textual takes a list only
 
         def __init__(self) -> None:
             super().__init__(
