@@ -133,3 +133,46 @@ def test_the_docs_example_runs(pytester, monkeypatch):
     pytester.makepyfile(test_docs_example=docs_example())
     result = pytester.runpytest("--strict-markers", "-p", "no:cacheprovider", "-p", "no:asyncio")
     result.assert_outcomes(passed=2, skipped=1)
+
+
+LIVE_TEST = """
+import pytest
+
+
+@pytest.mark.live_ai
+@pytest.mark.uat_app(seed="demo", today="2026-11-23")
+def test_at_risk_with_a_model(uat_driver):
+    assert uat_driver.is_live
+    report = uat_driver.run_sync("{integrity}")
+    assert report.ok, report
+    assert report.screens_visited == ("Home", "Integrity", "At-risk commitments")
+"""
+
+
+def test_a_live_ai_test_talks_to_the_model_server(pytester, monkeypatch):
+    from test_agent_openai import ModelServer, answer
+
+    model = ModelServer()
+    model.thread.start()
+    try:
+        model.answer(
+            answer({"kind": "press_key", "key": "i"}, expected='The dashboard shows "Grade C".'),
+            answer({"kind": "press_key", "key": "r"}, expected="The at-risk list opens."),
+            answer({"kind": "done", "success": True, "summary": "at-risk list open"}),
+        )
+        monkeypatch.setenv("OPENAI_BASE_URL", model.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+        monkeypatch.delenv("ORAV_LIVE_AI", raising=False)
+        pytester.makeini("[pytest]\norav_app = orav.demo.planner:PlannerApp\n")
+        integrity = ROOT / "orav" / "scenarios" / "planner" / "integrity.yaml"
+        pytester.makepyfile(test_live=LIVE_TEST.replace("{integrity}", str(integrity)))
+        result = pytester.runpytest(
+            "--strict-markers", "-p", "no:cacheprovider", "-p", "no:asyncio"
+        )
+        result.assert_outcomes(passed=1)
+        prompts = [body["messages"][1]["content"] for body in model.bodies()]
+        first = prompts[0] if isinstance(prompts[0], str) else prompts[0][0]["text"]
+        assert 'App "Planner" keys: t, i, q, c, l, p, s' in first
+    finally:
+        model.httpd.shutdown()
+        model.httpd.server_close()
