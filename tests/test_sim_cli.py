@@ -126,3 +126,70 @@ def test_a_screen_too_big_to_draw_is_refused_at_its_width(tmp_path: Path) -> Non
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"orav: error: {huge}:4:8: a 10000 x 10000 pt screen at scale 4 is ")
     assert "1,600 megapixels" in line and "at most 40" in line
+
+
+def test_the_idb_cli_drives_the_app_lifecycle(companion: str, tmp_path: Path) -> None:
+    """install, launch with arguments and IDB_ environment, approve, open, HOME, clear-keychain,
+    crash list, log and uninstall, each through the real `idb` CLI."""
+    from orav.sim import SHOP_APP
+
+    bundle = tmp_path / "Shop.app"
+    bundle.mkdir()
+    (bundle / "app.yaml").write_text(
+        SHOP_APP.read_text().replace(
+            "      - {role: AXStaticText, label: Welcome to Shop,",
+            "      - {role: AXStaticText, id: flags, label: \"{args} {env['API']}\",\n"
+            "         frame: [20, 700, 350, 30]}\n"
+            "      - {role: AXStaticText, label: Welcome to Shop,",
+        )
+    )
+    assert "com.orav.shop" in idb(companion, "install", str(bundle))
+    apps = {
+        json.loads(line)["bundle_id"] for line in idb(companion, "list-apps", "--json").splitlines()
+    }
+    assert apps == {"com.orav.demo", "com.orav.shop"}
+    done = subprocess.run(
+        [
+            IDB,
+            "--companion",
+            companion,
+            "--no-prune-dead-companion",
+            "launch",
+            "com.orav.shop",
+            "-UITests",
+            "1",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "IDB_COMPANION": "", "IDB_API": "http://127.0.0.1:9"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "-UITests, 1 http://127.0.0.1:9" in labels(companion)
+    idb(companion, "approve", "com.orav.shop", "location")
+    idb(companion, "ui", "button", "HOME")
+    assert labels(companion)[0] == "SpringBoard"
+    idb(companion, "clear-keychain")
+    idb(companion, "open", "shop://cart")  # not signed in: the route's condition fails
+    assert "Welcome to Shop" in labels(companion)
+    assert idb(companion, "crash", "list").strip() == ""
+    try:  # `idb log` follows until stopped: read what it printed in 3 s
+        subprocess.run(
+            [IDB, "--companion", companion, "--no-prune-dead-companion", "log"],
+            check=False,
+            capture_output=True,
+            timeout=3,
+            env={**os.environ, "IDB_COMPANION": ""},
+        )
+        raise AssertionError("idb log ended by itself")
+    except subprocess.TimeoutExpired as stopped:
+        log = (stopped.stdout or b"").decode()
+    assert "com.orav.shop: installed" in log and "com.orav.shop: entered the background" in log
+    idb(companion, "uninstall", "com.orav.shop")
+    apps = {
+        json.loads(line)["bundle_id"] for line in idb(companion, "list-apps", "--json").splitlines()
+    }
+    assert apps == {"com.orav.demo"}
+    idb(companion, "launch", "com.orav.demo")
+    assert "Welcome to Demo" in labels(companion)
