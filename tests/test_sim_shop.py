@@ -150,3 +150,26 @@ def test_the_shop_loads_and_every_screen_is_reachable() -> None:
             "tab_profile",
         }
     )
+
+
+async def test_the_explorer_reaches_the_shops_screens_and_replays(tmp_path: Path) -> None:
+    from orav.agents.explorer import ExplorerAgent
+    from orav.model import Credentials, Scenario
+
+    explorer = ExplorerAgent()
+    scenario = Scenario(
+        "explore-shop",
+        SHOP,
+        "explore",
+        max_steps=200,
+        settle_seconds=0.05,
+        credentials=Credentials("shopper@orav.dev", "Shop-Demo-2!"),
+    )
+    cassette = tmp_path / "explore.cassette"
+    recorded = await record(scenario, cassette, agent=explorer, clock=FastClock())
+    seen = set(recorded.report.screens_visited)
+    assert {"Sign in", "Shop", "Cart", "Profile", "Orders", "Help"} <= seen  # every tab and more
+    products = {p["title"] for p in load_app_model(SHOP_APP).data["products"].values()}
+    assert len(seen & products) >= 8  # the product pages shown without scrolling
+    assert explorer.coverage().finished and recorded.report.ok
+    assert (await replay(cassette)).faithful
