@@ -77,7 +77,7 @@ def documents(base: str) -> dict[str, bytes]:
         "tab_indent": base + "t:\n\t- a\n",
         "unclosed": base + "x: [a, b\n",
         "too_large": base + "z:\n" + "  k: v\n" * 100_000,
-        "long_value": base + "long: " + "x" * 400_000 + "\n",
+        "long_value": base + "long: " + "x" * 100_000 + "\n",
     }
     corpus = {name: text.encode("utf-8") for name, text in texts.items()}
     corpus["not_utf8"] = base.encode() + b"n: caf\xe9\n"
