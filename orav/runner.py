@@ -159,6 +159,12 @@ async def record(
       the run ends, so a crash keeps the old one;
     - ``none``: no device, no agent: replay the existing cassette and return the ``Replay``.
 
+    ``out`` is checked before anything starts (``check_out``). Every mode but ``once`` writes
+    a temp file beside ``out`` and moves the whole cassette into place when the run ends, so
+    two runs never write one cassette; temp files of killed runs are removed first. SIGINT or
+    SIGTERM ends the run with an ``interrupted`` report in the cassette and raises
+    ``Interrupted``, whose ``recording`` is what was kept (None when an old cassette was).
+
     ``clock`` replaces the system clock (tests pass one whose sleeps do not wait); ``seed``
     seeds the simulator's probabilistic faults.
     """
