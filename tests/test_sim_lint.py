@@ -124,3 +124,12 @@ def test_load_errors_are_located(tmp_path: Path, old: str, new: str, where: str,
     [line] = done.stderr.splitlines()
     assert line.startswith(f"orav: error: {path}:{where}: "), line
     assert what in line
+
+
+def test_a_comma_in_a_flow_mapping_gets_a_hint_to_quote(tmp_path: Path) -> None:
+    path = _write(tmp_path, "comma.yaml", BASE.replace("label: Go,", "label: Go, now,", 1))
+    done = orav("validate", path)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert f"{path}:7:45: screens.one.elements[0].now: unknown key 'now'" in line
+    assert line.endswith("a comma inside {...} ends a value: quote text that has commas")

@@ -213,7 +213,10 @@ def _error_paths(exc: BaseException, data: Any) -> list[tuple[tuple[PathPart, ..
             problems.append(((*path, leaf.field), leaf.what))
         elif isinstance(leaf, ForbiddenExtraKeysError):
             # Point at the unknown key itself, not its value.
-            problems.append(((*path, min(leaf.extra_fields, key=str), None), _describe(leaf)))
+            what = _describe(leaf)
+            if isinstance(node, Mapping) and all(node.get(k) is None for k in leaf.extra_fields):
+                what += "; a comma inside {...} ends a value: quote text that has commas"
+            problems.append(((*path, min(leaf.extra_fields, key=str), None), what))
         elif isinstance(leaf, AttributeError) and not isinstance(node, Mapping):
             problems.append((path, f"expected a mapping, got {show(node)}"))
         elif (
