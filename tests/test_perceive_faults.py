@@ -4,6 +4,8 @@ observations from it."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orav.codec import from_json, to_json
 from orav.drivers.idb import IdbDevice
@@ -295,3 +297,48 @@ async def test_a_failed_list_apps_with_the_tree_intact_is_no_fault():
         assert seen.elements == before.elements
         assert fault(seen) is None and interruption(seen, before) is None
         assert (await device.observe()).app_running is True  # asked again, it answers
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.floats(0, 200),
+    st.floats(100, 600),
+    st.floats(180, 270),
+    st.lists(st.sampled_from(["Yes", "No", "Delete", "Cancel", "Keep"]), min_size=1, max_size=3),
+    st.data(),
+)
+def test_an_action_aimed_inside_an_alert_is_never_blocked_and_outside_always(
+    x, y, width, labels, data
+):
+    box = Frame(x, y, width, 150)
+    dialog = Element("AXAlert", "Sure?", frame=box)
+    step = width / len(labels)
+    buttons = [
+        Element("AXButton", label, f"b{i}", frame=Frame(x + i * step, y + 106, step, 44))
+        for i, label in enumerate(labels)
+    ]
+    below = Element("AXButton", "Buy", "buy", frame=Frame(0, 780, 390, 44))  # off the alert
+    seen = screen(below, dialog, *buttons)
+    found = interruption(seen)
+    assert found.kind == "alert"
+    button = data.draw(st.sampled_from(buttons))
+    centre = button.frame.center
+    for inside in (Tap(target=Target(id=button.unique_id)), Tap(centre.x, centre.y)):
+        assert not blocks(found, seen, inside), inside
+    assert blocks(found, seen, Tap(target=Target(id="buy")))  # the screen under it
+    outside = Point(x + width + 5, y) if x + width + 5 < 390 else Point(x - 5, y)
+    assert blocks(found, seen, Tap(outside.x, outside.y))
+    for never in (PressKey("escape"), Wait(1)):
+        assert not blocks(found, seen, never)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue9-bugs.md #5: a control of the screen under an alert whose centre the alert "
+    "covers counts as inside the alert: the tap is not blocked and lands on the alert's button",
+)
+def test_a_control_under_the_alert_is_blocked_even_where_the_alert_covers_it():
+    cell = Element("AXCell", "Archive", "archive", frame=Frame(0, 453, 390, 44))
+    seen = screen(cell, *alert("Delete", "Keep"))  # its centre (195, 475) is on "Delete"
+    found = interruption(seen)
+    assert blocks(found, seen, Tap(target=Target(id="archive")))
