@@ -651,3 +651,48 @@ def test_every_machine_gets_a_mermaid_block():
         assert f" as {state}" in text
     for state in ("handed_back", "retrying_action", "going_back"):
         assert state in text
+
+
+# --- network: retry the action that met the error -------------------------------------------
+
+
+async def test_a_network_error_without_retry_performs_the_failed_action_again_after_2_s():
+    banner = Element("AXStaticText", "Request failed", frame=Frame(0, 91, 390, 60))
+    seen = Observation((*CLEAN.elements, banner), app=APP_ID)
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    class Answers(StubbornDevice):
+        async def perform(self, action):
+            self.observation = CLEAN  # the retried request went through
+            return await super().perform(action)
+
+    device = Answers(seen)
+    failed = Tap(target=Target(id="open"))
+    found = interruption(seen, CLEAN)
+    assert found.kind == "network" and found.evidence == (banner,)
+    outcome = await recover(
+        evolve(found, action=failed),
+        device=device,
+        observation=seen,
+        scenario=SCENARIO,
+        sleep=sleep,
+    )
+    assert waits[0] == RecoveryMachine.LADDER["network"]
+    assert device.performed == [Tap(195, 142, Target(id="open"))]  # the action itself, resolved
+    assert outcome.resolved
+
+
+async def test_a_network_error_whose_action_cannot_be_repeated_only_looks_again():
+    banner = Element("AXStaticText", "Request failed", frame=Frame(0, 91, 390, 60))
+    seen = Observation((*CLEAN.elements, banner), app=APP_ID)
+    device = StubbornDevice(seen)
+    gone = Tap(target=Target(id="not_here"))
+    found = evolve(interruption(seen, CLEAN), action=gone)
+    outcome = await recover(
+        found, device=device, observation=seen, scenario=SCENARIO, sleep=no_sleep
+    )
+    assert device.performed == [] and not outcome.resolved  # nothing typed, deleted or sent
+    assert outcome.retries == RecoveryMachine.RETRIES["tap"] - 1
