@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from attrs import evolve
 from fast_clock import FastClock
 from hypothesis import given, settings
@@ -27,6 +28,7 @@ from orav.model import (
     Fault,
     Frame,
     Observation,
+    Recover,
     RunReport,
     Scenario,
     Tap,
@@ -221,3 +223,21 @@ def test_the_engine_the_keyboard_check_and_the_remedies_resolve_the_same_element
     decision = _Run(engine, Scenario("s", "com.example.shop", "g"))
     decision.observation, decision.interruption = seen, None
     assert decision.blocked(tap).kind == "keyboard"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue9-bugs.md #6: after the recovery a `recover` decision asked for, the step is "
+    "decided again: a script repeats `recover` and the run gets 'nothing on screen to recover "
+    "from'",
+)
+async def test_a_script_that_asks_to_recover_dismisses_the_alert_and_goes_on():
+    report, agent, _log = await run(
+        [Tap(target=Target(id="name")), Recover(), Tap(target=Target(id="item"))],
+        (Assert(Target(id="back")),),
+        Fault("alert", at_step=1),  # after the tap on the field: Cancel / OK
+    )
+    assert agent.contexts[1].interruption.kind == "alert"  # shown to the agent, not recovered
+    assert recoveries(report) == ["alert"]
+    assert report.status == "passed", report
+    assert all(e.resolved for e in report.errors)
