@@ -696,3 +696,60 @@ async def test_a_network_error_whose_action_cannot_be_repeated_only_looks_again(
     )
     assert device.performed == [] and not outcome.resolved  # nothing typed, deleted or sent
     assert outcome.retries == RecoveryMachine.RETRIES["tap"] - 1
+
+
+# --- loading: the 10 s "is anything changing?" rung ----------------------------------------
+
+
+def loading(count: int) -> Observation:
+    spinner = Element("AXActivityIndicator", "In progress", frame=Frame(175, 402, 40, 40))
+    progress = Element("AXStaticText", f"{count} of 99 loaded", frame=Frame(20, 460, 350, 20))
+    return Observation((*CLEAN.elements, spinner, progress), app=APP_ID)
+
+
+class Ticking(StubbornDevice):
+    """A spinner whose screen changes at every look (``changing``) or never."""
+
+    def __init__(self, changing: bool) -> None:
+        super().__init__(loading(0))
+        self.changing = changing
+        self.looks = 0
+
+    async def observe(self) -> Observation:
+        self.looks += 1
+        self.calls.append("observe")
+        return loading(self.looks if self.changing else 0)
+
+
+async def test_a_spinner_that_keeps_changing_gets_ten_seconds_then_a_refresh():
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    outcome = await recover(
+        interruption(loading(0)),
+        device=Ticking(changing=True),
+        observation=loading(0),
+        scenario=SCENARIO,
+        sleep=sleep,
+    )
+    ladder = RecoveryMachine.LADDER
+    waited = [p for p in outcome.path if p[2] == "waiting_loading"]
+    assert len(waited) * ladder["network"] == ladder["change"]  # 5 waits of 2 s: 10 s
+    assert ("waiting_loading", "persists", "refreshing") in outcome.path
+    assert sum(w for w in waits if w == ladder["network"]) == ladder["change"]
+
+
+async def test_a_spinner_that_changes_nothing_for_five_seconds_is_refreshed_sooner():
+    outcome = await recover(
+        interruption(loading(0)),
+        device=Ticking(changing=False),
+        observation=loading(0),
+        scenario=SCENARIO,
+        sleep=no_sleep,
+    )
+    waited = [p for p in outcome.path if p[2] == "waiting_loading"]
+    assert len(waited) == 3  # 2 + 2 + 2 s >= LOADING_STUCK (5 s) unchanged
+    assert ("waiting_loading", "stalled", "refreshing") in outcome.path
+    assert [p[2] for p in outcome.path][-3:] == ["refreshing", "leaving", "failed"]
