@@ -62,6 +62,7 @@ from orav.model import (
 )
 from orav.perceive import (
     Detection,
+    always_answered,
     blocks,
     done_blocked,
     fault,
@@ -195,6 +196,7 @@ class _Run:
         self.previous: Observation | None = None
         self.interruption: Detection | None = None  # on the current observation
         self.pending: Detection | None = None  # a detection for the next look (frozen app)
+        self.asked = False  # the agent decided ``recover``: the recovery is its step
         self.decision: Decision | None = None
         self.result: ActionResult | None = None
         self.verification: Verification | None = None
@@ -308,6 +310,7 @@ class _Run:
             self.calls.append(self.decision.call)
         action = self.decision.action
         blocked = self.blocked(action)
+        self.asked = isinstance(action, Recover) and blocked is not None
         await self.machine.send("decided", done=isinstance(action, Done), fault=blocked)
 
     def blocked(self, action: Action) -> Detection | None:
@@ -397,6 +400,7 @@ class _Run:
         self.previous, self.observation = before, after
         if changed:
             self.machine.ledger.ineffective.clear()
+            self.machine.ledger.unanswered = False
         detection = no_effect(action) if dropped else None
         await self.machine.send("verified", elapsed=self.elapsed(), fault=detection)
 
@@ -410,8 +414,12 @@ class _Run:
             on_transition=self.note_transition,
         )
         self.account(fault, outcome)
+        before = self.observation
         # ``previous`` stays the last screen the test saw: what an interruption interrupted.
         self.observation = outcome.observation
+        if self.asked:
+            self.asked = False
+            self.asked_for(before, outcome)
         ledger = self.machine.ledger
         if outcome.handed_back:
             self.verification = evolve(
@@ -421,11 +429,14 @@ class _Run:
             shown = show_action(fault.action)
             if shown not in ledger.ineffective:
                 ledger.ineffective.append(shown)
-            if len(ledger.ineffective) >= self.machine.FROZEN_AFTER:
+            ledger.unanswered |= always_answered(self.previous or self.observation, fault.action)
+            if len(ledger.ineffective) >= self.machine.FROZEN_AFTER and ledger.unanswered:
                 ledger.ineffective.clear()
+                ledger.unanswered = False
                 self.pending = frozen_app(fault.action, self.machine.FROZEN_AFTER)
         elif outcome.resolved:
             ledger.ineffective.clear()
+            ledger.unanswered = False
         if outcome.resolved or outcome.handed_back:
             if outcome.restarted:
                 self.observation = None
@@ -433,6 +444,18 @@ class _Run:
         else:
             what = f"{fault.kind}: recovery failed: {outcome.error}"
             await self.machine.send("unrecovered", error=what)
+
+    def asked_for(self, before: Observation, outcome: RecoveryOutcome) -> None:
+        """The agent's ``recover`` was its step: record it as one, so the agent goes on."""
+        done = outcome.resolved or outcome.handed_back
+        self.result = ActionResult(ok=done, error=None if done else outcome.error)
+        remedy = ", ".join(show_action(a) for a in outcome.actions) or "nothing"
+        self.verification = Verification(changed=bool(outcome.actions), note=f"recovered: {remedy}")
+        if self.writer is not None:
+            self.writer.write(VerificationEvent(self.verification))
+        step = Step(self.step, screen_name(before), self.decision, self.result, self.verification)
+        self.history.append(step)
+        self.machine.ledger.steps += 1
 
     def account(self, detection: Detection, outcome: RecoveryOutcome) -> None:
         """Count what a recovery cost and write it down. An action retried until handed back
@@ -548,22 +571,21 @@ class _Run:
 
 
 class _Transitions:
-    """Listener: every transition of the run machine is kept and written. A transition of the
-    compound ``running`` state (time up, abort, an error) is written from the phase it cut
-    short, and one into it to the phase it starts: between the leaf states of
-    ``orav.machines.flat_transitions``, which is what a reader wants to know."""
+    """Listener: every transition of the run machine is kept and written, as it is taken:
+    before the phase it enters runs, so the cassette reads in the order things happened.
+
+    Between leaf states (``orav.machines.flat_transitions``): a transition of the compound
+    ``running`` state (time up, abort, an error) is written from the phase it cut short, and
+    one into it to the phase it starts."""
 
     def __init__(self, run: _Run) -> None:
         self.run = run
-        self.phase = "idle"
 
-    def before_transition(self) -> None:
-        self.phase = self.run.machine.state
-
-    def after_transition(self, event: str, source, target) -> None:
-        origin = self.phase if source.states else source.id
-        goal = self.run.machine.state if target.states else target.id
-        self.run.note_transition("run", origin, str(event), goal)
+    def before_transition(self, event: str, source, target) -> None:
+        origin = self.run.machine.state if source.states else source.id
+        while target.states:
+            target = next(s for s in target.states if s.initial)
+        self.run.note_transition("run", origin, str(event), target.id)
 
 
 def _taps_focused_field(action: Action, observation: Observation) -> bool:

@@ -198,11 +198,6 @@ async def test_a_step_budget_is_run_to_its_end_on_idempotent_controls(tmp_path):
     assert restarts(report) == [] and not coverage.finished
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue9-bugs.md #4: three different idempotent controls in a row are taken for a "
-    "frozen app: back, scroll, terminate + launch (and the goal starts over)",
-)
 async def test_three_idempotent_buttons_in_a_row_do_not_restart_the_app(tmp_path):
     # refresh, favourite, share in a row (the item moves last): each changes nothing
     item = "      - {role: AXCell, id: item, label: Item, frame: [0, 220, 390, 56], on_tap: [{to: detail}]}\n"

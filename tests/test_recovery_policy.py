@@ -245,12 +245,6 @@ def test_the_engine_the_keyboard_check_and_the_remedies_resolve_the_same_element
     assert decision.blocked(tap).kind == "keyboard"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue9-bugs.md #6: after the recovery a `recover` decision asked for, the step is "
-    "decided again: a script repeats `recover` and the run gets 'nothing on screen to recover "
-    "from'",
-)
 async def test_a_script_that_asks_to_recover_dismisses_the_alert_and_goes_on():
     report, agent, _log = await run(
         [Tap(target=Target(id="name")), Recover(), Tap(target=Target(id="item"))],

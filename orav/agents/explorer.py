@@ -195,6 +195,12 @@ class ExplorerAgent:
     # --- the Agent protocol ------------------------------------------------------------------
 
     async def decide(self, context: AgentContext) -> Decision:
+        found = context.interruption
+        if found is not None and found.kind == "alert":
+            # Only the dialog can be reached while it is up: it is the screen to explore.
+            context = evolve(
+                context, observation=evolve(context.observation, elements=found.evidence)
+            )
         observation = context.observation
         key = screen_id(observation)
         met = self._learn(context, key)

@@ -31,6 +31,7 @@ class Ledger:
     recoveries: int = 0  # recoveries since the last action
     restarts: int = 0  # times the goal started over after a relaunch
     ineffective: list[str] = field(factory=list)  # different actions in a row that did nothing
+    unanswered: bool = False  # one of them was input every responsive app answers
 
 
 class RunMachine(StateChart):
@@ -41,7 +42,8 @@ class RunMachine(StateChart):
     RECOVERIES_PER_STEP = 5
     # How often the goal may start over after the app was relaunched (the reference's "goal").
     GOAL_RESTARTS = 1
-    # Different actions in a row that changed nothing (each retried first): the app is frozen.
+    # Different actions in a row that changed nothing (each retried first), one of them input
+    # every responsive app answers (``perceive.always_answered``): the app is frozen.
     FROZEN_AFTER = 3
 
     idle = State(initial=True)

@@ -41,7 +41,7 @@ from orav.perceive.roles import (
     says_sign_in,
     text_of,
 )
-from orav.perceive.targets import action_element, action_point, target_element
+from orav.perceive.targets import action_element, action_point, modal_elements, target_element
 
 FaultKind = Literal[
     "crash",  # the dump is empty or failed and the app is not running
@@ -119,9 +119,25 @@ def no_effect(action: Action, note: str = "the action changed nothing") -> Detec
     return Detection("no_effect", (), note, action)
 
 
+def always_answered(observation: Observation, action: Action) -> bool:
+    """Whether every responsive app answers ``action`` visibly: text typed into a focused
+    field, a tap on a text field without focus, a tap on a switch or check box. A button, a
+    row or a tab may rightly do nothing; these may not, so one of them unanswered, among
+    several ineffective actions, is what tells a frozen app from idempotent controls."""
+    if isinstance(action, TypeText):
+        return observation.focused is not None
+    element = action_element(observation, action)
+    if element is None:
+        return False
+    if element.role in TEXT_FIELD_ROLES or is_secure(element):
+        return not element.focused
+    return element.role in ("AXSwitch", "AXCheckBox", "AXToggle")
+
+
 def frozen_app(action: Action, count: int) -> Detection:
     """``count`` different actions in a row changed nothing: the app no longer responds."""
-    return Detection("frozen", (), f"{count} different actions in a row changed nothing", action)
+    note = f"{count} different actions in a row changed nothing, input a responsive app answers among them"
+    return Detection("frozen", (), note, action)
 
 
 # --- interruptions: shown to the agent, recovered only when they block ---------------------
@@ -179,8 +195,11 @@ def done_blocked(detection: Detection, observation: Observation, done: Done, cri
 
 
 def _inside(detection: Detection, element: Element) -> bool:
-    """Whether ``element`` belongs to the interruption (one of its elements, or in its frame)."""
-    return element in detection.evidence or _covers(detection, element.frame.center)
+    """Whether ``element`` belongs to the interruption: one of its own elements (a control
+    behind an alert is not, even where the alert covers it), or anything under a modal
+    without a frame (a terminal's modal screen covers the whole screen)."""
+    evidence = detection.evidence
+    return element in evidence or bool(evidence and evidence[0].frame.is_empty)
 
 
 def _covers(detection: Detection, point) -> bool:
@@ -206,11 +225,8 @@ def _permission(elements: tuple[Element, ...]) -> Detection | None:
 
 
 def _alert(elements: tuple[Element, ...]) -> Detection | None:
-    for index, element in enumerate(elements):
-        if is_alert(element):
-            inside = alert_elements(elements, index)
-            return Detection("alert", (element, *inside), text_of(element) or "an alert")
-    return None
+    modal = modal_elements(elements)
+    return Detection("alert", modal, text_of(modal[0]) or "an alert") if modal else None
 
 
 def _login(elements: tuple[Element, ...]) -> Detection | None:
@@ -275,22 +291,6 @@ _DETECTORS = {"permission": _permission, "alert": _alert, "login": _login, "load
 
 _ALLOW_KEYS = frozenset(label.casefold() for label in ALLOW_LABELS[:-1])  # "OK" alone is no proof
 _DENY_KEYS = frozenset(label.casefold() for label in DENY_LABELS)
-
-
-def alert_elements(elements: tuple[Element, ...], index: int) -> tuple[Element, ...]:
-    """What belongs to the alert at ``index``: the elements after it in pre-order inside its
-    frame (the whole rest of the tree when the alert has no frame, as a terminal modal)."""
-    frame = elements[index].frame
-    return tuple(
-        e
-        for e in elements[index + 1 :]
-        if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
-    )
-
-
-def alert_buttons(elements: tuple[Element, ...], index: int) -> tuple[Element, ...]:
-    """The buttons of the alert at ``index``."""
-    return tuple(e for e in alert_elements(elements, index) if e.role in BUTTON_ROLES)
 
 
 def keyboard_keys(elements: Iterable[Element]) -> tuple[Element, ...]:

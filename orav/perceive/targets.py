@@ -11,13 +11,34 @@ from attrs import evolve
 
 from orav.model import Action, Element, Observation, Point, Swipe, Tap, Target, TypeText
 from orav.model.observation import locate
+from orav.perceive.roles import is_alert
 
 
 def target_element(observation: Observation, target: Target | None) -> Element | None:
-    """The element ``target`` means on ``observation``, or None (selectors are the driver's)."""
+    """The element ``target`` means on ``observation``, or None (selectors are the driver's).
+
+    While an alert or modal is up, a tap can reach only it: a match inside it comes first
+    ("Sign out" on a "Sign out?" alert, not the button behind it)."""
     if target is None or (target.label is None and target.id is None):
         return None
-    return locate(observation.elements, target.label, target.id)
+    modal = modal_elements(observation.elements)
+    found = locate(modal, target.label, target.id) if modal else None
+    return found or locate(observation.elements, target.label, target.id)
+
+
+def modal_elements(elements: tuple[Element, ...]) -> tuple[Element, ...]:
+    """The first alert or modal and what belongs to it: the elements after it in pre-order
+    inside its frame (the whole rest of the tree when it has no frame, as a terminal modal)."""
+    index = next((i for i, e in enumerate(elements) if is_alert(e)), None)
+    if index is None:
+        return ()
+    frame = elements[index].frame
+    inside = tuple(
+        e
+        for e in elements[index + 1 :]
+        if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
+    )
+    return (elements[index], *inside)
 
 
 def action_element(observation: Observation, action: Action) -> Element | None:
