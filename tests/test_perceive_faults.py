@@ -369,35 +369,3 @@ def test_a_done_is_blocked_only_when_an_interruption_hides_a_success_criterion()
     assert done_blocked(found, seen, Done(), (shown, hidden))
     assert not done_blocked(found, seen, Done(success=False), (hidden,))  # giving up: as is
     assert not done_blocked(found, seen, Done(), (Assert(Target(id="receipt"), "absent"),))
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.sampled_from([True, False, None]),
-    st.booleans(),
-    st.sampled_from([None, "accessibility_info: boom"]),
-)
-def test_a_crash_is_exactly_the_app_reported_not_running(running, with_tree, error):
-    seen = Observation(HOME if with_tree else (), app="com.orav.demo", app_running=running)
-    seen = Observation(seen.elements, app=seen.app, app_running=running, error=error)
-    found = fault(seen)
-    if running is False:
-        assert found.kind == "crash"
-    elif not with_tree or error is not None:
-        assert found.kind == "empty_dump"  # look again: no crash without the device saying so
-    else:
-        assert found is None
-
-
-def test_a_done_is_blocked_only_when_an_interruption_hides_a_success_criterion():
-    from orav.model import Assert, Done
-    from orav.perceive import done_blocked
-
-    spinner = Element("AXActivityIndicator", frame=Frame(175, 402, 40, 40))
-    seen = screen(spinner)
-    found = interruption(seen)
-    shown, hidden = Assert(Target(id="item_1")), Assert(Target(id="receipt"))
-    assert not done_blocked(found, seen, Done(), (shown,))
-    assert done_blocked(found, seen, Done(), (shown, hidden))
-    assert not done_blocked(found, seen, Done(success=False), (hidden,))  # giving up: as is
-    assert not done_blocked(found, seen, Done(), (Assert(Target(id="receipt"), "absent"),))
