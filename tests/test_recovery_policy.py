@@ -54,6 +54,9 @@ screens:
       - {role: AXStaticText, id: intro, label: Today's picks, frame: [20, 100, 350, 40]}
       - {role: AXTextField, id: name, label: Name, frame: [20, 150, 350, 44]}
       - {role: AXCell, id: item, label: Item, frame: [0, 220, 390, 56], on_tap: [{to: detail}]}
+      - {role: AXSwitch, id: sync, label: Sync, value: "1", enabled: false,
+         frame: [20, 290, 350, 44]}
+      - {role: AXButton, id: refresh, label: Refresh, frame: [20, 350, 350, 44]}
   detail:
     title: Detail
     elements:
@@ -255,3 +258,22 @@ async def test_a_script_that_asks_to_recover_dismisses_the_alert_and_goes_on():
     assert recoveries(report) == ["alert"]
     assert report.status == "passed", report
     assert all(e.resolved for e in report.errors)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue9-bugs.md #7: a disabled switch (or text field) counts as input every "
+    "responsive app answers: with two idempotent buttons the app is taken for frozen",
+)
+async def test_a_disabled_switch_among_idempotent_taps_is_no_frozen_app():
+    report, _agent, log = await run(
+        [
+            Tap(target=Target(id="sync")),  # disabled: rightly nothing
+            Tap(target=Target(id="refresh")),  # idempotent
+            Tap(target=Target(id="intro")),  # plain text
+            Tap(target=Target(id="item")),
+        ],
+        (Assert(Target(id="back")),),
+    )
+    assert "frozen" not in recoveries(report)
+    assert log == ["launch"] and report.status == "passed", report
