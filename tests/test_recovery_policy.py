@@ -277,3 +277,27 @@ async def test_a_disabled_switch_among_idempotent_taps_is_no_frozen_app():
     )
     assert "frozen" not in recoveries(report)
     assert log == ["launch"] and report.status == "passed", report
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue9-bugs.md #8: a `recover` step is counted but the step limit is checked only "
+    "after verifying: a run with max_steps 2 takes 3 steps",
+)
+async def test_a_recover_step_counts_against_the_step_limit():
+    script = (Tap(target=Target(id="name")), Recover(), Tap(target=Target(id="item")))
+    scenario = Scenario(
+        "policy",
+        BUNDLE,
+        "g",
+        script=(*(Decision(a) for a in script), Decision(Done())),
+        settle_seconds=0.05,
+        max_steps=2,
+    )
+    async with (
+        SimCompanion(load_yaml(APP, AppModel), faults=[Fault("alert", at_step=1)]) as sim,
+        IdbDevice.connect(sim.address, bundle_id=BUNDLE) as device,
+    ):
+        report = await Engine(device, Watching(), clock=FastClock()).run(scenario)
+    assert report.status == "step_limit"
+    assert report.total_steps == 2, report
