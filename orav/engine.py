@@ -456,6 +456,7 @@ class _Run:
         step = Step(self.step, screen_name(before), self.decision, self.result, self.verification)
         self.history.append(step)
         self.machine.ledger.steps += 1
+        self.machine.ledger.recoveries = 0
 
     def account(self, detection: Detection, outcome: RecoveryOutcome) -> None:
         """Count what a recovery cost and write it down. An action retried until handed back

@@ -260,11 +260,6 @@ async def test_a_script_that_asks_to_recover_dismisses_the_alert_and_goes_on():
     assert all(e.resolved for e in report.errors)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue9-bugs.md #7: a disabled switch (or text field) counts as input every "
-    "responsive app answers: with two idempotent buttons the app is taken for frozen",
-)
 async def test_a_disabled_switch_among_idempotent_taps_is_no_frozen_app():
     report, _agent, log = await run(
         [
@@ -279,11 +274,6 @@ async def test_a_disabled_switch_among_idempotent_taps_is_no_frozen_app():
     assert log == ["launch"] and report.status == "passed", report
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue9-bugs.md #8: a `recover` step is counted but the step limit is checked only "
-    "after verifying: a run with max_steps 2 takes 3 steps",
-)
 async def test_a_recover_step_counts_against_the_step_limit():
     script = (Tap(target=Target(id="name")), Recover(), Tap(target=Target(id="item")))
     scenario = Scenario(

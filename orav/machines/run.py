@@ -91,7 +91,8 @@ class RunMachine(StateChart):
         | running.verifying.to(running.recovering)  # no effect, or a frozen app
     )
     recovered = (
-        running.recovering.to(aborted, cond=["restarted", "out_of_restarts"], on="no_restart")
+        running.recovering.to(step_limit, cond="out_of_steps")  # the agent's recover was a step
+        | running.recovering.to(aborted, cond=["restarted", "out_of_restarts"], on="no_restart")
         | running.recovering.to(running.preparing, cond="restarted")  # the goal starts over
         | running.recovering.to(running.observing)
     )

@@ -127,7 +127,7 @@ def always_answered(observation: Observation, action: Action) -> bool:
     if isinstance(action, TypeText):
         return observation.focused is not None
     element = action_element(observation, action)
-    if element is None:
+    if element is None or not element.enabled:
         return False
     if element.role in TEXT_FIELD_ROLES or is_secure(element):
         return not element.focused
