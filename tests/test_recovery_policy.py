@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
 from attrs import evolve
 from fast_clock import FastClock
 from hypothesis import given, settings
