@@ -1,7 +1,7 @@
 """The worst case of each bounded input class: wall time and peak memory until orav answers.
 
 Each case runs the real ``orav`` command (or, for model answers, the real LLM agent against a
-loopback HTTP server) in a fresh process, whose peak resident memory is read with ``wait4``.
+loopback HTTP server) in a fresh process, which reports its own peak resident memory.
 Before the bounds (issue 11) the alias bomb ran past 40 s and 2.2 GB, a 10 MB scenario took
 84 s and a 50 MB reasoning took a run to 4.9 GB; the figures go into docs/performance.md.
 
@@ -25,14 +25,38 @@ ROOT = Path(__file__).resolve().parents[1]
 MINIMAL = "name: s\napp: com.orav.demo\ngoal: g\n"
 
 
-def measure(args: list[str], cwd: Path) -> tuple[float, float, int]:
-    """(seconds, peak MB, exit status) of one process."""
+# Runs ``orav ARGS`` (or a script) in this interpreter and writes its peak resident memory
+# (VmHWM, kB) at exit: the parent's ``wait4`` would count the process it was forked from,
+# as Linux carries a process's high-water mark across exec.
+SHIM = """
+import atexit, os, runpy, sys
+def peak():
+    with open("/proc/self/status") as status, open(os.environ["PEAK_FILE"], "w") as out:
+        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+atexit.register(peak)
+target, sys.argv = sys.argv[1], sys.argv[1:]
+if target == "orav":
+    runpy.run_module("orav", run_name="__main__", alter_sys=True)
+else:
+    runpy.run_path(target, run_name="__main__")
+"""
+
+
+def measure(args: list[object], folder: Path) -> tuple[float, float, int]:
+    """(seconds, peak MB, exit status) of ``orav ARGS``, or of a script when args[0] is one."""
+    peak = folder / "peak"
+    env = {**os.environ, "PEAK_FILE": str(peak)}
     started = time.perf_counter()
-    process = subprocess.Popen(args, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
+    done = subprocess.run(
+        [sys.executable, "-c", SHIM, *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
     elapsed = time.perf_counter() - started
-    process.stderr.close()
-    return elapsed, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+    return elapsed, int(peak.read_text()) / 1024, done.returncode
 
 
 def alias_bomb(levels: int) -> str:
@@ -141,16 +165,16 @@ def main() -> None:
         for label, text in yaml_cases().items():
             path = folder / "case.yaml"
             path.write_text(text)
-            seconds, mb, code = measure([sys.executable, "-m", "orav", "validate", path], ROOT)
+            seconds, mb, code = measure(["orav", "validate", path], folder)
             rows.append((f"scenario: {label}", len(text.encode()), seconds, mb, code))
         damaged = deep_cassette(folder)
-        seconds, mb, code = measure([sys.executable, "-m", "orav", "replay", damaged], ROOT)
+        seconds, mb, code = measure(["orav", "replay", damaged], folder)
         label = "cassette: element blob nested 100,000 deep (`orav replay`)"
         rows.append((label, damaged.stat().st_size, seconds, mb, code))
         script = folder / "answer.py"
         script.write_text(ANSWER)
         for size in (50_000_000, 60_000):
-            seconds, mb, code = measure([sys.executable, script, str(size)], ROOT)
+            seconds, mb, code = measure([script, size], folder)
             label = f"model answer: reasoning of {size / 1e6:g} MB, then a valid answer"
             rows.append((label, size, seconds, mb, code))
     print("| input | size | time | peak memory | exit |")

@@ -503,9 +503,10 @@ def explore(
 def _explore_target(bundle: str | None, device: str):
     """The bundle to explore and the app model's credentials, when the simulator hosts it."""
     if device == "sim" or device.startswith("sim:"):
-        from orav.sim import DEMO_APP, load_app_model
+        from orav.runner import app_model
+        from orav.sim import DEMO_APP
 
-        model = load_app_model(Path(device.removeprefix("sim:")) if device != "sim" else DEMO_APP)
+        model = app_model(Path(device.removeprefix("sim:")) if device != "sim" else DEMO_APP)
         return bundle or model.bundle_id, model.credentials
     if bundle is None and device.startswith("idb:"):
         raise InputError(f"name the app to explore on {device!r}", "--app")

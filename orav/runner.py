@@ -103,11 +103,11 @@ async def open_device(
     from orav.drivers.idb import IdbDevice, parse_address
 
     if spec == "sim" or spec.startswith("sim:"):
-        from orav.sim import SimCompanion, bundled_app, load_app_model
+        from orav.sim import SimCompanion, bundled_app
 
         # plain `sim` serves the shipped app of the scenario's bundle id (the demo or the shop)
         path = Path(spec.removeprefix("sim:")) if spec != "sim" else bundled_app(scenario.app)
-        app = load_app_model(path)
+        app = app_model(path)
         async with (
             SimCompanion(app, faults=scenario.faults, seed=seed) as sim,
             IdbDevice.connect(sim.address, bundle_id=scenario.app, timeout=timeout) as d,
@@ -127,6 +127,28 @@ async def open_device(
             "'textual:package.module:AppClass'",
             "--device",
         )
+
+
+def app_model(path: Path):
+    """The app model at ``path``, loaded once per version of the file (``orav explore`` needs
+    it before the run as well as for it: parsing a large one twice doubled its start-up)."""
+    try:
+        stat = path.stat()
+        version = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        version = None  # let the loader say what is wrong with the path
+    if version is None or version not in _APP_MODELS:
+        from orav.sim import load_app_model
+
+        model = load_app_model(path)
+        if version is None:
+            return model
+        _APP_MODELS.clear()  # one at a time: a process runs one app
+        _APP_MODELS[version] = model
+    return _APP_MODELS[version]
+
+
+_APP_MODELS: dict[tuple[str, int, int], object] = {}
 
 
 def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:

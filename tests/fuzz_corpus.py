@@ -14,34 +14,33 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
+from pathlib import Path
+
+# Runs ``orav`` in this interpreter and writes its peak resident memory (VmHWM, kB) at exit.
+# (The parent's ``wait4``/``RUSAGE_CHILDREN`` would count the pytest process the child was
+# forked from: Linux carries a process's high-water mark across exec.)
+PEAK_SHIM = """
+import atexit, os, runpy, sys
+def peak():
+    with open("/proc/self/status") as status, open(os.environ["ORAV_PEAK_FILE"], "w") as out:
+        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+atexit.register(peak)
+sys.argv = ["orav", *sys.argv[1:]]
+runpy.run_module("orav", run_name="__main__", alter_sys=True)
+"""
 
 
 def run_measured(*args: object, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
-    """Run ``orav ARGS`` as a user does; the result and that one process's peak memory (MB).
-
-    (``RUSAGE_CHILDREN`` would report the largest of every child the test session ever had.)
-    """
-    env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
-    argv = [sys.executable, "-m", "orav", *map(str, args)]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
-        deadline = time.monotonic() + timeout
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                process.kill()
-                raise subprocess.TimeoutExpired(argv, timeout)
-            time.sleep(0.02)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        done = subprocess.CompletedProcess(
-            argv, process.returncode, out.read().decode(), err.read().decode()
+    """Run ``orav ARGS`` as a user does; the result and that process's own peak memory (MB)."""
+    with tempfile.TemporaryDirectory() as folder:
+        peak = Path(folder) / "peak"
+        env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
+        env["ORAV_PEAK_FILE"] = str(peak)
+        argv = [sys.executable, "-c", PEAK_SHIM, *map(str, args)]
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, env=env, check=False
         )
-    return done, usage.ru_maxrss / 1024
+        return done, int(peak.read_text()) / 1024
 
 
 def alias_bomb(levels: int) -> str:
