@@ -73,6 +73,7 @@ def _hold_named_states(data: dict[str, Any]) -> list[tuple[str, int, str, bool]]
             if (
                 isinstance(item, Mapping)
                 and len(item) == 1
+                and all(isinstance(k, str) for k in item)
                 and not {"kind", "target"} & set(item)
                 and isinstance(next(iter(item.values())), bool)
             ):

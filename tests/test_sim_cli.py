@@ -168,6 +168,8 @@ def test_the_idb_cli_drives_the_app_lifecycle(companion: str, tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert "-UITests, 1 http://127.0.0.1:9" in labels(companion)
     idb(companion, "approve", "com.orav.shop", "location")
+    idb(companion, "revoke", "com.orav.shop", "camera")
+    idb(companion, "set-location", "48.85", "2.35")
     idb(companion, "ui", "button", "HOME")
     assert labels(companion)[0] == "SpringBoard"
     idb(companion, "clear-keychain")

@@ -500,8 +500,8 @@ class CompanionService(CompanionServiceBase):
         deadline = loop.time() + LOG_FOLLOW
         while loop.time() < deadline:
             for bundle_id, app in list(self.apps.items()):
-                lines = app.log[sent.get(bundle_id, 0) :]
-                sent[bundle_id] = len(app.log)
+                lines = app.log.since(sent.get(bundle_id, 0))
+                sent[bundle_id] = app.log.total
                 if lines:
                     text = "".join(f"{line}\n" for line in lines)
                     await stream.send_message(pb.LogResponse(output=text.encode()))

@@ -37,6 +37,8 @@ EDGE = 20.0  # a swipe starting this close to the left edge means "back"
 BULLET = "\u2022"
 RPC_FAULTS = ("list_apps_error", "slow_describe", "slow_launch")
 SWIPE_ACTION_WIDTH = 80.0
+MAX_LOG_LINES = 10_000
+MAX_CRASHES = 100
 
 __all__ = ["KEYBOARD_HEIGHT", "TAB_BAR_HEIGHT", "AppState", "ScreenState", "login_wall"]
 
@@ -51,6 +53,24 @@ class CrashReport:
     pid: int
     timestamp: int
     contents: str
+
+
+class AppLog:
+    """An app's log: the newest MAX_LOG_LINES lines; ``total`` counts every line written, so
+    a reader that follows it knows where it left off even after old lines were dropped."""
+
+    def __init__(self) -> None:
+        self.lines: deque[str] = deque(maxlen=MAX_LOG_LINES)
+        self.total = 0
+
+    def append(self, line: str) -> None:
+        self.lines.append(line)
+        self.total += 1
+
+    def since(self, position: int) -> list[str]:
+        """The lines written after the first ``position`` (those still kept)."""
+        kept_from = self.total - len(self.lines)
+        return list(self.lines)[max(position - kept_from, 0) :]
 
 
 class AppModelError(RuntimeError):
@@ -163,8 +183,8 @@ class AppState:
         self.launch_stalls: deque[float] = deque()  # seconds, one per launch
         self.grants: dict[str, bool] = {}  # permissions approved (True) or revoked up front
         self.location: tuple[float, float] | None = None
-        self.crashes: list[CrashReport] = []  # oldest first
-        self.log: list[str] = []  # what the app logged, oldest first
+        self.crashes: list[CrashReport] = []  # oldest first, the newest MAX_CRASHES kept
+        self.log = AppLog()  # what the app logged
         if running:
             self.launch()
 
@@ -651,7 +671,7 @@ class AppState:
     def _fire(self, fault: Fault) -> None:
         until_relaunch = -1
         if fault.type == "crash":
-            self.crashes.append(self._crash_report(fault))
+            self.crashes = [*self.crashes[-(MAX_CRASHES - 1) :], self._crash_report(fault)]
             self.log.append(f"{self.model.bundle_id}: crashed (EXC_BAD_ACCESS)")
             self.terminate()
         elif fault.type == "empty_dump":
