@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 from attrs import frozen
 
 from orav.model import Action, Observation
-from orav.model.device_info import ActionResult, DeviceInfo
+from orav.model.device_info import ActionResult, DeviceInfo, Settled
 
 
 @runtime_checkable
@@ -32,6 +32,18 @@ class Device(Protocol):
     async def is_running(self, bundle_id: str) -> bool: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class Settling(Protocol):
+    """A device that can tell when the app is quiet (idb's accessibility quiescence stream,
+    Textual's idle message queue): the engine waits for that, not for a clock.
+
+    ``settle(limit)`` returns once the app is quiet, or after ``limit`` seconds, or None when
+    the target cannot tell (an older companion): the engine then compares two looks.
+    """
+
+    async def settle(self, limit: float) -> Settled | None: ...
 
 
 @frozen

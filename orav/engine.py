@@ -33,9 +33,9 @@ from orav.cassette import (
     TransitionEvent,
     VerificationEvent,
 )
-from orav.device import Device
+from orav.device import Device, Settling
 from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
-from orav.machines.recovery import RecoveryOutcome, recover
+from orav.machines.recovery import RecoveryMachine, RecoveryOutcome, recover
 from orav.machines.run import RunMachine
 from orav.model import (
     Action,
@@ -51,6 +51,7 @@ from orav.model import (
     RunError,
     RunReport,
     Scenario,
+    Settled,
     Step,
     Tap,
     Terminate,
@@ -276,7 +277,7 @@ class _Run:
             result = await self.perform(resolve(action, self.observation))
             if not result.ok:
                 raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
-            await self.clock.sleep(self.scenario.settle_seconds)
+            await self.settle(self.observation)
         self.observation = None
         await self.machine.send("prepared")
 
@@ -363,11 +364,11 @@ class _Run:
     async def on_enter_verifying(self) -> None:
         before = self.observation
         action = self.decision.action
+        settled = None
         if isinstance(action, (Assert, Wait, Recover)):
             after = before
         else:
-            await self.clock.sleep(self.scenario.settle_seconds)
-            after = await self.look()
+            after, settled = await self.settle(before)
         changed = measure(before, after).changed
         labels = expected_labels(self.decision.expected_outcome)
         expected_seen = all(displays(after, label) for label in labels) if labels else None
@@ -383,6 +384,7 @@ class _Run:
             expected_seen=expected_seen,
             input_dropped=dropped,
             note="the action changed nothing on screen" if dropped else "",
+            settled=settled,
         )
         if self.writer is not None:
             self.writer.write(VerificationEvent(self.verification))
@@ -514,6 +516,36 @@ class _Run:
         await self.machine.send("checked", met=done.success and not self.missed)
 
     # --- the device ----------------------------------------------------------------------------
+
+    async def settle(self, before: Observation) -> tuple[Observation, Settled]:
+        """Wait for the app, not for a clock, and look: until the device says the app is quiet
+        (``orav.device.Settling``), else until two looks in a row are the same; at least the
+        ladder's floor, at most its settle rung (its network rung while a spinner or a network
+        error is up). ``settle_seconds`` makes it a fixed wait. Every wait and look goes through
+        the recorded device and clock, so a replay waits the same."""
+        fixed = self.scenario.settle_seconds
+        if fixed is not None:
+            await self.clock.sleep(fixed)
+            return await self.look(), Settled(True, fixed, "fixed")
+        ladder = RecoveryMachine.LADDER
+        slow = self.interruption is not None and self.interruption.kind in ("loading", "network")
+        cap = ladder["network"] if slow else ladder["settle"]
+        if isinstance(self.device, Settling):
+            settled = await self.device.settle(cap)
+            if settled is not None:
+                return await self.look(), settled
+        step = ladder["floor"]
+        await self.clock.sleep(step)
+        last = await self.look()
+        looks = max(1, round(cap / step))
+        for look in range(2, looks + 1):
+            await self.clock.sleep(step)
+            now = await self.look()
+            if not measure(last, now).changed:
+                return now, Settled(True, round(look * step, 3), "looks")
+            last = now
+        waited = looks * step
+        return last, Settled(False, round(waited, 3), "looks")
 
     async def look(self) -> Observation:
         """Observe; a dump that did not answer in time is a failed dump (recovery re-dumps

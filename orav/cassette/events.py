@@ -34,6 +34,7 @@ from orav.model import (
     ModelCall,
     Scenario,
     Screenshot,
+    Settled,
     Verification,
 )
 
@@ -201,6 +202,16 @@ class IsRunningEvent:
 
 
 @frozen
+class SettleEvent:
+    """A device's settle call: how the app settled, or None when it could not tell."""
+
+    type: ClassVar[str] = "settle"
+    limit: float
+    result: Settled | None = None
+    raised: Raised | None = None
+
+
+@frozen
 class DescribeEvent:
     type: ClassVar[str] = "describe"
     result: DeviceInfo | None = None
@@ -296,6 +307,7 @@ Event = (
     | TerminateEvent
     | IsRunningEvent
     | DescribeEvent
+    | SettleEvent
     | DecideEvent
     | ClockEvent
     | SleepEvent
@@ -313,6 +325,7 @@ DEVICE_EVENTS = (
     TerminateEvent,
     IsRunningEvent,
     DescribeEvent,
+    SettleEvent,
 )
 
 

@@ -26,12 +26,13 @@ from orav.cassette.events import (
     ObserveEvent,
     PerformEvent,
     Raised,
+    SettleEvent,
     StoredObservation,
     TerminateEvent,
 )
 from orav.cassette.writer import CassetteWriter
 from orav.codec import unstructure
-from orav.device import Device
+from orav.device import Device, Settling
 from orav.errors import OravError
 from orav.model import (
     Action,
@@ -40,6 +41,7 @@ from orav.model import (
     DeviceInfo,
     Element,
     Observation,
+    Settled,
     TypeText,
 )
 
@@ -116,6 +118,16 @@ class RecordingDevice:
             running = await self._device.is_running(bundle_id)
         self._writer.write(IsRunningEvent(bundle_id, running))
         return running
+
+    async def settle(self, limit: float) -> Settled | None:
+        """The wrapped device's settle when it can tell (``orav.device.Settling``), else None;
+        recorded either way, so a replay waits the same."""
+        with _failures(self._writer, lambda raised: SettleEvent(limit, raised=raised)):
+            settled = (
+                await self._device.settle(limit) if isinstance(self._device, Settling) else None
+            )
+        self._writer.write(SettleEvent(limit, settled))
+        return settled
 
     async def close(self) -> None:
         await self._device.close()

@@ -32,6 +32,7 @@ from orav.cassette.events import (
     ObserveEvent,
     PerformEvent,
     Raised,
+    SettleEvent,
     SleepEvent,
     TerminateEvent,
 )
@@ -45,6 +46,7 @@ from orav.model import (
     Decision,
     DeviceInfo,
     Observation,
+    Settled,
     show_action,
 )
 
@@ -178,6 +180,15 @@ class ReplayDevice:
 
     async def is_running(self, bundle_id: str) -> bool:
         event = await self._bundle_call(IsRunningEvent, bundle_id)
+        return event.result
+
+    async def settle(self, limit: float) -> Settled | None:
+        actual = f"settle (at most {limit:g}s)"
+        index, event = self._track.peek(SettleEvent, actual)
+        if event.limit != limit:
+            self._track.diverge(index, f"settle (at most {event.limit:g}s)", actual)
+        self._track.advance()
+        _raise_if(event.raised)
         return event.result
 
     async def close(self) -> None:

@@ -30,6 +30,9 @@ from idb.common.types import (
     IdbConnectionException,
     IdbException,
     Permission,
+    QuiescenceState,
+    QuiescenceStateChanged,
+    QuiescenceTargetExited,
     TCPAddress,
 )
 from idb.grpc.client import Client
@@ -47,6 +50,7 @@ from orav.model import (
     Point,
     PressKey,
     Screenshot,
+    Settled,
     Swipe,
     Tap,
     Terminate,
@@ -124,6 +128,7 @@ class IdbDevice:
         self.address = info.address
         self.timeout = timeout
         self.max_wait = max_wait
+        self._quiescence = True  # until the companion answers that it has no such stream
 
     @classmethod
     async def open(
@@ -240,6 +245,34 @@ class IdbDevice:
             address=self.address,
         )
         return self._info
+
+    async def settle(self, limit: float) -> Settled | None:
+        """Wait until the app reports quiet on idb's accessibility quiescence stream (its run
+        loop idle, its animations done), at most ``limit`` seconds; None when the companion
+        has no such stream (asked once per connection) or it fails."""
+        if not self._quiescence:
+            return None
+        start = time.monotonic()
+        events = self._client.accessibility_quiescence(bundle_id=self.bundle_id)
+        try:
+            async with asyncio.timeout(limit):
+                async for event in events:
+                    quiet = isinstance(event, QuiescenceTargetExited) or (
+                        isinstance(event, QuiescenceStateChanged)
+                        and event.state is QuiescenceState.QUIET
+                    )
+                    if quiet:
+                        return Settled(True, round(time.monotonic() - start, 3), "quiescence")
+        except TimeoutError:
+            return Settled(False, round(time.monotonic() - start, 3), "quiescence")
+        except _CLIENT_ERRORS as exc:
+            grpc = _find(exc, GRPCError)
+            if grpc is not None and grpc.status is Status.UNIMPLEMENTED:
+                self._quiescence = False
+            return None
+        finally:
+            await events.aclose()
+        return None
 
     async def is_running(self, bundle_id: str) -> bool:
         apps = await self._strict("list_apps", self._client.list_apps())

@@ -110,7 +110,8 @@ class RecoveryMachine(StateChart):
 
     # The timeout escalation ladder, in seconds.
     LADDER: ClassVar[dict[str, float]] = {
-        "settle": 0.4,  # after a remedy, before looking again
+        "floor": 0.05,  # the least wait after an action, and between two looks while settling
+        "settle": 0.4,  # the most an action's settle waits; after a remedy, before looking
         "network": 2.0,  # network retry, animations, a loading re-check
         "dump": 5.0,  # one device call (the driver's own timeout): a longer one is a hang
         "change": 10.0,  # how long a spinner may keep changing before we intervene

@@ -19,7 +19,7 @@ from orav.model.action import (
     show_action,
 )
 from orav.model.decision import Decision, ModelCall, Verification
-from orav.model.device_info import ActionResult, DeviceInfo
+from orav.model.device_info import ActionResult, DeviceInfo, Settled
 from orav.model.element import Element
 from orav.model.fault import Fault, FaultType
 from orav.model.geometry import Frame, Point
@@ -54,6 +54,7 @@ __all__ = [
     "RunStatus",
     "Scenario",
     "Screenshot",
+    "Settled",
     "Step",
     "Swipe",
     "Tap",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from attrs import frozen
 
 from orav.model.action import Action
+from orav.model.device_info import Settled
 
 
 @frozen
@@ -51,3 +52,4 @@ class Verification:
     expected_seen: bool | None = None
     input_dropped: bool = False
     note: str = ""
+    settled: Settled | None = None  # how the app settled before the screen was compared

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from attrs import field, frozen
+from attrs.validators import optional
 
 from orav.model.action import Action, Assert
 from orav.model.decision import Decision
@@ -67,7 +68,10 @@ class Scenario:
     success_criteria: tuple[Assert, ...] = ()
     max_steps: int = field(default=50, validator=[at_least(1), at_most(100_000)])
     timeout_seconds: float = field(default=120.0, validator=[above(0), at_most(7 * 86400)])
-    settle_seconds: float = field(default=0.4, validator=[at_least(0), at_most(60)])
+    # None: wait for the app to be quiet (bounded by the timeout ladder); a number: a fixed wait.
+    settle_seconds: float | None = field(
+        default=None, validator=optional([at_least(0), at_most(60)])
+    )
     script: tuple[Decision, ...] = ()
     credentials: Credentials | None = None
     permissions: Literal["allow", "deny"] = "allow"
