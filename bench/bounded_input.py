@@ -109,13 +109,10 @@ def deep_cassette(folder: Path) -> Path:
     return damaged
 
 
-ANSWER = textwrap.dedent(
+SERVER = textwrap.dedent(
     """
-    import asyncio, json, sys, threading
+    import json, sys
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-    from orav.agents import AgentContext
-    from orav.agents.openai import OpenAIAgent
-    from orav.model import Observation, Scenario, Element, Frame
 
     size = int(sys.argv[1])
     answer = json.dumps({"previous_outcome_met": None, "reasoning": "x" * size, "element": None,
@@ -138,11 +135,28 @@ ANSWER = textwrap.dedent(
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except OSError:
+                pass  # the agent refused it unread
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+    """
+)
+
+# The agent in its own process (the server has its own, so its 50 MB are not counted).
+ANSWER = textwrap.dedent(
+    """
+    import asyncio, subprocess, sys
+    from orav.agents import AgentContext
+    from orav.agents.openai import OpenAIAgent
+    from orav.model import Observation, Scenario, Element, Frame
+
+    size = int(sys.argv[1])
+    server = subprocess.Popen([sys.executable, sys.argv[2], str(size)], stdout=subprocess.PIPE)
+    url = f"http://127.0.0.1:{int(server.stdout.readline())}/v1"
 
     async def main():
         agent = OpenAIAgent.from_spec("openai:m", base_url=url, api_key="k", max_retries=0)
@@ -153,7 +167,11 @@ ANSWER = textwrap.dedent(
         assert len(decision.call.raw_response) < 10_000
         assert decision.call.attempts == (2 if size > 64 * 1024 else 1)
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    finally:
+        server.kill()
+        server.wait()
     """
 )
 
@@ -171,10 +189,11 @@ def main() -> None:
         seconds, mb, code = measure(["orav", "replay", damaged], folder)
         label = "cassette: element blob nested 100,000 deep (`orav replay`)"
         rows.append((label, damaged.stat().st_size, seconds, mb, code))
-        script = folder / "answer.py"
+        script, server = folder / "answer.py", folder / "server.py"
         script.write_text(ANSWER)
+        server.write_text(SERVER)
         for size in (50_000_000, 60_000):
-            seconds, mb, code = measure([script, size], folder)
+            seconds, mb, code = measure([script, size, server], folder)
             label = f"model answer: reasoning of {size / 1e6:g} MB, then a valid answer"
             rows.append((label, size, seconds, mb, code))
     print("| input | size | time | peak memory | exit |")

@@ -38,6 +38,13 @@ async def test_5_an_answer_past_the_bound_is_reasked_and_only_its_start_is_kept(
     assert len(json.dumps(reask)) < 200_000  # the 2 MB answer is not sent back whole
 
 
+async def test_5_a_response_past_4_mb_is_refused_before_its_body_is_read(server):
+    server.answer(answer({"kind": "wait", "seconds": 1}, reasoning="z" * 5_000_000), TAP_SIGN_IN)
+    decision = await decide(server)
+    assert isinstance(decision.action, Tap) and decision.call.attempts == 2
+    assert "more than 4 MB" in server.bodies()[1]["messages"][-1]["content"]
+
+
 async def test_5_a_long_reasoning_is_cut_and_raw_response_bounded(server):
     long = answer(
         {"kind": "tap", "x": None, "y": None, "duration": None}, "e5", reasoning="y" * 50_000

@@ -141,6 +141,18 @@ def _digest(messages: list[dict[str, Any]]) -> str:
 
 
 MAX_RAW_RESPONSE = 8 * 1024  # characters of an answer kept in the cassette and the re-ask
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024  # of one HTTP response: a real completion is a few KB
+
+
+class _TooLarge(Exception):
+    """A response whose Content-Length is past MAX_RESPONSE_BYTES, refused before its body."""
+
+
+def _too_large(exc: _TooLarge) -> InvalidAnswer:
+    limit = MAX_RESPONSE_BYTES // (1024 * 1024)
+    return InvalidAnswer(f"{exc}, more than {limit} MB; keep the reasoning to one sentence")
+
+
 NOT_A_COMPLETION = "the model server's answer was not a chat completion"
 
 
@@ -239,13 +251,21 @@ class OpenAIAgent:
             async def count(_request: Any) -> None:
                 self._requests += 1
 
+            async def bounded(response: Any) -> None:
+                length = response.headers.get("content-length", "")
+                if length.isdigit() and int(length) > MAX_RESPONSE_BYTES:
+                    await response.aclose()
+                    raise _TooLarge(f"a response of {int(length)} bytes")
+
             key = self._api_key or "unused"  # local servers ignore it, the SDK insists on one
             self._client = AsyncOpenAI(
                 api_key=key,
                 base_url=self._base_url,
                 timeout=self.config.timeout,
                 max_retries=self.config.max_retries,
-                http_client=DefaultAsyncHttpxClient(event_hooks={"request": [count]}),
+                http_client=DefaultAsyncHttpxClient(
+                    event_hooks={"request": [count], "response": [bounded]}
+                ),
             )
         return self._client
 
@@ -294,9 +314,13 @@ class OpenAIAgent:
             what = f"model server {where} answered HTTP {exc.status_code} ({tries}): {detail}"
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
+            if isinstance(cause, _TooLarge):
+                raise _too_large(cause) from None
             what = f"cannot reach the model server {where} ({self._tries(sent)}): {cause}"
         except openai.OpenAIError as exc:
             what = f"model call {where} failed: {exc}"
+        except _TooLarge as exc:  # refused unread: re-asked like any answer past the bound
+            raise _too_large(exc) from None
         except (ValueError, TypeError) as exc:  # a 200 whose body the SDK cannot read
             raise InvalidAnswer(f"{NOT_A_COMPLETION} ({type(exc).__name__})") from None
         raise self._error(what[:600]) from None
