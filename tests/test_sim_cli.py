@@ -195,3 +195,33 @@ def test_the_idb_cli_drives_the_app_lifecycle(companion: str, tmp_path: Path) ->
     assert apps == {"com.orav.demo"}
     idb(companion, "launch", "com.orav.demo")
     assert "Welcome to Demo" in labels(companion)
+
+
+def test_the_idb_cli_lists_shows_and_deletes_crash_reports(tmp_path: Path) -> None:
+    app = tmp_path / "crashy.yaml"
+    app.write_text(
+        "name: Crashy\nbundle_id: com.example.crashy\nstart: one\n"
+        "faults: [{type: crash, at_step: 1, message: nil token}]\n"
+        "screens:\n  one: {elements: [{role: AXButton, id: go, label: Go, "
+        "frame: [20, 100, 350, 44]}]}\n"
+    )
+    proc = subprocess.Popen(
+        [*ORAV, "sim", str(app), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        address = proc.stdout.readline().strip()
+        assert address.startswith("127.0.0.1:"), proc.stderr.read()
+        idb(address, "ui", "tap", "195", "122")  # input 1: the crash
+        [line] = idb(address, "crash", "list", "--json").splitlines()
+        listed = json.loads(line)
+        assert listed["bundle_id"] == "com.example.crashy" and listed["name"].endswith(".ips")
+        shown = idb(address, "crash", "show", listed["name"])
+        assert "EXC_BAD_ACCESS" in shown and "Reason:              nil token" in shown
+        idb(address, "crash", "delete", listed["name"])
+        assert idb(address, "crash", "list").strip() == ""
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)

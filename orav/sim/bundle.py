@@ -11,6 +11,7 @@ import gzip
 import io
 import tarfile
 import zipfile
+import zlib
 from pathlib import PurePosixPath
 
 from orav.codec import MAX_YAML_BYTES
@@ -28,13 +29,13 @@ def read_bundle(data: bytes, name: str = "") -> AppModel:
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
                 data = unzipped.read(MAX_BUNDLE_BYTES + 1)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"not a readable gzip stream: {exc}", name or None) from None
         if len(data) > MAX_BUNDLE_BYTES:
             raise InputError(f"more than {MAX_BUNDLE_BYTES} bytes once unzipped", name or None)
     try:
         members = _members(data, name)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         raise InputError(f"a damaged archive: {exc}", name or None) from None
     if members is None:
         return load_app_model(_decode(data, name or "app.yaml"), name=name or "app.yaml")
