@@ -3,12 +3,21 @@ showed (issue 9): properties of ``Scrubber`` over random secrets and random edit
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from orav import runner
+from orav.cassette import read_cassette
+from orav.cassette.events import PerformEvent
 from orav.cassette.redact import BULLET, MIN_SECRET_LENGTH, Scrubber
 from orav.codec import unstructure
-from orav.model import Element, Frame
+from orav.model import Decision, Element, Frame, TypeText
+from orav.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SECRET = st.text(
     st.characters(codec="utf-8", categories=("L", "N", "P", "S")), min_size=1, max_size=24
@@ -64,3 +73,25 @@ def test_other_fields_and_the_apps_own_texts_are_left_alone():
     scrubber.hold("Password", "password")
     data = [field("demo@orav.dev"), {"role": "AXStaticText", "label": "Orav Demo", "value": "Hi"}]
     assert scrubber.data(data) == data
+
+
+class LeakyAgent:
+    """An agent (a model told to, say) that types the API key it was given into the app."""
+
+    name = "leaky"
+    secrets = ("sk-test-LEAKY-0123456789abcdef",)
+
+    async def decide(self, context):
+        return Decision(TypeText(f"my key is {self.secrets[0]}"), expected_outcome="typed")
+
+
+def test_a_decision_typing_a_registered_secret_is_refused_before_it_reaches_the_app(tmp_path):
+    scenario = load_scenario(ROOT / "orav" / "scenarios" / "login.yaml")
+    out = tmp_path / "leak.cassette"
+    recording = asyncio.run(runner.record(scenario, out, agent=LeakyAgent()))
+    assert recording.report.status == "aborted"
+    assert "decided to type a secret" in recording.report.errors[0].error
+    assert b"sk-test-LEAKY" not in out.read_bytes()
+    performed = [e.action for e in read_cassette(out).events if isinstance(e, PerformEvent)]
+    assert not any(isinstance(action, TypeText) for action in performed)  # the app saw nothing
+    assert asyncio.run(runner.replay(out)).faithful

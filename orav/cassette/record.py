@@ -33,7 +33,7 @@ from orav.cassette.events import (
 from orav.cassette.writer import CassetteWriter
 from orav.codec import unstructure
 from orav.device import Device, Settling
-from orav.errors import OravError
+from orav.errors import AgentError, OravError
 from orav.model import (
     Action,
     ActionResult,
@@ -175,5 +175,22 @@ class RecordingAgent:
         except Exception as exc:  # an agent's bug: recorded too, so the cassette still replays
             self._writer.write(DecideEvent(step, raised=Raised.unexpected(exc)))
             raise
+        action = decision.action
+        # A secret typed where the scenario did not ask for it (a secure type_text) would reach
+        # the app under test, its screenshots and this cassette.
+        if isinstance(action, TypeText) and self._types_a_secret(action, context):
+            refused = AgentError(
+                f"{self.name} decided to type a secret (an API key or a password) as plain "
+                "text; orav types a secret only where the scenario asks, as secure text"
+            )
+            self._writer.write(DecideEvent(step, raised=Raised.of(refused)))
+            raise refused
         self._writer.write(DecideEvent(step, decision))
         return decision
+
+    def _types_a_secret(self, action: TypeText, context: AgentContext) -> bool:
+        """Plain text holding a registered secret, which the scenario's own steps do not type."""
+        if action.secure or not self._writer.scrubber.holds_secret(action.text):
+            return False
+        steps = [d.action for d in context.scenario.script] + list(context.scenario.preconditions)
+        return all(getattr(step, "text", None) != action.text for step in steps)

@@ -90,6 +90,12 @@ class Scrubber:
             self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
         return True
 
+    def holds_secret(self, text: str) -> bool:
+        """True when ``text`` contains a registered secret or an ``sk-…`` API key."""
+        if _API_KEY.search(text):
+            return True
+        return self._pattern is not None and self._pattern.search(text) is not None
+
     def text(self, text: str) -> str:
         if "sk-" in text:
             text = _API_KEY.sub(REDACTED, text)
