@@ -647,6 +647,7 @@ def audit(cassettes: tuple[Path, ...]) -> None:
 def diagrams(out: Path | None, check: bool) -> None:
     """Mermaid diagrams of the state machines, generated from the code."""
     from orav.machines import diagrams as render
+    from orav.report.files import write_text
 
     if check and out is None:
         raise click.UsageError("--check needs --out FILE, the file to compare")
@@ -661,7 +662,7 @@ def diagrams(out: Path | None, check: bool) -> None:
             sys.exit(1)
     else:
         with _file_errors("write", out):
-            out.write_text(text, encoding="utf-8")
+            write_text(out, text)  # whole, never through a symlink
 
 
 @cli.group(cls=_Group)
@@ -676,13 +677,14 @@ def export() -> None:
 def maestro(cassette: Path, out: Path | None, force: bool) -> None:
     """A Maestro flow of the steps a run took: the path found, replayable without a model."""
     from orav.export import export_maestro
+    from orav.report.files import write_text
 
     text = export_maestro(cassette, force=force)
     if out is None:
         click.echo(text, nl=False)
     else:
         with _file_errors("write", out):
-            out.write_text(text, encoding="utf-8")
+            write_text(out, text)  # whole, never through a symlink
 
 
 def reference() -> str:

@@ -7,6 +7,7 @@ planted ``NAME.html -> ~/.bashrc`` cannot make orav overwrite another file.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -14,7 +15,10 @@ from pathlib import Path
 
 def write_text(path: Path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically, replacing (not following) a symlink."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # the parent is a file: say so as writing under it would
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)) from None
     if path.is_dir() and not path.is_symlink():
         raise IsADirectoryError(21, "Is a directory", str(path))
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
