@@ -9,8 +9,9 @@ from idb.common.hid import KEY_MAP, text_to_events
 
 from orav.errors import InputError
 from orav.model import Point
-from orav.sim import DEMO_APP, AppState, load_app_model
+from orav.sim import DEMO_APP, SHOP_APP, AppState, load_app_model
 from orav.sim.server import CHARS, NAMED_KEYCODES, SHIFT
+from orav.sim.state import AppModelError
 
 DEMO_TEXT = DEMO_APP.read_text()
 TYPABLE = "".join(c for c in KEY_MAP if c != "\n")
@@ -119,3 +120,25 @@ def test_typed_text_arrives_intact_in_the_focused_field(text: str) -> None:
         state.type_char(char)
     assert state.values["password"] == text
     assert state.view().root.children[3].value == "\u2022" * len(text) or not text
+
+
+SHOP_TEXT = SHOP_APP.read_text()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cut=st.integers(0, len(SHOP_TEXT)),
+    junk=st.sampled_from(["", "{", "}", "'", "[", "(", " + ", "{{", "]]", ": x", '"', ","]),
+)
+def test_a_damaged_shop_is_an_input_error_never_a_traceback(cut: int, junk: str) -> None:
+    """The shop's expressions and templates damaged anywhere: loading refuses with a place."""
+    text = SHOP_TEXT[:cut] + junk + SHOP_TEXT[cut:]
+    try:
+        model = load_app_model(text, name="shop.yaml")
+    except InputError as exc:
+        assert exc.where is not None and exc.where.startswith("shop.yaml")
+    else:
+        try:
+            AppState(model).view()  # what loads also launches and draws ...
+        except AppModelError as exc:  # ... or names the expression that fails at run time
+            assert "app model" in str(exc)

@@ -19,6 +19,7 @@ from typing import Any
 from attrs import frozen
 
 Value = Any  # str, int, float, bool, tuple (a list), dict (app data)
+MAX_EXPRESSION = 1000  # characters of one expression
 
 
 class ExprError(ValueError):
@@ -105,17 +106,26 @@ class Expr:
             raise
         except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError) as exc:
             raise ExprError(f"{self.source!r}: {type(exc).__name__}: {exc}") from None
+        except (RecursionError, OverflowError, MemoryError) as exc:
+            raise ExprError(f"{self.source!r}: {type(exc).__name__}") from None
 
 
 @lru_cache(maxsize=4096)
 def parse_expr(text: str) -> Expr:
     """Parse one expression; ExprError names what is not allowed and where."""
+    if len(text) > MAX_EXPRESSION:
+        raise ExprError(f"an expression of {len(text)} characters (at most {MAX_EXPRESSION})")
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise ExprError(f"not an expression: {exc.msg}", max((exc.offset or 1) - 1, 0)) from None
+    except (ValueError, MemoryError, RecursionError) as exc:  # null bytes, nesting, digits
+        raise ExprError(f"not an expression: {exc or type(exc).__name__}") from None
     names: set[str] = set()
-    _check(tree, names, bound=frozenset())
+    try:
+        _check(tree, names, bound=frozenset())
+    except RecursionError:
+        raise ExprError("nested too deeply") from None
     return Expr(text, tree, frozenset(names))
 
 
