@@ -26,9 +26,8 @@ from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS, MAX_NODES, MAX_YAML_BYTES, 
 from orav.codec.converter import (
     PathPart,
     clip,
-    converter,
-    raise_structure_error,
     show,
+    structure,
     unstructure,
 )
 from orav.errors import InputError
@@ -66,6 +65,13 @@ class _Constructor(RoundTripConstructor):
         if node in self.recursive_objects and node not in self.constructed_objects:
             raise ConstructorError(None, None, _ALIAS_LOOP, node.start_mark)
         return super().construct_object(node, deep)
+
+    def check_mapping_key(self, node: Any, key_node: Any, *args: Any) -> Any:
+        try:
+            return super().check_mapping_key(node, key_node, *args)
+        except TypeError:  # ruamel hashes a mapping used as a key (``{a: 1}: b``) and fails
+            what = "a mapping or list cannot be a key"
+            raise ConstructorError(None, None, what, key_node.start_mark) from None
 
     def construct_non_recursive_object(self, node: Any, tag: str | None = None) -> Any:
         if not isinstance(node, ScalarNode):
@@ -119,6 +125,8 @@ def parse_yaml(text: str, source: str) -> Any:
         raise InputError(f"invalid YAML: {clip(str(exc), 200)}", source) from None
     except RecursionError:  # the composer's depth bound comes first; this is a backstop
         raise InputError(f"nested deeper than {MAX_DEPTH} levels", source) from None
+    except Exception as exc:  # noqa: BLE001 - ruamel raises what it meets; bad input all the same
+        raise InputError(f"invalid YAML ({type(exc).__name__}: {clip(str(exc))})", source) from None
 
 
 def _where(source: str, position: tuple[int, int] | None) -> str:
@@ -184,7 +192,8 @@ class _Plain:
 
 def _start(root: Any, source: str) -> str:
     lc = getattr(root, "lc", None)
-    return _where(source, (lc.line, lc.col)) if lc is not None else f"{source}:1:1"
+    line = getattr(lc, "line", None)  # a tagged scalar's is None
+    return _where(source, (line, lc.col or 0)) if line is not None else f"{source}:1:1"
 
 
 def plain(root: Any, source: str) -> Any:
@@ -280,11 +289,7 @@ def load_yaml(text_or_path: str | Path, cls: type[T], *, source: str | None = No
         raise InputError(
             f"expected a {cls.__name__} mapping, got {show(data)}", _start(root, source)
         )
-    try:
-        return converter.structure(data, cls)
-    except Exception as exc:
-        raise_structure_error(exc, data, source, lambda path: _locate(root, path, source))
-        raise  # unreachable
+    return structure(data, cls, source=source, locate=lambda path: _locate(root, path, source))
 
 
 def dump_yaml(obj: Any) -> str:
