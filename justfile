@@ -39,4 +39,6 @@ golden:
     for s in orav/scenarios/*.yaml; do {{venv}}/bin/orav record "$s" --overwrite; done
     for s in orav/scenarios/faults/*.yaml; do {{venv}}/bin/orav record "$s" --overwrite --out "recordings/recovery/$(basename "$s" .yaml).cassette"; done
     for s in orav/scenarios/textual/*.yaml; do {{venv}}/bin/orav record "$s" --device textual:orav.demo_tui:DemoApp --overwrite --out "recordings/textual/$(basename "$s" .yaml).cassette"; done
+    for s in orav/scenarios/planner/*.yaml; do {{venv}}/bin/orav record "$s" --device "textual:$(sed -n 's/^app: //p' "$s")" --overwrite --out "recordings/planner/$(basename "$s" .yaml).cassette"; done
+    for s in orav/scenarios/shop/*.yaml; do {{venv}}/bin/orav record "$s" --overwrite --out "recordings/shop/$(basename "$s" .yaml).cassette"; done
     rm -f recordings/*.html recordings/*/*.html

@@ -15,7 +15,9 @@ from orav.model import PressKey, Tap, Target, TypeText
 
 
 async def test_textuals_own_demo_app():
-    async with TextualDevice.from_spec("textual.demo.demo_app:DemoApp@100x30") as device:
+    async with TextualDevice.from_spec(
+        "textual.demo.demo_app:DemoApp@100x30", timeout=15
+    ) as device:
         await device.launch()
         home = await device.observe()
         assert home.elements[1].traits == ("screen:HomeScreen",)

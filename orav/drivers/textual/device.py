@@ -2,9 +2,10 @@
 
 Points are terminal cells: frames, taps and swipes are in cells, (0, 0) at the top left. Every
 call reaches the app through the session's job queue and is bounded by ``timeout``. A tap on a
-target lands on a cell of the target that nothing covers (a Toast, an overlay); a target that
-is wholly covered, or a tap at given coordinates that hits something other than its target, is
-refused with what it hit.
+target (the engine gives it the target's centre too) lands on a cell of the target that nothing
+covers (a Toast, an overlay); a target that is wholly covered is refused, naming the cover, and
+a vision tap (estimated coordinates) that hits something other than its target is reported
+with what it hit, never ``ok``.
 """
 
 from __future__ import annotations
@@ -366,7 +367,7 @@ async def _tap(pilot: Pilot, tap: Tap) -> Point:
         point = Point(tap.x, tap.y)
     else:
         element, widget = resolve(app, tap.target)
-        if tap.x is not None and tap.y is not None:
+        if tap.vision and tap.x is not None and tap.y is not None:
             point = Point(tap.x, tap.y)  # a vision estimate: the target names what is meant
             hit = _widget_at(app, point)
             if hit is not None and not _reaches(hit, widget):
