@@ -7,6 +7,7 @@ that do not parse, sizes the simulator cannot draw) with file:line:col.
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -301,6 +302,10 @@ def _problems(model: AppModel) -> Iterator[Problem]:
     yield from _state_problems(model)
     if "{" in model.start:
         yield from _template_problem(model.start, model.names, ("start",))
+        for constant in _constants(model.start):
+            if constant not in screens:
+                what = f"start can give {constant!r}, not a screen; screens are {sorted(screens)}"
+                yield ("start",), what
     elif model.start not in screens:
         yield ("start",), f"unknown start screen {model.start!r}; screens are {sorted(screens)}"
     for side in ("width", "height"):
@@ -349,6 +354,26 @@ def _state_problems(model: AppModel) -> Iterator[Problem]:
     for name in sorted(seen.keys() & element_ids):
         what = f"{name!r} is also an element id; expressions could not tell them apart"
         yield (seen[name], name, None), what
+
+
+def _constants(template: str) -> list[str]:
+    """The screens a start template can give that are written out: the text constants its
+    expression returns directly (through ``a if c else b`` and ``or``), when it is one hole."""
+    try:
+        whole = parse_template(template).whole
+    except ExprError:
+        return []
+    return _results(whole.tree) if whole is not None else []
+
+
+def _results(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) else []
+    if isinstance(node, ast.IfExp):
+        return [*_results(node.body), *_results(node.orelse)]
+    if isinstance(node, ast.BoolOp):
+        return [r for value in node.values for r in _results(value)]
+    return []
 
 
 def _plain_value(value: Any) -> bool:

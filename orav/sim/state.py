@@ -293,7 +293,9 @@ class AppState:
         self.log.append(f"{self.model.bundle_id}: launched (pid {self.pid})")
         start = _render(self.model.start, self._scope(None))
         if start not in self.model.screens:
-            raise AppModelError(f"start {self.model.start!r} gave {start!r}, not a screen")
+            raise AppModelError(
+                f"app model start {self.model.start!r} gave {start!r}, not a screen"
+            )
         self._push(start, reset=True)
 
     def terminate(self) -> None:
