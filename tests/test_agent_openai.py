@@ -5,10 +5,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import re
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections import deque
