@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from grpclib import GRPCError
 from idb.common.types import CrashLogQuery, IdbException
 
 from orav.device import Device, Lifecycle
@@ -237,3 +238,16 @@ def test_gzip_bombs_stop_at_the_bundle_limit() -> None:
     bomb = gzip.compress(b"\0" * (MAX_BUNDLE_BYTES + 10))
     with pytest.raises(InputError, match="once unzipped"):
         read_bundle(bomb, "bomb.app")
+
+
+async def test_the_companion_reads_no_path_a_client_names(device: IdbDevice) -> None:
+    """A bundle named by path would have the companion read a file of the client's choosing."""
+    from idb.grpc import idb_pb2 as pb
+
+    async with device.client.stub.install.open() as stream:
+        await stream.send_message(pb.InstallRequest(destination=pb.InstallRequest.APP))
+        await stream.send_message(
+            pb.InstallRequest(payload=pb.Payload(file_path="/etc/passwd")), end=True
+        )
+        with pytest.raises(GRPCError, match="send the bundle's bytes, not a path"):
+            await stream.recv_message()

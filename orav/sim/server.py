@@ -10,11 +10,9 @@ import abc
 import asyncio
 import functools
 import hashlib
-import io
 import json
 import logging
 import socket
-import tarfile
 import weakref
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -379,12 +377,9 @@ class CompanionService(CompanionServiceBase):
                 if which == "data":
                     chunks.append(request.payload.data)
                     size += len(request.payload.data)
-                elif which == "file_path":
-                    chunks.append(_read_local(request.payload.file_path))
-                    size += len(chunks[-1])
-                    name = Path(request.payload.file_path).name
-                else:
-                    raise GRPCError(Status.INVALID_ARGUMENT, "orav sim installs no URL payloads")
+                else:  # a path or URL: the companion reads no files of the client's choosing
+                    what = "orav sim is a remote companion: send the bundle's bytes, not a path"
+                    raise GRPCError(Status.INVALID_ARGUMENT, what)
                 if size > MAX_BUNDLE_BYTES:
                     raise GRPCError(
                         Status.RESOURCE_EXHAUSTED, f"a bundle of more than {MAX_BUNDLE_BYTES} bytes"
@@ -524,21 +519,6 @@ def _crash_info(report: CrashReport) -> pb.CrashLogInfo:
         parent_process_identifier=1,
         timestamp=report.timestamp,
     )
-
-
-def _read_local(path: str) -> bytes:
-    """A bundle the client named by path (it believes the companion shares its disk)."""
-    try:
-        target = Path(path)
-        if target.is_dir():
-            buffer = io.BytesIO()
-            with tarfile.open(fileobj=buffer, mode="w") as archive:
-                archive.add(target, arcname=target.name)
-            return buffer.getvalue()
-        with target.open("rb") as file:
-            return file.read(MAX_BUNDLE_BYTES + 1)
-    except OSError as exc:
-        raise GRPCError(Status.NOT_FOUND, f"cannot read {path}: {exc.strerror}") from None
 
 
 async def _stall(seconds: float) -> None:
