@@ -61,6 +61,7 @@ from orav.model import (
     Wait,
     show_action,
 )
+from orav.model.action import TEXT_CONDITIONS, screen_text
 from orav.perceive import (
     Detection,
     always_answered,
@@ -115,15 +116,24 @@ def displays(observation: Observation, text: str) -> bool:
 
 def check(assertion: Assert, observation: Observation) -> bool:
     """Evaluate one assertion against an observation (the one target rule finds its element)."""
+    if assertion.target is None:  # contains / matches on the whole screen's text
+        return assertion.finds(screen_text(observation))
     element = target_element(observation, assertion.target)
     if assertion.condition == "absent":
         return element is None
     if assertion.condition == "value_equals":
         return element is not None and element.value == assertion.value
+    if assertion.condition in TEXT_CONDITIONS:
+        return element is not None and (
+            assertion.finds(element.label) or assertion.finds(element.value)
+        )
     return element is not None
 
 
 def describe_assertion(assertion: Assert) -> str:
+    if assertion.condition in TEXT_CONDITIONS:
+        where = "the screen" if assertion.target is None else str(assertion.target)
+        return f"{where} {assertion.condition} {assertion.value!r}"
     if assertion.condition == "value_equals":
         return f"{assertion.target} has value {assertion.value!r}"
     return f"{assertion.target} is {assertion.condition}"

@@ -39,7 +39,8 @@ lacks.
 - Actions: tap, type_text, swipe (start/end points), press_key (return, escape, tab, \
 backspace, delete, space, home; a terminal app takes any key: up, down, pageup, ctrl+s, f5, \
 shift+tab, a letter), wait (seconds), launch, terminate, assert (target label/id; \
-condition visible, absent or value_equals), done (success, summary), recover (orav handles \
+condition visible, absent, value_equals, contains or matches (a regex); contains and matches \
+without a target check the whole screen text), done (success, summary), recover (orav handles \
 the interruption on screen: dismisses an alert through a safe button, signs in, waits out a \
 spinner, retries after a network error). null in an optional field means its default.
 Decide in this order of priority:
@@ -187,7 +188,8 @@ def encode_tree(
 
 
 def _criterion(check: Assert) -> str:
-    return f"{check.target} {check.condition}" + (f" {_quote(check.value)}" if check.value else "")
+    where = "the screen" if check.target is None else check.target
+    return f"{where} {check.condition}" + (f" {_quote(check.value)}" if check.value else "")
 
 
 def _step_line(step: Step) -> str:

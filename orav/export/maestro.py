@@ -303,10 +303,14 @@ def _selector(target: Target) -> dict[str, str]:
 
 def _assertion(check: Assert) -> dict[str, Any]:
     command = "assertNotVisible" if check.condition == "absent" else "assertVisible"
-    selector: dict[str, str] = _selector(check.target)
+    selector: dict[str, str] = _selector(check.target) if check.target is not None else {}
     if check.condition == "value_equals" and check.value is not None:
         # Maestro has no value selector: the value is matched as the element's text.
         selector = {**selector, "text": regex_literal(check.value)}
+    elif check.condition in ("contains", "matches") and check.value is not None:
+        # Maestro's text is a regex on the whole text: a found text is one inside anything.
+        found = regex_literal(check.value) if check.condition == "contains" else check.value
+        selector = {**selector, "text": f".*(?:{found}).*"}
     return {command: _shorthand(selector)}
 
 

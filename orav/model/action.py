@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from attrs import field, frozen
@@ -10,6 +11,7 @@ from attrs.validators import optional
 from orav.model.geometry import Point
 from orav.model.keys import parse_key
 from orav.model.limits import InvalidValue, at_least, at_most, finite, not_empty
+from orav.model.observation import Observation
 
 MAX_KEYCODE = 255  # USB HID keyboard usages
 MAX_WAIT_SECONDS = 3600.0
@@ -108,14 +110,51 @@ class Terminate:
     bundle_id: str | None = None
 
 
+TEXT_CONDITIONS = ("contains", "matches")
+MAX_PATTERN = 200  # characters of a ``matches`` regex: a scenario's, or a model's
+
+
 @frozen
 class Assert:
-    """Check the screen: a target is visible, absent, or has a value."""
+    """Check the screen: a target is visible, absent, or has a value; or a text is contained
+    in (``contains``), or a regex is found in (``matches``), the target's label or value, or
+    the whole screen's text when there is no target."""
 
     kind: ClassVar[str] = "assert"
-    target: Target
-    condition: Literal["visible", "absent", "value_equals"] = "visible"
+    target: Target | None = None
+    condition: Literal["visible", "absent", "value_equals", "contains", "matches"] = "visible"
     value: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.target is None and self.condition not in TEXT_CONDITIONS:
+            raise ValueError(f"an assert {self.condition} needs a target")
+        if self.condition in TEXT_CONDITIONS:
+            if not self.value:
+                raise InvalidValue("value", f"an assert {self.condition} needs a text to find")
+            if self.condition == "matches":
+                if len(self.value) > MAX_PATTERN:
+                    raise InvalidValue("value", f"a regex is at most {MAX_PATTERN} characters")
+                try:
+                    re.compile(self.value)
+                except re.error as exc:
+                    raise InvalidValue("value", f"not a regular expression: {exc}") from None
+
+    def finds(self, text: str | None) -> bool:
+        """``contains`` / ``matches`` on one text (a label, a value, the screen's text)."""
+        if text is None or self.value is None:
+            return False
+        if self.condition == "matches":
+            return re.search(self.value, text) is not None
+        return self.value in text
+
+
+def screen_text(observation: Observation) -> str:
+    """The whole screen as text: the terminal's rows when the device has them (Textual),
+    else every element's label and value, one a line (iOS)."""
+    if observation.text is not None:
+        return observation.text
+    parts = (text for e in observation.elements for text in (e.label, e.value) if text)
+    return "\n".join(parts)
 
 
 @frozen
@@ -168,7 +207,8 @@ def show_action(action: Action) -> str:
         case Launch(bundle_id=bundle_id) | Terminate(bundle_id=bundle_id):
             return f"{action.kind} {bundle_id or 'the app'}"
         case Assert(target=target, condition=condition, value=value):
-            return f"assert {target} {condition}" + (f" {value!r}" if value is not None else "")
+            where = "the screen" if target is None else str(target)
+            return f"assert {where} {condition}" + (f" {value!r}" if value is not None else "")
         case Done(success=success):
             return "done (" + ("success" if success else "failure") + ")"
         case Recover():

@@ -181,7 +181,7 @@ def target_absent(observation: Observation, action: Action) -> Iterable[bool]:
     if isinstance(action, Tap) and action.x is None and action.target is not None:
         if action.target.label is not None or action.target.id is not None:
             yield target_element(observation, action.target) is None
-    elif isinstance(action, Assert) and action.condition != "absent":
+    elif isinstance(action, Assert) and action.condition != "absent" and action.target:
         yield target_element(observation, action.target) is None
     elif isinstance(action, TypeText):
         yield observation.focused is None
