@@ -46,8 +46,10 @@ screens:
       - {role: AXStaticText, id: hello, label: "Hello {token}", frame: [20, 110, 350, 40]}
       - {role: AXButton, id: sign_out, label: Sign out, frame: [20, 300, 350, 50],
          on_tap: [{set: {token: ""}, to: login, reset: true}]}
-      - {role: AXStaticText, id: location,
+      - {role: AXStaticText, id: permission,
          label: "Location: {permissions['location'] or 'not asked'}", frame: [20, 400, 350, 40]}
+      - {role: AXStaticText, id: where, label: "At {location}", when: "location",
+         frame: [20, 450, 350, 40]}
   note:
     title: Note
     elements:
@@ -134,11 +136,14 @@ async def test_a_reinstall_keeps_the_keychain_as_ios_does(device: IdbDevice, tmp
 async def test_approve_and_revoke_preset_permissions(device: IdbDevice) -> None:
     await device.launch(NOTES)
     await sign_in(device)
-    assert (await labels(device))["location"] == "Location: not asked"
+    assert (await labels(device))["permission"] == "Location: not asked"
     await device.approve(NOTES, ["location"])
-    assert (await labels(device))["location"] == "Location: allow"
+    assert (await labels(device))["permission"] == "Location: allow"
     await device.revoke(NOTES, ["location", "camera"])
-    assert (await labels(device))["location"] == "Location: deny"
+    assert (await labels(device))["permission"] == "Location: deny"
+    assert "where" not in await labels(device)
+    await device.set_location(48.85, 2.35)
+    assert (await labels(device))["where"] == "At 48.85, 2.35"
     with pytest.raises(InputError, match="unknown permission 'gps'"):
         await device.approve(NOTES, ["gps"])
 

@@ -345,6 +345,10 @@ class IdbDevice:
     async def clear_keychain(self) -> None:
         await self._strict("clear_keychain", self._client.clear_keychain())
 
+    async def set_location(self, latitude: float, longitude: float) -> None:
+        """The simulated location (GPS), as ``idb set-location``."""
+        await self._strict("set_location", self._client.set_location(latitude, longitude))
+
     async def open_url(self, url: str) -> None:
         await self._strict(f"open_url {url}", self._client.open_url(url))
 

@@ -22,7 +22,8 @@ from orav.sim.expr import ExprError, parse_expr, parse_template
 
 Direction = Literal["up", "down", "left", "right"]
 BACK = "back"  # the transition target that pops the navigation stack
-LAUNCH_NAMES = ("args", "env", "permissions")  # what every expression may read of the launch
+# What every expression may read of the device: the launch, permission presets, the location.
+LAUNCH_NAMES = ("args", "env", "permissions", "location")
 
 ROLES = (
     "AXButton",

@@ -747,6 +747,7 @@ class AppState:
             "args": self.args,
             "env": _Env(self.env),
             "permissions": _Env({k: "allow" if v else "deny" for k, v in self.grants.items()}),
+            "location": self.location or (),
         }
         if current is not None:
             scope.update(current.values)
