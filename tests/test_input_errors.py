@@ -31,7 +31,8 @@ from orav.sim.appmodel import ElementSpec, Screen, load_app_model
 ROOT = Path(__file__).resolve().parents[1]
 LOGIN = ROOT / "recordings" / "login.cassette"
 KINDS = (
-    "['assert', 'done', 'launch', 'press_key', 'swipe', 'tap', 'terminate', 'type_text', 'wait']"
+    "['assert', 'done', 'launch', 'press_key', 'recover', 'swipe', 'tap', 'terminate', "
+    "'type_text', 'wait']"
 )
 
 

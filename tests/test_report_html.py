@@ -26,7 +26,7 @@ from orav.cassette import (
     VerificationEvent,
     read_cassette,
 )
-from orav.machines import machine_classes
+from orav.machines import leaf_states, machine_classes
 from orav.model import Done, Transition, show_action
 from orav.report.audit import recovery_paths
 from orav.report.diagram import draw_machine
@@ -378,12 +378,12 @@ def test_a_big_machine_is_drawn_around_what_the_run_touched():
     drawing = draw_machine(run, "run", [Transition("run", "acting", "abort", "aborted", 1)])
     svg = parse(ET.tostring(drawing.svg, "unicode"))
     assert {g.attrs["data-state"] for g in svg.all("g") if "data-state" in g.attrs} == {
-        s.id for s in run.states
+        s.id for s in leaf_states(run)
     }
     edges = {(e.attrs["data-source"], e.attrs["data-target"]): e for e in svg.all("g", "edge")}
     assert "fired" in edges[("acting", "aborted")].classes  # taken: drawn though a catch-all
     assert ("launching", "aborted") not in edges and ("launching", "timed_out") not in edges
-    assert "time_up → timed_out (from 6 states)" in drawing.caption
+    assert "time_up → timed_out (from 9 states)" in drawing.caption  # idle and every phase
 
 
 def test_secrets_do_not_reach_the_report(recovered_run: Path, tmp_path: Path):

@@ -57,7 +57,7 @@ def test_a_failed_run_is_a_failure_with_the_reports_errors(runs):
     report = runs[2].report
     (failure,) = failed.findall("failure")
     assert failure.get("type") == "aborted"
-    assert failure.get("message").startswith("aborted: login: a login screen")
+    assert failure.get("message").startswith("aborted: login: recovery failed: a login form")
     for error in report.errors:
         assert error.error in failure.text
     for goal in report.goals_missed:
