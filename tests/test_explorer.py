@@ -19,6 +19,7 @@ from orav.agents.coverage import Coverage, write_coverage
 from orav.agents.explorer import (
     BACK_GESTURE,
     SAMPLE_TEXT,
+    SWIPES,
     ExplorerAgent,
     sample_text,
 )
@@ -54,6 +55,14 @@ def button(id_: str, label: str, role: str = "AXButton", y: float = 100) -> Elem
 
 def text_field(id_: str, label: str, *, secure: bool = False) -> Element:
     return Element("AXTextField", label, id_, frame=Frame(20, 300, 350, 44), secure=secure)
+
+
+def swipe_name(swipe: Swipe) -> str:
+    """``(swipe left)``...: the explorer's name of a swipe across the screen, by direction."""
+    dx, dy = swipe.end.x - swipe.start.x, swipe.end.y - swipe.start.y
+    if abs(dx) >= abs(dy):
+        return "(swipe left)" if dx < 0 else "(swipe right)"
+    return "(swipe up)" if dy < 0 else "(swipe down)"
 
 
 @frozen
@@ -115,8 +124,12 @@ class Run:
         elif isinstance(action, PressKey) and action.key == "return" and self.focus:
             field_, self.focus = self.focus, None
             self.move(self.app.moves.get((screen, f"#{field_}")))
-        elif isinstance(action, Swipe) and self.app.back_gesture:
-            self.move(BACK)
+        elif isinstance(action, Swipe):
+            edge = action.start.x < 20 and action.end.x > action.start.x
+            if edge and self.app.back_gesture:
+                self.move(BACK)
+            elif not edge:
+                self.move(self.app.moves.get((screen, swipe_name(action))))
         after = self.observe()
         changed = after != before
         self.verification = Verification(changed=changed, input_dropped=not changed)
@@ -183,11 +196,22 @@ async def test_depth_first_with_backtracking_reaches_every_screen() -> None:
     assert run.taps() == ["#list", "#a", "#back", "#b", "#back", "#back", "#about", "#close"]
     assert run.names() == ["Home", "List", "Alpha", "Beta", "About"]
     coverage = run.coverage
-    assert coverage.finished and coverage.elements_tried == coverage.elements_total == 8
+    # 8 controls, a swipe each way on each of the 5 screens, a swipe left on the list's row
+    assert coverage.finished and coverage.elements_tried == coverage.elements_total == 29
+    assert coverage.screens[1].elements == (
+        "#a",
+        "#b",
+        "(swipe left)",
+        "(swipe right)",
+        "(swipe up)",
+        "(swipe down)",
+        "(swipe left on #a)",
+        "#back",
+    )  # the screen's gestures after its controls, before its Back
     assert coverage.dead_ends == ()
     assert isinstance(run.decisions[-1].action, Done)
-    assert "5 screens, 8 of 8 elements tried" in run.decisions[-1].action.summary
-    assert coverage.steps == len(run.history) == 8
+    assert "5 screens, 29 of 29 elements tried" in run.decisions[-1].action.summary
+    assert coverage.steps == len(run.history) == 29
 
 
 async def test_a_screen_reached_twice_is_one_screen_and_known_paths_lead_back() -> None:
@@ -208,7 +232,8 @@ async def test_a_screen_reached_twice_is_one_screen_and_known_paths_lead_back() 
     )
     run = await Run(app).explore()
     assert run.names() == ["Home", "Shared", "Deep"]
-    assert run.taps() == ["#one", "#deep", "#back", "#back", "#two"]  # then nothing is left
+    # then back home for its gestures: nothing is left
+    assert run.taps() == ["#one", "#deep", "#back", "#back", "#two", "#back"]
     transitions = {(t.source, t.element, t.target) for t in run.coverage.transitions}
     home, shared = (s.key for s in run.coverage.screens[:2])
     assert (home, "#one", shared) in transitions and (home, "#two", shared) in transitions
@@ -235,9 +260,10 @@ async def test_walks_the_known_graph_to_screens_with_untried_elements() -> None:
     )
     run = await Run(app).explore()
     assert run.taps() == ["#settings", "#back", "#x", "#back", "#settings", "#reset"]
-    walk = run.decisions[4]
+    walk = next(d for d in run.decisions if "walking back" in d.reasoning)
     assert "walking back" in walk.reasoning and walk.expected_outcome == '"Settings" appears'
-    assert run.decisions[5].previous_outcome_met is True  # it did lead to Settings
+    after = run.decisions[run.decisions.index(walk) + 1]
+    assert after.previous_outcome_met is True  # it did lead to Settings
     assert run.coverage.finished
 
 
@@ -251,14 +277,15 @@ async def test_a_dead_end_is_reported_after_one_back_gesture() -> None:
     )
     run = await Run(app).explore()
     gestures = [d for d in run.decisions if isinstance(d.action, Swipe)]
-    assert len(gestures) == 1 and gestures[0].action.start.x < 10  # from the left edge
+    back = [d for d in gestures if d.action.start.x < 10]  # from the left edge
+    assert len(back) == 1 and len(gestures) == 1 + len(SWIPES)  # and each way on the trap
     done = run.decisions[-1]
     assert isinstance(done.action, Done) and "no known way to 'Home'" in done.action.summary
     coverage = run.coverage
     trap = coverage.screens[1]
     assert coverage.dead_ends == (trap.key,)
-    assert trap.no_effect == (BACK_GESTURE,)
-    assert coverage.screens[0].untried == ("#later",)
+    assert trap.no_effect == (*(f"(swipe {d})" for d in SWIPES), BACK_GESTURE)
+    assert coverage.screens[0].untried == ("#later", *(f"(swipe {d})" for d in SWIPES))
 
 
 async def test_a_back_gesture_that_works_is_learnt_as_a_transition() -> None:
@@ -360,7 +387,7 @@ async def test_dropped_input_is_reported_and_not_retried() -> None:
     app = Tiny({"home": (heading("Home"), button("dead", "Dead"), button("ok", "Ok", y=150))})
     run = await Run(app).explore()
     assert run.taps() == ["#dead", "#ok"]
-    assert run.coverage.screens[0].no_effect == ("#dead", "#ok")
+    assert run.coverage.screens[0].no_effect == ("#dead", "#ok", *(f"(swipe {d})" for d in SWIPES))
     assert run.coverage.transitions == ()
     assert run.coverage.dead_ends == (run.coverage.screens[0].key,)
 
@@ -386,8 +413,12 @@ def test_the_explorers_screen_identity_survives_values_focus_keyboard_clock_and_
     assert screen_id(same) == key
     assert screen_state(Observation(base, app="demo")) != screen_state(same)  # a new state
     other = Observation((base[0], heading("Profile"), *base[2:]), app="demo")
+    assert screen_id(other) != key  # another title
+    # A titled screen is its title: a control appearing (a cart's Checkout) is the same screen
     more = Observation((*base, button("save", "Save")), app="demo")
-    assert len({key, screen_id(other), screen_id(more)}) == 3
+    assert screen_id(more) == key
+    untitled = Observation(tuple(e for e in base if e.role != "AXHeading"), app="demo")
+    assert screen_id(untitled) != screen_id(Observation((*untitled.elements, button("s", "S"))))
 
 
 @settings(deadline=None, max_examples=30)
@@ -432,13 +463,17 @@ async def test_coverage_json_and_markdown(tmp_path) -> None:
         "tried",
         "no_effect",
         "skipped",
+        "disabled",
         "first_step",
     }
-    assert data["screens"][1]["elements"] == ["#a", "#b", "#back"]
+    assert data["screens"][1]["elements"][:3] == ["#a", "#b", "(swipe left)"]
     assert set(data["transitions"][0]) == {"source", "element", "target", "step"}
     assert from_json(json_path.read_text(), Coverage) == run.coverage
     markdown = md_path.read_text()
-    assert "| List | 3/3 | - | - |" in markdown
+    assert (
+        "| List | 8/8 | (swipe left), (swipe right), (swipe up), (swipe down), (swipe left on #a) | - | - |"
+        in markdown
+    )
     assert "```mermaid\nflowchart LR\n" in markdown
     assert 's0 -->|"#35;list"| s1' in markdown  # '#' escaped for mermaid
     assert markdown.count("-->") == 8
@@ -473,7 +508,7 @@ async def test_two_elements_answering_to_one_label_are_each_tried_once() -> None
     )
     run = await Run(app, max_steps=30).explore()
     assert isinstance(run.decisions[-1].action, Done)
-    assert len(run.history) < 10
+    assert len(run.history) < 10 + 2 * len(SWIPES)
     assert run.coverage.elements_tried == run.coverage.elements_total
 
 

@@ -17,10 +17,13 @@ from orav.codec import converter, unstructure
 
 @frozen
 class ScreenCoverage:
-    """One screen: its interactive elements (``#id`` or ``'label'``) and what became of them.
+    """One screen: its interactive elements (``#id`` or ``'label'``), the gestures and keys
+    tried on it (``(swipe left)``, ``(swipe left on #row)``, ``(key down)``), and what became
+    of them.
 
     ``no_effect``: tried, and the screen did not change (input dropped, or a control that does
     nothing). ``skipped``: never tried on purpose (sign-out without credentials to sign back in).
+    ``disabled``: never seen enabled, so never tried: not counted as untried.
     """
 
     key: str
@@ -29,12 +32,19 @@ class ScreenCoverage:
     tried: tuple[str, ...] = ()
     no_effect: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
     first_step: int = 0
 
     @property
     def untried(self) -> tuple[str, ...]:
-        """Elements neither tried nor skipped on purpose."""
-        return tuple(e for e in self.elements if e not in self.tried and e not in self.skipped)
+        """Elements neither tried, nor skipped on purpose, nor disabled whenever seen."""
+        left_out = {*self.tried, *self.skipped, *self.disabled}
+        return tuple(e for e in self.elements if e not in left_out)
+
+    @property
+    def gestures(self) -> tuple[str, ...]:
+        """The gestures and keys among the elements."""
+        return tuple(e for e in self.elements if e.startswith("("))
 
 
 @frozen
@@ -102,14 +112,15 @@ class Coverage:
             "",
             self.summary,
             "",
-            "| screen | tried | no effect | untried |",
-            "| --- | --- | --- | --- |",
+            "| screen | tried | no effect | untried | disabled |",
+            "| --- | --- | --- | --- | --- |",
         ]
         for s in self.screens:
             untried = ", ".join((*s.untried,)) or "-"
             rows.append(
                 f"| {_cell(s.name)} | {len(s.tried)}/{len(s.elements)} | "
-                f"{_cell(', '.join(s.no_effect) or '-')} | {_cell(untried)} |"
+                f"{_cell(', '.join(s.no_effect) or '-')} | {_cell(untried)} | "
+                f"{_cell(', '.join(s.disabled) or '-')} |"
             )
         if self.dead_ends:
             names = ", ".join(self.name_of(key) for key in self.dead_ends)

@@ -29,18 +29,20 @@ from orav.model import (
     Decision,
     Done,
     Element,
+    Launch,
     Observation,
     Point,
     PressKey,
     Swipe,
     Tap,
     Target,
+    Terminate,
     TypeText,
 )
 from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
 from orav.perceive.faults import screen_size
-from orav.perceive.roles import is_text_field
-from orav.perceive.screens import app_elements, is_control, is_footer_key
+from orav.perceive.roles import is_secure, is_text_field
+from orav.perceive.screens import app_elements, is_control, is_footer_key, stable_id
 
 # Elements that go back (by label or id, casefolded): tried after the rest of their screen.
 BACK_WORDS = frozenset({"back", "close", "cancel"})
@@ -49,19 +51,40 @@ _SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.
 _RISKY = re.compile(r"\b(?:delete|remove|erase|reset)\b", re.IGNORECASE)
 # Never tried: they end the app itself, which the engine would have to restart.
 _QUIT = re.compile(r"\b(?:quit|exit)\b", re.IGNORECASE)
-_PASSWORD = re.compile(r"pass(?:word|code)|\bpin\b", re.IGNORECASE)
+# Walked through never, only tried once: they commit something (an order, a payment, a message).
+_COMMITS = re.compile(r"\b(?:pay|place order|buy|purchase|send|submit|confirm)\b", re.IGNORECASE)
+_PASSWORD = re.compile(r"pass(?:word|code)", re.IGNORECASE)
 _USER = re.compile(r"e-?mail|user|login|account", re.IGNORECASE)
+# Secure fields that are not the password: typing the test password there would leak it.
+_SECURE_SAMPLES = (
+    (re.compile(r"cvv|cvc|security code", re.IGNORECASE), "123"),
+    (re.compile(r"\bpin\b", re.IGNORECASE), "1234"),
+)
+_CARD = re.compile(r"card", re.IGNORECASE)
+_EXPIRY = re.compile(r"expir|mm\s*/\s*yy", re.IGNORECASE)
 _NUMBER = re.compile(r"phone|number|zip|postcode|amount|\bage\b|quantity", re.IGNORECASE)
 
 SAMPLE_EMAIL = "tester@example.com"
 SAMPLE_PASSWORD = "Sample-Pass-1"
 SAMPLE_NUMBER = "5550100"
+SAMPLE_CARD = "4242424242424242"  # the test card number every payment sandbox accepts
+SAMPLE_EXPIRY = "12/30"
 SAMPLE_TEXT = "Sample text"
 
 BACK_GESTURE = "(back gesture)"
 ESCAPE = "(escape)"
+# Gestures and keys the explorer tries on each screen, as actions of their own.
+SWIPES = ("left", "right", "up", "down")
+ARROWS = ("up", "down", "left", "right")
+# Keys never pressed: they quit a Textual app or interrupt it.
+_QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q"})
+# How often one control may be walked through to reach other screens: walking learns nothing
+# new, so a loop through one control is cut off.
+WALK_BUDGET = 10
 
-Stage = Literal["tap", "type", "return", "navigate", "back"]
+Stage = Literal["tap", "type", "return", "navigate", "back", "gesture", "restart"]
+# Restarts of the app to get back to its first screen, per exploration.
+MAX_RESTARTS = 3
 
 
 def _is_back(element: Element) -> bool:
@@ -83,10 +106,18 @@ def _risky(element: Element) -> bool:
     )
 
 
+def _commits(element: Element) -> bool:
+    return _risky(element) or bool(
+        _COMMITS.search(f"{element.label or ''} {element.unique_id or ''}")
+    )
+
+
 def target_of(element: Element) -> Target:
-    """An element's target: its id when it has one (stable across languages), else its label."""
-    if element.unique_id:
-        return Target(id=element.unique_id)
+    """An element's target: its id when it has a stable one (the same in every run and
+    language), else its label."""
+    uid = stable_id(element)
+    if uid:
+        return Target(id=uid)
     return Target(label=element.label)
 
 
@@ -98,13 +129,62 @@ def sample_text(element: Element, credentials: Credentials | None) -> TypeText:
     """A plausible value for a text field: the scenario's credentials for a login's fields,
     else a short sample that fits the field's name."""
     names = f"{element.label or ''} {element.unique_id or ''} {element.placeholder or ''}"
-    if element.secure or element.role == "AXSecureTextField" or _PASSWORD.search(names):
+    for pattern, sample in _SECURE_SAMPLES:
+        if pattern.search(names):
+            return TypeText(sample, secure=is_secure(element))
+    if is_secure(element) or _PASSWORD.search(names):
         return TypeText(credentials.password if credentials else SAMPLE_PASSWORD, secure=True)
     if _USER.search(names):
         return TypeText(credentials.username if credentials else SAMPLE_EMAIL)
+    if _EXPIRY.search(names):
+        return TypeText(SAMPLE_EXPIRY)
+    if _CARD.search(names):
+        return TypeText(SAMPLE_CARD)
     if _NUMBER.search(names):
         return TypeText(SAMPLE_NUMBER)
     return TypeText(SAMPLE_TEXT)
+
+
+def screen_moves(observation: Observation, platform: str | None) -> dict[str, Swipe | PressKey]:
+    """The gestures and keys worth trying on a screen, by name: on a touch screen a swipe
+    each way across it and a swipe left on the first row of each list (it reveals a row's
+    actions); on a terminal the app's bindings no footer key shows, and the arrow keys."""
+    moves: dict[str, Swipe | PressKey] = {}
+    if platform == "textual":
+        shown = {
+            t.removeprefix("binding:")
+            for e in observation.elements
+            if is_footer_key(e)
+            for t in e.traits
+            if t.startswith("binding:")
+        }
+        for element in observation.elements:
+            for trait in element.traits:
+                key = trait.removeprefix("binding:")
+                if trait.startswith("binding:") and key not in shown | _QUIT_KEYS:
+                    moves.setdefault(f"(key {key})", PressKey(key))
+        for key in ARROWS:
+            moves.setdefault(f"(key {key})", PressKey(key))
+        return moves
+    width, height = screen_size(observation)
+    middle = Point(width / 2, height / 2)
+    for direction in SWIPES:
+        dx = {"left": -0.35, "right": 0.35}.get(direction, 0.0) * width
+        dy = {"up": -0.25, "down": 0.25}.get(direction, 0.0) * height
+        start = Point(middle.x - dx, middle.y - dy)
+        moves[f"(swipe {direction})"] = Swipe(start, Point(middle.x + dx, middle.y + dy))
+    lists: set[str] = set()
+    for element in app_elements(observation):
+        if element.role != "AXCell" or element.frame.is_empty or not is_control(element):
+            continue
+        group = _list_of(element)
+        if group in lists:
+            continue
+        lists.add(group)
+        frame, y = element.frame, element.frame.center.y
+        start, end = Point(frame.x + frame.width * 0.9, y), Point(frame.x + frame.width * 0.2, y)
+        moves[f"(swipe left on {ref(element)})"] = Swipe(start, end)
+    return moves
 
 
 @define
@@ -115,19 +195,35 @@ class _Screen:
     name: str
     first_step: int
     elements: dict[str, Element] = field(factory=dict)  # by ref, first-seen order
-    order: list[str] = field(factory=list)  # refs in the order they are tried
+    moves: dict[str, Swipe | PressKey] = field(factory=dict)  # gestures and keys, by name
+    order: list[str] = field(factory=list)  # refs and moves in the order they are tried
     tried: list[str] = field(factory=list)
     no_effect: list[str] = field(factory=list)
     skipped: list[str] = field(factory=list)
-    gesture_tried: bool = False
+    present: set[str] = field(factory=set)  # refs on screen the last time it was seen
+    enabled: set[str] = field(factory=set)  # refs ever seen enabled
 
-    def update(self, observation: Observation, credentials: Credentials | None) -> None:
-        """Take in the current state of the screen's elements (enabled, value, frame)."""
+    def update(
+        self, observation: Observation, credentials: Credentials | None, platform: str | None
+    ) -> None:
+        """Take in the current state of the screen's elements (enabled, value, frame) and the
+        gestures and keys it offers."""
         ranked = []
+        self.present = set()
+        rows: dict[str, int] = {}  # rows seen per list
         for index, element in enumerate(app_elements(observation)):
             if not is_control(element):
                 continue
             name = ref(element)
+            rank = _rank(element)
+            if element.role == "AXCell":
+                group = _list_of(element)
+                rows[group] = rows.get(group, 0) + 1
+                if rows[group] > ROWS_FIRST:
+                    rank = LATER_ROWS_RANK  # alike rows: after the rest of the screen
+            self.present.add(name)
+            if element.enabled:
+                self.enabled.add(name)
             if name in self.elements and name not in self.order:
                 continue  # skipped before
             first = name not in self.elements
@@ -138,25 +234,59 @@ class _Screen:
             if first and _quits(element):
                 self.skipped.append(name)  # it ends the app under test: nothing to learn
                 continue
-            ranked.append((_rank(element), index, name))
+            ranked.append((rank, index, name))
+        for index, (name, move) in enumerate(screen_moves(observation, platform).items()):
+            self.present.add(name)
+            if name not in self.moves:
+                self.moves[name] = move
+                arrow = isinstance(move, PressKey) and move.key in ARROWS
+                ranked.append((ARROW_RANK if arrow else MOVE_RANK, index, name))
         known = set(self.order)
         self.order += [name for _, _, name in sorted(ranked) if name not in known]
 
     def untried(self) -> list[str]:
         return [name for name in self.order if name not in self.tried]
 
+    def available(self, name: str) -> bool:
+        """On screen and enabled the last time the screen was seen (a gesture always is)."""
+        if name in self.moves:
+            return True
+        return name in self.present and self.elements[name].enabled
+
     def pending(self) -> bool:
-        """Untried elements that were enabled when last seen: worth coming back for."""
-        return any(self.elements[name].enabled for name in self.untried())
+        """Untried elements that were there and enabled when last seen: worth coming back for."""
+        return any(self.available(name) for name in self.untried())
+
+    def disabled(self) -> list[str]:
+        """Elements never seen enabled and never tried: listed as disabled, not as untried."""
+        return [n for n in self.elements if n not in self.enabled and n not in self.tried]
+
+
+# Try order within a screen: controls (0), text fields (1), gestures and keys, Back (3),
+# risky controls and a terminal app's footer keys (4), then arrow keys: they move a cursor
+# far more often than they open anything.
+MOVE_RANK = 2
+ARROW_RANK = 5
+# Rows of one list beyond the first ROWS_FIRST are alike: tried after everything else.
+ROWS_FIRST = 3
+LATER_ROWS_RANK = 6
+
+
+def _list_of(element: Element) -> str:
+    """Which list a row belongs to: its id's stem (``product_mug`` → ``product``), a table
+    cell's column, else one list per screen."""
+    column = next((t for t in element.traits if t.startswith("column:")), None)
+    return column or (stable_id(element) or "").rpartition("_")[0] or "AXCell"
 
 
 def _rank(element: Element) -> int:
-    """Try order within a screen: controls, then text fields, then back, then risky ones and
-    a terminal app's footer keys (app-wide bindings: quit, the command palette)."""
+    """Try order within a screen: controls, then text fields, then (gestures and keys, then)
+    back, then risky ones and a terminal app's footer keys (app-wide bindings: quit, the
+    command palette)."""
     if _risky(element) or is_footer_key(element):
-        return 3
+        return 4
     if _is_back(element):
-        return 2
+        return 3
     return 1 if is_text_field(element) else 0
 
 
@@ -184,10 +314,13 @@ class ExplorerAgent:
         self.wander = wander
         self._screens: dict[str, _Screen] = {}
         self._edges: dict[str, dict[str, str]] = {}  # source -> element -> target
+        self._walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self._transitions: list[ScreenTransition] = []
         self._pending: _Pending | None = None
         self._field: _Pending | None = None  # a text field between tap and return
         self._wandered = 0
+        self._backed: set[str] = set()  # screens gone back from blindly since the last new try
+        self._restarts = 0
         self._finished = False
         self._summary = ""
         self._step = 0
@@ -208,7 +341,8 @@ class ExplorerAgent:
         if screen is None:
             screen = _Screen(key, screen_name(observation), context.step)
             self._screens[key] = screen
-        screen.update(observation, context.scenario.credentials)
+        platform = context.device.platform if context.device is not None else None
+        screen.update(observation, context.scenario.credentials, platform)
         self._step = context.step
         decision = self._next(context, screen)
         return decision if met is None else evolve(decision, previous_outcome_met=met)
@@ -223,11 +357,13 @@ class ExplorerAgent:
         verification = context.last_verification
         dropped = verification is not None and verification.input_dropped
         source = self._screens[pending.screen]
-        tried = pending.stage == "tap" and pending.element not in source.tried
+        tried = pending.stage in ("tap", "gesture") and pending.element not in source.tried
         if tried:
             source.tried.append(pending.element)
         if dropped:
-            if pending.element is not None and pending.element not in source.no_effect:
+            if pending.stage == "navigate":  # it led somewhere once, no longer: forget it
+                self._edges.get(pending.screen, {}).pop(pending.element or "", None)
+            elif pending.element is not None and pending.element not in source.no_effect:
                 source.no_effect.append(pending.element)
             self._field = None
             return False if pending.expect is not None else None
@@ -262,10 +398,16 @@ class ExplorerAgent:
             if decision is not None:
                 return decision
         self._field = None
+        if observation.app_running is False:  # a restart's second half
+            self._pending = _Pending(context.step, screen.key, None, "restart")
+            return Decision(Launch(), "The app is not running: launching it.", None, "the app")
         for name in screen.untried():
+            if name in screen.moves:
+                self._wandered, self._backed = 0, set()
+                return self._try_move(context, screen, name)
             element = target_element(observation, target_of(screen.elements[name]))
             if element is not None and element.enabled:
-                self._wandered = 0
+                self._wandered, self._backed = 0, set()
                 return self._try(context, screen, name, element)
         waiting = [s for s in self._screens.values() if s.pending()]
         if not waiting:
@@ -277,13 +419,31 @@ class ExplorerAgent:
                 + self._counts()
             )
         self._wandered += 1
-        hop = self._route(screen, observation, {s.key for s in waiting})
+        goals = {s.key for s in waiting}
+        hop = self._route(screen, observation, goals)
         if hop is not None:
             return self._navigate(screen, observation, hop)
-        if not screen.gesture_tried:
-            screen.gesture_tried = True
+        if screen.key not in self._backed and not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}:
+            self._backed.add(screen.key)  # once per screen and walk: a stack may be deep
             return self._go_back(context, screen)
+        start = self._screens[next(iter(self._screens))]
+        helps = start.key in goals or self._route(start, None, goals) is not None
+        if helps and self._restarts < MAX_RESTARTS and screen.key != start.key:
+            return self._restart(context, screen, start)
         return self._done(f"no known way to {_names(waiting)}. {self._counts()}")
+
+    def _restart(self, context: AgentContext, screen: _Screen, start: _Screen) -> Decision:
+        """Start the app afresh: the way back to its first screen when no known way leads on
+        (a stack of screens too deep to go back through). Bounded by ``MAX_RESTARTS``."""
+        self._restarts += 1
+        self._pending = _Pending(context.step, screen.key, None, "restart", start.key)
+        return Decision(
+            Terminate(),
+            f"No known way from {screen.name!r} to screens with untried elements; restarting "
+            f"the app to walk from {start.name!r} (restart {self._restarts} of {MAX_RESTARTS}).",
+            None,
+            f'"{start.name}" appears',
+        )
 
     def _try(self, context: AgentContext, screen: _Screen, name: str, element: Element) -> Decision:
         """Try ``name`` (its own entry is marked tried, even when another element on the
@@ -308,6 +468,21 @@ class ExplorerAgent:
             f"{where}; trying {kind} {name} to see where it leads.",
             element.label,
             f"tapping {name} opens another screen or changes this one",
+        )
+
+    def _try_move(self, context: AgentContext, screen: _Screen, name: str) -> Decision:
+        """Try a gesture or a key of the screen: its effect is learnt like a tap's."""
+        left = len(screen.untried())
+        self._pending = _Pending(context.step, screen.key, name, "gesture")
+        move = screen.moves[name]
+        what = "pressing" if isinstance(move, PressKey) else "trying"
+        return Decision(
+            move,
+            f"Screen {screen.name!r} ({len(self._screens)} found so far): {left} of "
+            f"{len(screen.order)} elements and gestures untried; {what} {name[1:-1]} to see "
+            "what it does.",
+            None,
+            f"{name[1:-1]} opens another screen or changes this one",
         )
 
     def _continue_field(self, context: AgentContext, screen: _Screen) -> Decision | None:
@@ -336,12 +511,22 @@ class ExplorerAgent:
             "the keyboard goes away; a form may be submitted",
         )
 
-    def _route(self, screen: _Screen, observation: Observation, goals: set[str]) -> str | None:
-        """The first element on the shortest known path to a screen in ``goals``."""
+    def _route(
+        self, screen: _Screen, observation: Observation | None, goals: set[str]
+    ) -> str | None:
+        """The first element on the shortest known path to a screen in ``goals`` (from the
+        screen as last seen when there is no ``observation`` of it now)."""
         first: dict[str, str] = {}
         queue = deque()
         for element, target in self._edges.get(screen.key, {}).items():
-            usable = element in (BACK_GESTURE, ESCAPE) or _present(observation, screen, element)
+            here = (
+                screen.available(element)
+                if observation is None
+                else _present(observation, screen, element)
+            )
+            usable = self._walkable(screen.key, element) and (
+                element in (BACK_GESTURE, ESCAPE) or element in screen.moves or here
+            )
             if usable and target not in first:
                 first[target] = element
                 queue.append(target)
@@ -349,16 +534,28 @@ class ExplorerAgent:
             node = queue.popleft()
             if node in goals:
                 return first[node]
-            for target in self._edges.get(node, {}).values():
-                if target not in first and target != screen.key:
+            for element, target in self._edges.get(node, {}).items():
+                if target not in first and target != screen.key and self._walkable(node, element):
                     first[target] = first[node]
                     queue.append(target)
         return None
+
+    def _walkable(self, source: str, element_ref: str) -> bool:
+        """Whether walking may go through this element: never through one that destroys or
+        commits something (it is tried once, not repeated to get somewhere), and at most
+        ``WALK_BUDGET`` times through any one (a loop through it learns nothing new)."""
+        element = self._screens[source].elements.get(element_ref)
+        if element is not None and (_commits(element) or is_text_field(element)):
+            return False  # a field's edge was its return after typing: not a tap
+        if element_ref in (BACK_GESTURE, ESCAPE) or (element is not None and _is_back(element)):
+            return True  # going back changes nothing: bounded by ``wander`` alone
+        return self._walks.get((source, element_ref), 0) < WALK_BUDGET
 
     def _navigate(self, screen: _Screen, observation: Observation, element_ref: str) -> Decision:
         target = self._edges[screen.key][element_ref]
         name = self._screens[target].name
         self._pending = _Pending(self._step, screen.key, element_ref, "navigate", target)
+        self._walks[(screen.key, element_ref)] = self._walks.get((screen.key, element_ref), 0) + 1
         why = (
             f"Nothing left to try on {screen.name!r}; walking back towards screens with "
             f"untried elements: {element_ref} led to {name!r} before."
@@ -367,6 +564,8 @@ class ExplorerAgent:
             return Decision(
                 self._gesture(observation, element_ref), why, None, f"the {name} screen"
             )
+        if element_ref in screen.moves:
+            return Decision(screen.moves[element_ref], why, None, f"the {name} screen")
         element = screen.elements[element_ref]
         # A quoted name is checked on screen by the engine's verification: only real titles.
         expected = f'"{name}" appears' if name != target else f"screen {target} appears"
@@ -422,6 +621,7 @@ class ExplorerAgent:
                 tried=tuple(s.tried),
                 no_effect=tuple(s.no_effect),
                 skipped=tuple(s.skipped),
+                disabled=tuple(s.disabled()),
                 first_step=s.first_step,
             )
             for s in self._screens.values()

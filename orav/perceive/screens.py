@@ -4,11 +4,17 @@ The engine names the screens a run visited, the explorer keys its map of the app
 groups steps, and a re-record decides whether a recorded decision still holds: all of them
 ask this module, so a screen is the same screen everywhere.
 
-- ``screen_id``: the app, its headings and its interactive elements by role and id (or label).
-  Values, frames, focus, static text, the keyboard and a terminal app's footer keys are left
-  out, so typed text, a flipped switch, a ticking clock, an error shown under a field, the
-  keyboard coming up or focus moving do not make a new screen.
-- ``screen_name``: a readable name: the navigation title, else a header, else the first label.
+- ``screen_id``: the app and what the platform calls the screen (``screen_title``): a Textual
+  screen's class with its selected tab, an iOS navigation title, an alert's title. A screen
+  without one is the stable structure of its controls: headings and controls by role and
+  stable id (or label), a list's rows by role alone. Values, counts in a title, frames, focus,
+  static text, rows coming and going, the keyboard, footer keys and per-process ids
+  (``stable_id``) are left out, so typed text, a cart with other contents, a list that grows,
+  a flipped switch, a ticking clock, an error shown under a field or the keyboard coming up
+  do not make a new screen.
+- ``screen_name``: a name a person recognises: a Textual screen's title or class
+  (``ProjectsScreen`` → "Projects") and tab, the navigation title, an alert's title, else a
+  header, else the first label with letters in it.
 - ``screen_state``: everything a decision may depend on (values, focus, frames, text): equal
   states mean a recorded decision can be reused as it is.
 """
@@ -16,6 +22,7 @@ ask this module, so a screen is the same screen everywhere.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from orav.codec import unstructure
@@ -24,6 +31,7 @@ from orav.perceive.roles import (
     TAPPABLE_ROLES,
     TAPPABLE_TRAITS,
     TEXT_FIELD_ROLES,
+    is_alert,
     is_heading,
     is_keyboard,
     is_secure,
@@ -56,30 +64,112 @@ def is_control(element: Element) -> bool:
     )
 
 
+# Ids a process makes up (Python's ``id()`` in Textual's Markdown headings, pointers, UUIDs):
+# a long run of digits or of hex. They differ from one run of the app to the next.
+_PROCESS_ID = re.compile(r"\d{8,}|[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-", re.IGNORECASE)
+_DIGITS = re.compile(r"\d+")
+
+
+def stable_id(element: Element) -> str | None:
+    """The element's id when it names the element in every run of the app, else None."""
+    uid = element.unique_id
+    return None if uid is None or _PROCESS_ID.search(uid) else uid
+
+
+def screen_title(observation: Observation) -> str | None:
+    """What the platform calls the screen: a Textual screen's class (``screen:Class``), with
+    the tabs selected on it; else the navigation title (the first ``AXHeading``); else None.
+
+    A Textual dialog adds its title, an alert (the app's or the system's) its label: they are
+    screens of their own while they are up."""
+    elements = app_elements(observation)
+    title = None
+    for element in elements:
+        kinds = [t for t in element.traits if t.startswith("screen:")]
+        if kinds:
+            title = kinds[0]
+            if is_alert(element) and element.label:
+                title += f"\x1f{element.label}"
+            tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
+            return _DIGITS.sub("#", "\x1f".join([title, *(t or "" for t in tabs)]))
+    alert = next((e for e in elements if is_alert(e)), None)
+    heading = next((e for e in elements if e.role == "AXHeading" and e.label), None)
+    if heading is not None:
+        title = f"title:{_DIGITS.sub('#', heading.label)}"
+    if alert is not None:
+        return f"{title or ''}\x1falert:{alert.label or alert.unique_id or ''}"
+    return title
+
+
 def screen_id(observation: Observation) -> str:
     """Which screen this is (see the module docstring): 12 hex digits."""
     parts = [observation.app or ""]
+    title = screen_title(observation)
+    if title is not None:
+        parts.append(title)
+    else:
+        parts += sorted(_shape(observation))
+    return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()[:12]
+
+
+def _shape(observation: Observation) -> set[str]:
+    """The stable structure of a screen without a title: its headings and controls by role
+    and stable id (else label), a list's rows (cells) by role alone, as a set, so that rows
+    coming and going and values do not make another screen."""
+    shape = set()
     for element in app_elements(observation):
         if is_footer_key(element):
             continue
         if is_heading(element):
-            parts.append(f"heading\x1f{element.label}")
+            shape.add(f"heading\x1f{element.label}")
+        elif element.role == "AXCell":
+            shape.add("AXCell")
         elif is_control(element):
-            parts.append(f"{element.role}\x1f{element.unique_id or element.label}")
-    return hashlib.sha256("\x1e".join(parts).encode()).hexdigest()[:12]
+            name = stable_id(element) or element.label or ""
+            shape.add(f"{element.role}\x1f{name}")
+    return shape
 
 
 def screen_name(observation: Observation) -> str:
-    """A readable name: the first navigation title, else the first header, else the first
-    label, else the screen's id."""
+    """A readable name: the navigation title or the dialog's, a Textual screen's title (its
+    Header), its tab, else the first header, else the first short label, else the id."""
     elements = app_elements(observation)
+    window = next((e for e in elements if any(t.startswith("screen:") for t in e.traits)), None)
+    if window is not None:  # a Textual screen: its Header or title, else its class; its tab
+        app = next((e.label for e in observation.elements if e.role == "AXApplication"), None)
+        header = next((e.label for e in elements if e.role == "AXHeading" and e.label), None)
+        titled = window.label if is_alert(window) else window.value
+        own = next((t for t in (header, titled) if t and t != app), None)
+        kind = next(t for t in window.traits if t.startswith("screen:")).removeprefix("screen:")
+        tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
+        if own is None and is_alert(window):  # an untitled dialog: what it asks
+            own = next(filter(None, (_readable(e.label) for e in elements[1:])), None)
+        return " · ".join([_readable(own) or _words(kind), *filter(None, tabs)])
     for element in elements:
         if element.role == "AXHeading" and element.label:
             return element.label
+    alert = next((e for e in elements if is_alert(e) and e.label), None)
+    if alert is not None:
+        return alert.label
     for element in elements:
         if is_heading(element):
             return element.label
-    return next((e.label for e in elements if e.label), None) or screen_id(observation)
+    labels = (_readable(e.label) for e in elements)
+    return next((label for label in labels if label), None) or screen_id(observation)
+
+
+def _readable(text: str | None) -> str | None:
+    """Text a person reads as a name: with letters, not a rule of box characters."""
+    if not text or not any(c.isalpha() for c in text):
+        return None
+    return " ".join(text.split())
+
+
+def _words(class_name: str) -> str:
+    """``ProjectsScreen`` → ``Projects``; ``ConfirmDelete`` → ``Confirm delete``."""
+    name = class_name.removesuffix("Screen") or class_name
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", name)
+    return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else class_name
 
 
 def screen_state(observation: Observation) -> dict[str, Any]:
