@@ -5,6 +5,7 @@ Maestro, offered to a model."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,9 @@ def test_contains_is_substring_and_an_escaped_regex_is_the_same(label: str, valu
         ("{condition: contains}", "needs a text to find"),
         ("{condition: matches, value: '(unclosed'}", "not a regular expression"),
         ("{condition: matches, value: " + "a" * 201 + "}", "at most 200 characters"),
+        ("{condition: matches, value: '(a+)+$'}", "repeats or branches inside"),
+        ("{condition: matches, value: '(a|aa)*'}", "repeats or branches inside"),
+        ("{condition: matches, value: '.*a.*b'}", "at most 1 unbounded repeat"),
     ],
 )
 def test_a_bad_text_assertion_is_a_located_error(tmp_path: Path, line: str, error: str):
@@ -93,3 +97,11 @@ async def test_a_scenario_checks_the_screen_text_on_the_planner(tmp_path: Path):
     assert report.status == "failed"
     assert report.goals_missed == ("the screen contains 'Water the plants'",)
     assert (await replay(recording.cassette)).faithful
+
+
+@given(st.from_regex(r"[a-z]{1,3}", fullmatch=True), st.integers(1, 400))
+def test_an_accepted_regex_is_quick_on_a_long_line(word: str, length: int):
+    check_ = Assert(condition="matches", value=f"(?:{word})+x|{word}{{1,9}}y")
+    start = time.perf_counter()
+    check_.finds(word * length)
+    assert time.perf_counter() - start < 0.5

@@ -112,6 +112,10 @@ class Terminate:
 
 TEXT_CONDITIONS = ("contains", "matches")
 MAX_PATTERN = 200  # characters of a ``matches`` regex: a scenario's, or a model's
+# Unbounded repeats a ``matches`` regex may hold: Python's regex engine backtracks, so k of them
+# can cost (line length)^(k+1) per line; one keeps every screen line well under a second
+# (bounded repeats, ``\d{1,9}``, cost nothing of the sort).
+MAX_UNBOUNDED = 1
 
 
 @frozen
@@ -135,9 +139,21 @@ class Assert:
                 if len(self.value) > MAX_PATTERN:
                     raise InvalidValue("value", f"a regex is at most {MAX_PATTERN} characters")
                 try:
-                    re.compile(self.value)
+                    parsed = re._parser.parse(self.value)  # private, stdlib
                 except re.error as exc:
                     raise InvalidValue("value", f"not a regular expression: {exc}") from None
+                if _nested_repeat(parsed):
+                    raise InvalidValue(
+                        "value",
+                        "a repeated group that repeats or branches inside, like (a+)+, can "
+                        "take forever on a long screen; write it without the nesting",
+                    )
+                if _unbounded(parsed) > MAX_UNBOUNDED:
+                    raise InvalidValue(
+                        "value",
+                        f"a regex has at most {MAX_UNBOUNDED} unbounded repeat (+, *, {{n,}}): "
+                        "more can take minutes on a long screen; bound the others ({1,20})",
+                    )
 
     def finds(self, text: str | None) -> bool:
         """``contains`` / ``matches`` on one text (a label, a value, the screen's text)."""
@@ -146,6 +162,46 @@ class Assert:
         if self.condition == "matches":
             return re.search(self.value, text) is not None
         return self.value in text
+
+
+def _unbounded(items) -> int:
+    """How many repeats without an upper bound the parsed regex holds, at any depth."""
+    count = 0
+    for op, arg in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            count += arg[1] is re._constants.MAXREPEAT
+            count += _unbounded(arg[2])
+        elif name == "SUBPATTERN":
+            count += _unbounded(arg[-1])
+        elif name == "BRANCH":
+            count += sum(_unbounded(branch) for branch in arg[1])
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            count += _unbounded(arg[1])
+    return count
+
+
+def _nested_repeat(items, inside: bool = False) -> bool:
+    """True when a repeat (``+``, ``*``, ``{n,}``) holds another repeat or a branch: the shapes
+    that make Python's backtracking regex engine exponential."""
+    for op, arg in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            _low, high, body = arg
+            repeats = high is re._constants.MAXREPEAT or high > 1
+            if inside and repeats:
+                return True
+            if _nested_repeat(body, inside or repeats):
+                return True
+        elif name == "BRANCH":
+            if inside or any(_nested_repeat(b, inside) for b in arg[1]):
+                return True
+        elif name == "SUBPATTERN":
+            if _nested_repeat(arg[-1], inside):
+                return True
+        elif name in ("ASSERT", "ASSERT_NOT") and _nested_repeat(arg[1], inside):
+            return True
+    return False
 
 
 def screen_text(observation: Observation) -> str:
