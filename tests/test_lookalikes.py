@@ -22,6 +22,7 @@ from test_recovery_matrix import scaled_time
 from orav.demo.notes import NotesApp
 from orav.drivers.textual import TextualDevice
 from orav.model import Assert, Done, Observation, RunReport, Scenario, Tap
+from orav.perceive.targets import target_element
 from orav.runner import open_device, record, replay
 from orav.scenario import load_scenario
 
@@ -75,9 +76,10 @@ def holds(assertion: Assert, observation: Observation) -> bool:
 
 
 def aimed(action, observation: Observation):
-    """A targeted tap at the centre of its element, as a user would click it."""
+    """A targeted tap at the centre of its element (the engine's rule: an alert's own button
+    before the one behind it), as a user would click it."""
     if isinstance(action, Tap) and action.target is not None and action.x is None:
-        element = observation.locate(action.target.label, action.target.id)
+        element = target_element(observation, action.target)
         assert element is not None, f"no {action.target} on screen"
         return Tap(element.frame.center.x, element.frame.center.y)
     return action

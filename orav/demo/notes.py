@@ -4,7 +4,7 @@ It holds, in ordinary places, every benign look-alike of a fault that recovery m
 (issue 9): a tab bar whose current tab does nothing when clicked again, a "Delete all notes?"
 dialog the user answers, a dashboard with a static 80 % progress bar, a plain "You're offline"
 hint, idempotent buttons (Refresh when already synced, Mark all read twice), an upgrade form
-with secure card-number and CVV fields, and a sign-in screen at launch.
+with secure card-number and CVV fields, and a sign-in screen at launch (and after Sign out).
 
 Run it with ``python -m orav.demo.notes``; drive it with
 ``--device textual:orav.demo.notes:NotesApp``. Account: ada@jotter.app / Analytical-1843.
@@ -159,6 +159,7 @@ class MainScreen(Screen):
             with TabPane("About", id="about_tab"):
                 yield Label("Jotter 2.4: notes that sync between your devices.")
                 yield Label(f"Signed in as {EMAIL}.", id="account")
+                yield Button("Sign out", id="sign_out")
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -227,6 +228,8 @@ class MainScreen(Screen):
                 self.action_delete_all()
             case "pay":
                 self.pay()
+            case "sign_out":
+                self.app.switch_screen(SignInScreen())
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "new_note":
