@@ -1,7 +1,8 @@
 """The Textual driver: ``orav.device.Device`` over a Textual app running under Pilot, in-process.
 
 ``device`` (TextualDevice: lifecycle, observe, perform), ``session`` (one launch held open in a
-task of its own), ``tree`` (the element tree of a screen), ``raster`` (the PNG of a screen).
+task of its own), ``tree`` (the element tree of a screen), ``raster`` (the PNG of a screen),
+``actions`` (typing, keys, taps that land where nothing covers them, scrolling).
 See docs/textual.md.
 """
 

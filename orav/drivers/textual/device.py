@@ -1,23 +1,21 @@
 """``TextualDevice``: ``orav.device.Device`` over a Textual app running under Pilot, in-process.
 
 Points are terminal cells: frames, taps and swipes are in cells, (0, 0) at the top left. Every
-call reaches the app through the session's job queue and is bounded by ``timeout``. A tap on a
-target (the engine gives it the target's centre too) lands on a cell of the target that nothing
-covers (a Toast, an overlay); a target that is wholly covered is refused, naming the cover, and
-a vision tap (estimated coordinates) that hits something other than its target is reported
-with what it hit, never ``ok``.
+call reaches the app through the session's job queue and is bounded by ``timeout``; what each
+action does in the app is ``actions``, what an observation holds is ``tree`` and ``raster``.
+A device spec names the app, its terminal size and its constructor's arguments.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 from urllib.parse import parse_qsl
 
+from orav.drivers.textual.actions import scroll, tap, type_keys, typed_keys
 from orav.drivers.textual.raster import RasterCache
 from orav.drivers.textual.session import Refused, Session, describe_exception
 from orav.drivers.textual.tree import composed, render_strips, scan
@@ -33,28 +31,18 @@ from orav.model import (
     PressKey,
     Swipe,
     Tap,
-    Target,
     Terminate,
     TypeText,
     Wait,
-    locate,
 )
 from orav.model.keys import textual_key
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.pilot import Pilot
-    from textual.widget import Widget
 
 T = TypeVar("T")
 
-# Characters of typed text that Textual knows by a key name rather than by themselves.
-_TYPED_KEYS = {
-    "\n": ("enter", "\r"),
-    "\r": ("enter", "\r"),
-    "\t": ("tab", "\t"),
-    "\b": ("backspace", "\x08"),
-}
 # Refreshes a look may wait for a newly pushed screen to be composed.
 _LOOK_PAUSES = 5
 
@@ -273,10 +261,10 @@ class TextualDevice:
     async def _do(self, action: Action) -> Point | None:
         match action:
             case Tap():
-                return await self._call("tap", lambda pilot: _tap(pilot, action), action.duration)
+                return await self._call("tap", lambda pilot: tap(pilot, action), action.duration)
             case TypeText(text=text, secure=secure):
-                keys = _typed_keys(text, secure)
-                await self._call("typing", lambda pilot: _type(pilot, keys))
+                keys = typed_keys(text, secure)
+                await self._call("typing", lambda pilot: type_keys(pilot, keys))
             case PressKey(key=str() as key):
                 name = textual_key(key)
                 await self._call(f"key {key}", lambda pilot: pilot.press(name))
@@ -286,7 +274,7 @@ class TextualDevice:
                     "(enter, escape, down, ctrl+s, f5, ...)"
                 )
             case Swipe(start=start, end=end):
-                return await self._call("swipe", lambda pilot: _scroll(pilot, start, end))
+                return await self._call("swipe", lambda pilot: scroll(pilot, start, end))
             case Wait(seconds=seconds):
                 if not 0 <= seconds <= self.max_wait:
                     raise Refused(f"wait of {seconds:g} s is outside 0..{self.max_wait:g} s")
@@ -322,162 +310,3 @@ def _stop_blinking(app: App) -> bool:
     for widget in blinking:
         widget.cursor_blink = False
     return bool(blinking)
-
-
-# --- acting -----------------------------------------------------------------------------------
-
-
-def _typed_keys(text: str, secure: bool) -> list[tuple[str, str]]:
-    """(Textual key name, character) for each character, as a terminal would send them.
-
-    ``textual.keys._character_to_key`` is private (Pilot's own ``press`` uses it); keep
-    Textual pinned.
-    """
-    from textual.keys import _character_to_key
-
-    keys = []
-    for index, char in enumerate(text):
-        if char in _TYPED_KEYS:
-            keys.append(_TYPED_KEYS[char])
-        elif char.isprintable():
-            keys.append((_character_to_key(char), char))
-        else:
-            shown = f"character {index + 1}" if secure else repr(char)
-            raise Refused(f"cannot type {shown}: it is not a printable character")
-    return keys
-
-
-async def _type(pilot: Pilot, keys: list[tuple[str, str]]) -> None:
-    """Post every key at once, then wait twice: for the app to forward them to the focused
-    widget, and for that widget to handle them (``pilot.press`` waits ~50 ms per key)."""
-    from textual import events
-
-    for key, char in keys:
-        pilot.app.post_message(events.Key(key, char))
-    await pilot.pause()
-    await pilot.pause()
-
-
-async def _tap(pilot: Pilot, tap: Tap) -> Point:
-    """Click a cell. With a target (resolved on the screen as it is now, a control before a
-    text with the same label) the click lands on a part of it that nothing covers."""
-    app = pilot.app
-    width, height = app.screen.size
-    if tap.target is None:
-        point = Point(tap.x, tap.y)
-    else:
-        element, widget = resolve(app, tap.target)
-        if tap.vision and tap.x is not None and tap.y is not None:
-            point = Point(tap.x, tap.y)  # a vision estimate: the target names what is meant
-            hit = _widget_at(app, point)
-            if hit is not None and not _reaches(hit, widget):
-                _check_bounds(point, width, height)
-                await pilot.click(offset=(int(point.x), int(point.y)))
-                raise Refused(
-                    f"tap at ({point.x:g}, {point.y:g}) hit {describe_widget(hit)}, "
-                    f"not {tap.target}"
-                )
-        else:
-            point = _uncovered(app, element, widget, tap.target)
-    _check_bounds(point, width, height)
-    await pilot.click(offset=(int(point.x), int(point.y)))
-    return point
-
-
-def _check_bounds(point: Point, width: int, height: int) -> None:
-    if not (0 <= point.x < width and 0 <= point.y < height):
-        raise Refused(f"tap at ({point.x:g}, {point.y:g}) is outside the {width}x{height} screen")
-
-
-def resolve(app: App, target: Target) -> tuple[Element, Widget]:
-    """The element a target means on the current screen, and its widget.
-
-    A ``selector`` is Textual's CSS query on the screen; with a label or id too, the element is
-    chosen among those of the matching widgets (a cell of ``#commitments`` by its label).
-    """
-    pairs = scan(app, render_strips(app))
-    if target.selector is not None:
-        try:
-            wanted = {id(w) for w in app.screen.query(target.selector)}
-        except Exception as exc:  # noqa: BLE001 - Textual's query errors for a bad selector
-            raise Refused(f"invalid CSS selector {target.selector!r}: {exc}") from None
-        pairs = [pair for pair in pairs if id(pair[1]) in wanted]
-        if target.label is None and target.id is None:
-            if not pairs:
-                raise Refused(f"no visible widget matches the {target}")
-            return pairs[0]
-    element = locate((e for e, _ in pairs), target.label, target.id)
-    if element is None:
-        raise Refused(f"no element {target} on screen")
-    return next(pair for pair in pairs if pair[0] is element)
-
-
-def _widget_at(app: App, point: Point) -> Widget | None:
-    from textual.errors import NoWidget
-
-    try:
-        return app.screen.get_widget_at(int(point.x), int(point.y))[0]
-    except NoWidget:
-        return None
-
-
-def _reaches(hit: Widget, widget: Widget) -> bool:
-    """True when a click on ``hit`` is a click on ``widget`` (it or something inside it)."""
-    return widget in hit.ancestors_with_self
-
-
-def _uncovered(app: App, element: Element, widget: Widget, target: Target) -> Point:
-    """The centre of the element when nothing covers it, else its uncovered cell nearest the
-    centre; Refused, naming the cover, when no cell of it is uncovered."""
-    frame = element.frame
-    centre = frame.center
-    hit = _widget_at(app, centre)
-    if hit is None or _reaches(hit, widget):
-        return centre
-    cover = hit
-    x0, y0 = int(frame.x), int(frame.y)
-    cells = [
-        (x, y)
-        for y in range(y0, y0 + max(1, int(frame.height)))
-        for x in range(x0, x0 + max(1, int(frame.width)))
-    ]
-    cells.sort(key=lambda c: math.hypot(c[0] + 0.5 - centre.x, c[1] + 0.5 - centre.y))
-    for x, y in cells:
-        hit = _widget_at(app, Point(x, y))
-        if hit is not None and _reaches(hit, widget):
-            return Point(x + 0.5, y + 0.5)
-    raise Refused(f"{target} is covered by {describe_widget(cover)}; not tapped")
-
-
-def describe_widget(widget: Widget) -> str:
-    """``Toast "Saved"`` / ``Button #ok``: what a reader needs to know what a click hit."""
-    from textual.widgets import Static
-
-    text = type(widget).__name__
-    if widget.id:
-        text += f" #{widget.id}"
-    if isinstance(widget, Static):
-        shown = " ".join(str(widget.render()).split())[:40]
-        if shown:
-            text += f' "{shown}"'
-    return text
-
-
-async def _scroll(pilot: Pilot, start: Point, end: Point) -> Point:
-    """A swipe scrolls the scrollable widget under its start, like a finger on a list:
-    swiping up moves the content up (scrolls down)."""
-    app = pilot.app
-    widget = _widget_at(app, start)
-    if widget is None:
-        raise Refused(f"nothing under the swipe start ({start.x:g}, {start.y:g})")
-    dx, dy = round(start.x - end.x), round(start.y - end.y)
-    node = widget
-    while node is not None and not (
-        (dy and node.allow_vertical_scroll) or (dx and node.allow_horizontal_scroll)
-    ):
-        node = node.parent if node.parent is not app else None
-    if node is None:
-        raise Refused(f"nothing scrollable under the swipe start ({start.x:g}, {start.y:g})")
-    node.scroll_relative(x=dx or None, y=dy or None, animate=False, immediate=True)
-    await pilot.pause()
-    return start
