@@ -2,6 +2,7 @@
 an integrity dashboard, a planning hierarchy and settings, over a SQLite database.
 
 It exists to be tested: its five acceptance workflows are scenarios in orav/scenarios/planner/.
+One app in one module (its screens are small and read together); its data is planner_store.
 Run it yourself with ``python -m orav.demo.planner``; drive it with
 ``orav record orav/scenarios/planner/navigation.yaml --device
 'textual:orav.demo.planner:PlannerApp?seed=demo&today=2026-11-23'``.
