@@ -212,7 +212,8 @@ async def record(
     agent = agent or make_agent("scripted")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale(out)  # left by runs killed with no chance to clean up
+        for written in (out, out.with_suffix(".report.json"), out.with_suffix(".html")):
+            remove_stale(written)  # temp files of runs killed with no chance to clean up
         # Every mode but once writes beside ``out`` and moves the whole cassette into place
         # at the end: a failed run keeps the old one, two runs never write one file at once.
         beside = Beside(out) if mode != "once" else None

@@ -297,13 +297,15 @@ def test_8_stale_temp_files_are_removed_and_a_live_ones_kept(tmp_path: Path):
     assert orav("record", scenario, "--out", out).returncode == 0
     stale = tmp_path / ".login.cassette.killed.tmp"  # a run killed with SIGKILL left it
     stale.write_text("half a cassette")
+    stale_report = tmp_path / ".login.html.killed.tmp"  # killed while writing its report
+    stale_report.write_text("<html>")
     live = tmp_path / ".login.cassette.live.tmp"  # a run recording now holds its lock
     live.write_text("")
     with live.open() as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         done = orav("record", scenario, "--out", out, "--overwrite")
         assert done.returncode == 0, done.stderr
-    assert not stale.exists() and live.exists()
+    assert not stale.exists() and not stale_report.exists() and live.exists()
     assert sorted(p.name for p in tmp_path.glob(".*")) == [live.name]
 
 

@@ -2,12 +2,14 @@
 
 A report is written to a temp file beside its path and renamed over it: a reader never sees half
 a report, and a symlink (or anything else) already at the path is replaced, not followed, so a
-planted ``NAME.html -> ~/.bashrc`` cannot make orav overwrite another file.
+planted ``NAME.html -> ~/.bashrc`` cannot make orav overwrite another file. The temp file is
+locked while it is written, so the next recording removes only those of killed runs.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import tempfile
 from pathlib import Path
@@ -20,13 +22,14 @@ def write_text(path: Path, text: str) -> Path:
     except FileExistsError:  # the parent is a file: say so as writing under it would
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)) from None
     if path.is_dir() and not path.is_symlink():
-        raise IsADirectoryError(21, "Is a directory", str(path))
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)  # what a new file gets (mkstemp's is 0600)
         with os.fdopen(fd, "w", encoding="utf-8") as file:
+            fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)  # live: writer.remove_stale keeps it
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(file.fileno(), 0o666 & ~mask)  # what a new file gets (mkstemp's is 0600)
             file.write(text)
         os.replace(name, path)
     except BaseException:
