@@ -2,7 +2,8 @@
 
 - ``converter``: the cattrs converter (``structure``, ``unstructure``, ``to_json``);
 - ``yaml``: scenarios and app models, within ``bounds`` (size, depth, aliases, numbers);
-- ``json``: cassette lines, blobs and model answers, within the same bounds.
+- ``json``: cassette lines, blobs and model answers, within the same bounds;
+- ``locate``: an error's path into a YAML document as file:line:col.
 """
 
 from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS, MAX_JSON_BYTES, MAX_NODES, MAX_YAML_BYTES

@@ -30,6 +30,7 @@ from orav.codec.converter import (
     structure,
     unstructure,
 )
+from orav.codec.locate import position
 from orav.errors import InputError
 
 T = TypeVar("T")
@@ -201,58 +202,9 @@ def plain(root: Any, source: str) -> Any:
     return _Plain(source)(root, _start(root, source))
 
 
-def _key(node: Any, part: PathPart) -> Any:
-    """The key of a round-trip mapping that ``part`` names (keys were made text by _Plain)."""
-    if isinstance(node, CommentedMap) and part not in node:
-        return next((key for key in node if str(key) == part), part)
-    return part
-
-
-def _locate(root: Any, path: Sequence[PathPart], source: str) -> str:
-    """file:line:col of the deepest node on ``path`` that exists (1-based, as editors count)."""
-    line = col = None
-    node = root
-    if path and path[-1] is None:  # the key of the last step, not its value
-        *path, _ = path
-        parent = root
-        try:
-            for part in path[:-1]:
-                parent = parent[_key(parent, part)]
-            key = _key(parent, path[-1])
-            if isinstance(parent, CommentedMap) and key in parent:
-                line, col = parent.lc.key(key)
-                return f"{source}:{line + 1}:{col + 1}"
-        except (KeyError, IndexError, TypeError):
-            pass
-    for part in path:
-        lc = getattr(node, "lc", None)
-        part = _key(node, part)
-        try:
-            if isinstance(node, CommentedMap) and part in node:
-                line, col = (
-                    lc.value(part)
-                    if not isinstance(node[part], (CommentedMap, CommentedSeq))
-                    else lc.key(part)
-                )
-                node = node[part]
-            elif isinstance(node, CommentedSeq) and isinstance(part, int) and part < len(node):
-                line, col = lc.item(part)
-                node = node[part]
-            else:
-                if isinstance(node, CommentedMap) and lc is not None and line is None:
-                    line, col = lc.line, lc.col
-                break
-        except (AttributeError, KeyError, TypeError):
-            break
-    if line is None:
-        lc = getattr(root, "lc", None)
-        line, col = (lc.line, lc.col) if lc is not None else (0, 0)
-    return f"{source}:{line + 1}:{col + 1}"
-
-
 def locate(text: str, path: Sequence[PathPart], source: str) -> str:
     """file:line:col of ``path`` in YAML ``text``, for checks made after loading."""
-    return _locate(parse_yaml(text, source), path, source)
+    return position(parse_yaml(text, source), path, source)
 
 
 def read_text(path: Path, source: str) -> str:
@@ -289,7 +241,7 @@ def load_yaml(text_or_path: str | Path, cls: type[T], *, source: str | None = No
         raise InputError(
             f"expected a {cls.__name__} mapping, got {show(data)}", _start(root, source)
         )
-    return structure(data, cls, source=source, locate=lambda path: _locate(root, path, source))
+    return structure(data, cls, source=source, locate=lambda path: position(root, path, source))
 
 
 def dump_yaml(obj: Any) -> str:
