@@ -196,8 +196,9 @@ async def test_depth_first_with_backtracking_reaches_every_screen() -> None:
     assert run.taps() == ["#list", "#a", "#back", "#b", "#back", "#back", "#about", "#close"]
     assert run.names() == ["Home", "List", "Alpha", "Beta", "About"]
     coverage = run.coverage
-    # 8 controls, a swipe each way on each of the 5 screens, a swipe left on the list's row
-    assert coverage.finished and coverage.elements_tried == coverage.elements_total == 29
+    # 8 controls, a swipe each way on each of the 5 screens, a swipe left on the list's row,
+    # the back gesture on Home only (the others have a Back button that showed the way back)
+    assert coverage.finished and coverage.elements_tried == coverage.elements_total == 30
     assert coverage.screens[1].elements == (
         "#a",
         "#b",
@@ -210,8 +211,8 @@ async def test_depth_first_with_backtracking_reaches_every_screen() -> None:
     )  # the screen's gestures after its controls, before its Back
     assert coverage.dead_ends == ()
     assert isinstance(run.decisions[-1].action, Done)
-    assert "5 screens, 29 of 29 elements tried" in run.decisions[-1].action.summary
-    assert coverage.steps == len(run.history) == 29
+    assert "5 screens, 30 of 30 elements tried" in run.decisions[-1].action.summary
+    assert coverage.steps == len(run.history) == 30
 
 
 async def test_a_screen_reached_twice_is_one_screen_and_known_paths_lead_back() -> None:
@@ -285,7 +286,11 @@ async def test_a_dead_end_is_reported_after_one_back_gesture() -> None:
     trap = coverage.screens[1]
     assert coverage.dead_ends == (trap.key,)
     assert trap.no_effect == (*(f"(swipe {d})" for d in SWIPES), BACK_GESTURE)
-    assert coverage.screens[0].untried == ("#later", *(f"(swipe {d})" for d in SWIPES))
+    assert coverage.screens[0].untried == (
+        "#later",
+        *(f"(swipe {d})" for d in SWIPES),
+        BACK_GESTURE,
+    )
 
 
 async def test_a_back_gesture_that_works_is_learnt_as_a_transition() -> None:
@@ -387,7 +392,8 @@ async def test_dropped_input_is_reported_and_not_retried() -> None:
     app = Tiny({"home": (heading("Home"), button("dead", "Dead"), button("ok", "Ok", y=150))})
     run = await Run(app).explore()
     assert run.taps() == ["#dead", "#ok"]
-    assert run.coverage.screens[0].no_effect == ("#dead", "#ok", *(f"(swipe {d})" for d in SWIPES))
+    swipes = (*(f"(swipe {d})" for d in SWIPES), BACK_GESTURE)
+    assert run.coverage.screens[0].no_effect == ("#dead", "#ok", *swipes)
     assert run.coverage.transitions == ()
     assert run.coverage.dead_ends == (run.coverage.screens[0].key,)
 

@@ -29,14 +29,12 @@ from orav.model import (
     Decision,
     Done,
     Element,
-    Launch,
     Observation,
     Point,
     PressKey,
     Swipe,
     Tap,
     Target,
-    Terminate,
     TypeText,
 )
 from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
@@ -73,6 +71,7 @@ SAMPLE_TEXT = "Sample text"
 
 BACK_GESTURE = "(back gesture)"
 ESCAPE = "(escape)"
+BACK_MOVES = (BACK_GESTURE, ESCAPE)
 # Gestures and keys the explorer tries on each screen, as actions of their own.
 SWIPES = ("left", "right", "up", "down")
 ARROWS = ("up", "down", "left", "right")
@@ -82,9 +81,7 @@ _QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q"})
 # new, so a loop through one control is cut off.
 WALK_BUDGET = 10
 
-Stage = Literal["tap", "type", "return", "navigate", "back", "gesture", "restart"]
-# Restarts of the app to get back to its first screen, per exploration.
-MAX_RESTARTS = 3
+Stage = Literal["tap", "type", "return", "navigate", "back", "gesture"]
 
 
 def _is_back(element: Element) -> bool:
@@ -145,10 +142,28 @@ def sample_text(element: Element, credentials: Credentials | None) -> TypeText:
     return TypeText(SAMPLE_TEXT)
 
 
+def app_chrome(observation: Observation) -> set[str]:
+    """The refs of the app's own controls that every screen shows alike: a tab bar's buttons
+    and a terminal app's footer keys (not Back: where it leads depends on the screen)."""
+    bars = [
+        e.frame
+        for e in observation.elements
+        if e.role == "AXTabBar" or (e.role == "AXGroup" and e.label == "Tab Bar")
+    ]
+    return {
+        ref(e)
+        for e in app_elements(observation)
+        if is_control(e)
+        and not _is_back(e)
+        and (is_footer_key(e) or any(bar.contains(e.frame.center) for bar in bars))
+    }
+
+
 def screen_moves(observation: Observation, platform: str | None) -> dict[str, Swipe | PressKey]:
     """The gestures and keys worth trying on a screen, by name: on a touch screen a swipe
     each way across it and a swipe left on the first row of each list (it reveals a row's
-    actions); on a terminal the app's bindings no footer key shows, and the arrow keys."""
+    actions); on a terminal the app's and the screen's bindings no footer key shows (a
+    widget's act on the widget, and need its focus), the arrow keys and escape."""
     moves: dict[str, Swipe | PressKey] = {}
     if platform == "textual":
         shown = {
@@ -158,16 +173,18 @@ def screen_moves(observation: Observation, platform: str | None) -> dict[str, Sw
             for t in e.traits
             if t.startswith("binding:")
         }
-        for element in observation.elements:
+        for element in observation.elements[:1]:  # the app's and the screen's own bindings
             for trait in element.traits:
                 key = trait.removeprefix("binding:")
-                if trait.startswith("binding:") and key not in shown | _QUIT_KEYS:
+                if trait.startswith("binding:") and key not in shown | _QUIT_KEYS | {"escape"}:
                     moves.setdefault(f"(key {key})", PressKey(key))
         for key in ARROWS:
             moves.setdefault(f"(key {key})", PressKey(key))
+        moves[ESCAPE] = PressKey("escape")
         return moves
     width, height = screen_size(observation)
     middle = Point(width / 2, height / 2)
+    moves[BACK_GESTURE] = Swipe(Point(2, middle.y), Point(width * 0.8, middle.y))
     for direction in SWIPES:
         dx = {"left": -0.35, "right": 0.35}.get(direction, 0.0) * width
         dy = {"up": -0.25, "down": 0.25}.get(direction, 0.0) * height
@@ -202,6 +219,7 @@ class _Screen:
     skipped: list[str] = field(factory=list)
     present: set[str] = field(factory=set)  # refs on screen the last time it was seen
     enabled: set[str] = field(factory=set)  # refs ever seen enabled
+    chrome: set[str] = field(factory=set)  # the app's chrome on it, when last seen
 
     def update(
         self, observation: Observation, credentials: Credentials | None, platform: str | None
@@ -240,9 +258,15 @@ class _Screen:
             if name not in self.moves:
                 self.moves[name] = move
                 arrow = isinstance(move, PressKey) and move.key in ARROWS
-                ranked.append((ARROW_RANK if arrow else MOVE_RANK, index, name))
+                rank = ARROW_RANK if arrow else MOVE_RANK
+                ranked.append((BACK_MOVE_RANK if name in BACK_MOVES else rank, index, name))
         known = set(self.order)
-        self.order += [name for _, _, name in sorted(ranked) if name not in known]
+        new = [name for _, _, name in sorted(ranked) if name not in known]
+        if known:  # revealed by the last action (a row's actions, a scrolled list): next
+            done = [name for name in self.order if name in self.tried]
+            self.order = done + new + [n for n in self.order if n not in self.tried]
+        else:
+            self.order = new
 
     def untried(self) -> list[str]:
         return [name for name in self.order if name not in self.tried]
@@ -267,6 +291,7 @@ class _Screen:
 # far more often than they open anything.
 MOVE_RANK = 2
 ARROW_RANK = 5
+BACK_MOVE_RANK = 5.5  # the back gesture last: it leaves, and teaches the way back
 # Rows of one list beyond the first ROWS_FIRST are alike: tried after everything else.
 ROWS_FIRST = 3
 LATER_ROWS_RANK = 6
@@ -314,13 +339,14 @@ class ExplorerAgent:
         self.wander = wander
         self._screens: dict[str, _Screen] = {}
         self._edges: dict[str, dict[str, str]] = {}  # source -> element -> target
+        # The app's chrome (tab bar, footer keys): tried once in the app, walked from anywhere.
+        self._chrome: dict[str, str | None] = {}  # ref -> the screen it led to last
         self._walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self._transitions: list[ScreenTransition] = []
         self._pending: _Pending | None = None
         self._field: _Pending | None = None  # a text field between tap and return
         self._wandered = 0
         self._backed: set[str] = set()  # screens gone back from blindly since the last new try
-        self._restarts = 0
         self._finished = False
         self._summary = ""
         self._step = 0
@@ -343,6 +369,7 @@ class ExplorerAgent:
             self._screens[key] = screen
         platform = context.device.platform if context.device is not None else None
         screen.update(observation, context.scenario.credentials, platform)
+        self._share_chrome(screen, observation)
         self._step = context.step
         decision = self._next(context, screen)
         return decision if met is None else evolve(decision, previous_outcome_met=met)
@@ -377,12 +404,40 @@ class ExplorerAgent:
             self._note(pending.screen, pending.element, key, pending.step)
         return None if pending.expect is None else key == pending.expect
 
+    def _share_chrome(self, screen: _Screen, observation: Observation) -> None:
+        """The app's chrome is tried on a screen that shows it until it is known to lead
+        somewhere (a tab does nothing on its own screen), then not again: on the other
+        screens it is neither listed nor tried, only walked through."""
+        chrome = app_chrome(observation)
+        screen.chrome = chrome
+        for name in chrome:
+            listed = name in screen.order and name not in screen.tried
+            if listed and self._chrome.get(name) is not None:
+                screen.order.remove(name)
+            self._chrome.setdefault(name, None)
+
+    def _out(self, node: str) -> dict[str, str]:
+        """The known edges out of a screen: its own, and its chrome's."""
+        edges = dict(self._edges.get(node, {}))
+        for name in self._screens[node].chrome:
+            target = self._chrome.get(name)
+            if target is not None and target != node:
+                edges.setdefault(name, target)
+        return edges
+
     def _note(self, source: str, element: str, target: str, step: int) -> None:
         if not any(
             t.source == source and t.element == element and t.target == target
             for t in self._transitions
         ):
             self._transitions.append(ScreenTransition(source, element, target, step))
+        if element in self._chrome:
+            self._chrome[element] = target if target != source else self._chrome[element]
+        screen = self._screens[source]
+        back = screen.elements.get(element)
+        if back is not None and _is_back(back) and target != source:
+            # its Back button showed the way back: the back gesture would teach nothing new
+            screen.order = [n for n in screen.order if n not in BACK_MOVES or n in screen.tried]
         edges = self._edges.setdefault(source, {})
         if target == source:
             edges.pop(element, None)
@@ -398,9 +453,6 @@ class ExplorerAgent:
             if decision is not None:
                 return decision
         self._field = None
-        if observation.app_running is False:  # a restart's second half
-            self._pending = _Pending(context.step, screen.key, None, "restart")
-            return Decision(Launch(), "The app is not running: launching it.", None, "the app")
         for name in screen.untried():
             if name in screen.moves:
                 self._wandered, self._backed = 0, set()
@@ -426,24 +478,7 @@ class ExplorerAgent:
         if screen.key not in self._backed and not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}:
             self._backed.add(screen.key)  # once per screen and walk: a stack may be deep
             return self._go_back(context, screen)
-        start = self._screens[next(iter(self._screens))]
-        helps = start.key in goals or self._route(start, None, goals) is not None
-        if helps and self._restarts < MAX_RESTARTS and screen.key != start.key:
-            return self._restart(context, screen, start)
         return self._done(f"no known way to {_names(waiting)}. {self._counts()}")
-
-    def _restart(self, context: AgentContext, screen: _Screen, start: _Screen) -> Decision:
-        """Start the app afresh: the way back to its first screen when no known way leads on
-        (a stack of screens too deep to go back through). Bounded by ``MAX_RESTARTS``."""
-        self._restarts += 1
-        self._pending = _Pending(context.step, screen.key, None, "restart", start.key)
-        return Decision(
-            Terminate(),
-            f"No known way from {screen.name!r} to screens with untried elements; restarting "
-            f"the app to walk from {start.name!r} (restart {self._restarts} of {MAX_RESTARTS}).",
-            None,
-            f'"{start.name}" appears',
-        )
 
     def _try(self, context: AgentContext, screen: _Screen, name: str, element: Element) -> Decision:
         """Try ``name`` (its own entry is marked tried, even when another element on the
@@ -518,7 +553,7 @@ class ExplorerAgent:
         screen as last seen when there is no ``observation`` of it now)."""
         first: dict[str, str] = {}
         queue = deque()
-        for element, target in self._edges.get(screen.key, {}).items():
+        for element, target in self._out(screen.key).items():
             here = (
                 screen.available(element)
                 if observation is None
@@ -534,7 +569,7 @@ class ExplorerAgent:
             node = queue.popleft()
             if node in goals:
                 return first[node]
-            for element, target in self._edges.get(node, {}).items():
+            for element, target in self._out(node).items():
                 if target not in first and target != screen.key and self._walkable(node, element):
                     first[target] = first[node]
                     queue.append(target)
@@ -552,7 +587,7 @@ class ExplorerAgent:
         return self._walks.get((source, element_ref), 0) < WALK_BUDGET
 
     def _navigate(self, screen: _Screen, observation: Observation, element_ref: str) -> Decision:
-        target = self._edges[screen.key][element_ref]
+        target = self._out(screen.key)[element_ref]
         name = self._screens[target].name
         self._pending = _Pending(self._step, screen.key, element_ref, "navigate", target)
         self._walks[(screen.key, element_ref)] = self._walks.get((screen.key, element_ref), 0) + 1

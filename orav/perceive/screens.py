@@ -143,7 +143,8 @@ def screen_name(observation: Observation) -> str:
         kind = next(t for t in window.traits if t.startswith("screen:")).removeprefix("screen:")
         tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
         if own is None and is_alert(window):  # an untitled dialog: what it asks
-            own = next(filter(None, (_readable(e.label) for e in elements[1:])), None)
+            labels = (_readable(e.label) for e in elements[1:] if "toast" not in e.traits)
+            own = next(filter(None, labels), None)
         return " · ".join([_readable(own) or _words(kind), *filter(None, tabs)])
     for element in elements:
         if element.role == "AXHeading" and element.label:
