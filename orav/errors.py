@@ -50,9 +50,10 @@ class AgentError(OravError):
     call = None
 
 
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM ended a run; ``signal`` names it. A BaseException, as
-    KeyboardInterrupt is, so no ``except Exception`` on the way takes it for a failure.
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM ended a run; ``signal`` names it. A KeyboardInterrupt, so no
+    ``except Exception`` on the way takes it for a failure, and a caller that handles Ctrl-C
+    (pytest, a REPL) handles it as one.
 
     ``recording`` is what the interrupted recording kept (a ``runner.Recording``), if anything.
     """
