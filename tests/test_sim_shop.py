@@ -162,6 +162,7 @@ async def test_the_explorer_reaches_the_shops_screens_and_replays(tmp_path: Path
         SHOP,
         "explore",
         max_steps=200,
+        timeout_seconds=3600,  # virtual time: the step budget ends it
         settle_seconds=0.05,
         credentials=Credentials("shopper@orav.dev", "Shop-Demo-2!"),
     )
