@@ -56,6 +56,7 @@ from orav.model import (
     Tap,
     Terminate,
     Transition,
+    TypeText,
     Usage,
     Verification,
     Wait,
@@ -77,7 +78,7 @@ from orav.perceive import (
     screen_name,
     target_element,
 )
-from orav.perceive.roles import is_text_field
+from orav.perceive.roles import is_secure, is_text_field
 
 
 class StepLimitExceeded(OravError):
@@ -573,6 +574,12 @@ class _Run:
             )
         if isinstance(action, Recover):
             return ActionResult(ok=False, error="nothing on screen to recover from")
+        if isinstance(action, TypeText) and action.secure and shows_secret(self.observation):
+            return ActionResult(
+                ok=False,
+                error="refused to type a secret into a field that shows what is typed "
+                f"({show_target(self.observation.focused)}): its text would reach the screenshots",
+            )
         if isinstance(action, Tap) and action.x is None and action.target.selector is None:
             return ActionResult(ok=False, error=f"no element {action.target} on this screen")
         if isinstance(action, Wait):
@@ -629,6 +636,16 @@ class _Transitions:
         while target.states:
             target = next(s for s in target.states if s.initial)
         self.run.note_transition("run", origin, str(event), target.id)
+
+
+def shows_secret(observation: Observation) -> bool:
+    """Whether the focused field would show a secret typed into it (it is no secure field)."""
+    focused = observation.focused
+    return focused is not None and is_text_field(focused) and not is_secure(focused)
+
+
+def show_target(element) -> str:
+    return f"#{element.unique_id}" if element.unique_id else repr(element.label or element.role)
 
 
 def _taps_focused_field(action: Action, observation: Observation) -> bool:
