@@ -33,7 +33,7 @@ from orav.cassette import (
     TransitionEvent,
     VerificationEvent,
 )
-from orav.device import Device, Settling
+from orav.device import CrashReport, Device, Settling
 from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
 from orav.machines.recovery import RecoveryMachine, RecoveryOutcome, recover
 from orav.machines.run import RunMachine
@@ -79,6 +79,7 @@ from orav.perceive import (
     target_element,
 )
 from orav.perceive.roles import is_secure, is_text_field
+from orav.provision import crash_report, install, launch
 
 
 class StepLimitExceeded(OravError):
@@ -101,6 +102,8 @@ class RunTimeout(OravError):
             f"({report.total_steps} steps)"
         )
 
+
+CRASH_REPORT_CHARS = 4000  # of a crash report kept in the run's report
 
 _QUOTED = re.compile(r'["“]([^"”]{1,80})["”]')
 
@@ -209,6 +212,7 @@ class _Run:
         self.interruption: Detection | None = None  # on the current observation
         self.pending: Detection | None = None  # a detection for the next look (frozen app)
         self.asked = False  # the agent decided ``recover``: the recovery is its step
+        self.first_seen = 0.0  # when the run first looked (the device's time): crash reports after
         self.decision: Decision | None = None
         self.result: ActionResult | None = None
         self.verification: Verification | None = None
@@ -272,9 +276,14 @@ class _Run:
 
     # --- phases: the machine enters them, each ends by sending its event ---------------------
 
-    async def on_enter_launching(self) -> None:
+    async def on_enter_installing(self) -> None:
+        """The lifecycle's install step: (re)install, reset, permission presets, if asked."""
         self.info = await self.device.describe()
-        await self.device.launch(self.scenario.app)
+        await install(self.device, self.scenario)
+        await self.machine.send("installed")
+
+    async def on_enter_launching(self) -> None:
+        await launch(self.device, self.scenario)
         await self.machine.send("launched")
 
     async def on_enter_preparing(self, restarted: bool = False) -> None:
@@ -426,7 +435,10 @@ class _Run:
             sleep=self.clock.sleep,
             on_transition=self.note_transition,
         )
-        self.account(fault, outcome)
+        report = None
+        if fault.kind == "crash":
+            report = await crash_report(self.device, self.scenario.app, self.first_seen)
+        self.account(fault, outcome, report)
         before = self.observation
         # ``previous`` stays the last screen the test saw: what an interruption interrupted.
         self.observation = outcome.observation
@@ -471,7 +483,9 @@ class _Run:
         self.machine.ledger.steps += 1
         self.machine.ledger.recoveries = 0
 
-    def account(self, detection: Detection, outcome: RecoveryOutcome) -> None:
+    def account(
+        self, detection: Detection, outcome: RecoveryOutcome, report: CrashReport | None = None
+    ) -> None:
         """Count what a recovery cost and write it down. An action retried until handed back
         is no error of the run: it is the agent's to judge."""
         redone = outcome.kind == "no_effect" and bool(outcome.actions)
@@ -498,6 +512,9 @@ class _Run:
                 action=action.kind if action is not None else None,
                 target=str(getattr(action, "target", None) or "") or None,
                 resolved=outcome.resolved,
+                crash_report=f"{report.name}\n{report.contents[:CRASH_REPORT_CHARS]}"
+                if report is not None
+                else None,
             )
         )
 
@@ -559,12 +576,15 @@ class _Run:
         return last, Settled(False, round(waited, 3), "looks")
 
     async def look(self) -> Observation:
-        """Observe; a dump that did not answer in time is a failed dump (recovery re-dumps
+        """Observe (the first look's time bounds which crash reports are this run's); a dump that did not answer in time is a failed dump (recovery re-dumps
         within its budget), not the end of the run."""
         try:
-            return await self.device.observe()
+            observation = await self.device.observe()
         except DeviceTimeout as exc:
             return Observation(app=self.scenario.app, app_running=None, error=str(exc))
+        if not self.first_seen:
+            self.first_seen = observation.taken_at
+        return observation
 
     async def perform(self, action: Action) -> ActionResult:
         if isinstance(action, Assert):

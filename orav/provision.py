@@ -17,33 +17,28 @@ from orav.model import Scenario
 
 def needs_lifecycle(scenario: Scenario) -> bool:
     """Whether the scenario asks for more than a plain launch."""
-    launch = scenario.launch
-    return bool(
-        scenario.install
-        or scenario.reset
-        or scenario.grant
-        or launch.arguments
-        or launch.environment
-    )
+    return needs_install(scenario) or bool(scenario.launch.arguments or scenario.launch.environment)
 
 
-async def provision(device: Device, scenario: Scenario) -> None:
-    """Bring the scenario's app to a clean launch: (re)install, clear the keychain, preset
-    permissions, terminate, then launch with the scenario's arguments and environment."""
-    if not needs_lifecycle(scenario):
-        await device.launch(scenario.app)
+def needs_install(scenario: Scenario) -> bool:
+    """Whether the scenario's run has an install step: install, reset or permission presets."""
+    return bool(scenario.install or scenario.reset or scenario.grant)
+
+
+async def install(device: Device, scenario: Scenario) -> None:
+    """The run's install step: (re)install, clear the keychain, preset permissions. Nothing
+    for a scenario that asks for none of it."""
+    if not needs_install(scenario):
         return
-    if not isinstance(device, Lifecycle):
-        what = "install, reset, grant and launch arguments need an iOS device (idb or sim)"
-        raise InputError(f"{scenario.name}: {what}")
+    lifecycle = _lifecycle(device, scenario)
     app = scenario.app
     if scenario.install is not None:
         if "reinstall" in scenario.reset:
             try:
-                await device.uninstall(app)
+                await lifecycle.uninstall(app)
             except DeviceError:
                 pass  # not installed yet: nothing to remove
-        installed = await device.install(Path(scenario.install))
+        installed = await lifecycle.install(Path(scenario.install))
         if installed != app:
             raise InputError(
                 f"{scenario.install} installs {installed!r}, not the scenario's {app!r}"
@@ -51,17 +46,38 @@ async def provision(device: Device, scenario: Scenario) -> None:
     elif "reinstall" in scenario.reset:
         raise InputError(f"{scenario.name}: reset reinstall needs `install:` (the app bundle)")
     if "keychain" in scenario.reset:
-        await device.clear_keychain()
+        await lifecycle.clear_keychain()
     allowed = [name for name, answer in scenario.grant.items() if answer == "allow"]
     denied = [name for name, answer in scenario.grant.items() if answer == "deny"]
     if allowed:
-        await device.approve(app, allowed)
+        await lifecycle.approve(app, allowed)
     if denied:
-        await device.revoke(app, denied)
-    await device.terminate(app)  # the launch below starts it afresh, with its arguments
-    await device.launch(
-        app, arguments=scenario.launch.arguments, environment=scenario.launch.environment
-    )
+        await lifecycle.revoke(app, denied)
+
+
+async def launch(device: Device, scenario: Scenario) -> None:
+    """Launch the scenario's app: with its arguments and environment (afresh, so they apply),
+    or plainly. The run's launch and every relaunch of a recovery go through here."""
+    given = scenario.launch
+    if not (given.arguments or given.environment or needs_install(scenario)):
+        await device.launch(scenario.app)
+        return
+    lifecycle = _lifecycle(device, scenario)
+    await device.terminate(scenario.app)
+    await lifecycle.launch(scenario.app, arguments=given.arguments, environment=given.environment)
+
+
+async def provision(device: Device, scenario: Scenario) -> None:
+    """The whole lifecycle before a run: the install step, then the launch."""
+    await install(device, scenario)
+    await launch(device, scenario)
+
+
+def _lifecycle(device: Device, scenario: Scenario) -> Lifecycle:
+    if not isinstance(device, Lifecycle):
+        what = "install, reset, grant and launch arguments need an iOS device (idb or sim)"
+        raise InputError(f"{scenario.name}: {what}")
+    return device
 
 
 async def crash_report(device: Device, bundle_id: str, since: float) -> CrashReport | None:
@@ -71,6 +87,6 @@ async def crash_report(device: Device, bundle_id: str, since: float) -> CrashRep
         return None
     try:
         reports = await device.crash_reports(bundle_id, since)
-    except DeviceError:
+    except (DeviceError, InputError):
         return None  # the report is evidence, not a reason to fail the run differently
     return reports[-1] if reports else None

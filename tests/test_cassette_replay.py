@@ -312,7 +312,7 @@ async def record_wall(tmp_path: Path) -> tuple[Path, object]:
 
 async def test_a_recovery_that_erases_a_secure_value_replays_faithfully(tmp_path: Path):
     path, report = await record_wall(tmp_path)
-    assert report.status == "passed", report
+    assert report.status == "completed_with_errors" and report.ok, report  # a recovered login wall
     (event,) = [e for e in read_cassette(path).events if isinstance(e, RecoveryEvent)]
     remedy = event.remedy.split(", ")
     at = remedy.index("tap #password")

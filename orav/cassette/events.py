@@ -202,6 +202,19 @@ class IsRunningEvent:
 
 
 @frozen
+class LifecycleEvent:
+    """A lifecycle call of an iOS target (``orav.device.Lifecycle``): install, uninstall,
+    approve, revoke, clear_keychain, launch with arguments, open_url, crash_reports. Its
+    arguments and its result as JSON."""
+
+    type: ClassVar[str] = "lifecycle"
+    call: str
+    arguments: dict[str, Any] = field(factory=dict)
+    result: Any = None
+    raised: Raised | None = None
+
+
+@frozen
 class SettleEvent:
     """A device's settle call: how the app settled, or None when it could not tell."""
 
@@ -308,6 +321,7 @@ Event = (
     | IsRunningEvent
     | DescribeEvent
     | SettleEvent
+    | LifecycleEvent
     | DecideEvent
     | ClockEvent
     | SleepEvent
@@ -326,6 +340,7 @@ DEVICE_EVENTS = (
     IsRunningEvent,
     DescribeEvent,
     SettleEvent,
+    LifecycleEvent,
 )
 
 

@@ -13,8 +13,10 @@ Screenshots and element lists become blobs, stored once: an unchanged tree costs
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 from orav.agents import Agent, AgentContext
 from orav.cassette.events import (
@@ -23,6 +25,7 @@ from orav.cassette.events import (
     Event,
     IsRunningEvent,
     LaunchEvent,
+    LifecycleEvent,
     ObserveEvent,
     PerformEvent,
     Raised,
@@ -31,9 +34,9 @@ from orav.cassette.events import (
     TerminateEvent,
 )
 from orav.cassette.writer import CassetteWriter
-from orav.codec import unstructure
-from orav.device import Device, Settling
-from orav.errors import AgentError, OravError
+from orav.codec import structure, unstructure
+from orav.device import CrashReport, Device, Lifecycle, Settling
+from orav.errors import AgentError, InputError, OravError
 from orav.model import (
     Action,
     ActionResult,
@@ -103,10 +106,63 @@ class RecordingDevice:
         self._writer.write(PerformEvent(action, result))
         return result
 
-    async def launch(self, bundle_id: str) -> None:
+    async def launch(
+        self,
+        bundle_id: str,
+        *,
+        arguments: Sequence[str] = (),
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        if arguments or environment:  # a launch of the lifecycle, with what it was given
+            given = {"arguments": list(arguments), "environment": dict(environment or {})}
+            await self._lifecycle("launch", {"bundle_id": bundle_id, **given})
+            return
         with _failures(self._writer, lambda raised: LaunchEvent(bundle_id, raised=raised)):
             await self._device.launch(bundle_id)
         self._writer.write(LaunchEvent(bundle_id))
+
+    # --- the lifecycle of an iOS target (orav.device.Lifecycle), recorded as LifecycleEvents
+
+    async def install(self, bundle: Path) -> str:
+        return await self._lifecycle("install", {"bundle": str(bundle)})
+
+    async def uninstall(self, bundle_id: str) -> None:
+        await self._lifecycle("uninstall", {"bundle_id": bundle_id})
+
+    async def approve(self, bundle_id: str, permissions: Iterable[str]) -> None:
+        await self._lifecycle("approve", {"bundle_id": bundle_id, "permissions": list(permissions)})
+
+    async def revoke(self, bundle_id: str, permissions: Iterable[str]) -> None:
+        await self._lifecycle("revoke", {"bundle_id": bundle_id, "permissions": list(permissions)})
+
+    async def clear_keychain(self) -> None:
+        await self._lifecycle("clear_keychain", {})
+
+    async def open_url(self, url: str) -> None:
+        await self._lifecycle("open_url", {"url": url})
+
+    async def crash_reports(self, bundle_id: str, since: float = 0.0) -> list[CrashReport]:
+        found = await self._lifecycle("crash_reports", {"bundle_id": bundle_id, "since": since})
+        return structure(found, list[CrashReport])
+
+    async def _lifecycle(self, call: str, arguments: dict[str, Any]) -> Any:
+        """Call the wrapped device's lifecycle method ``call`` and record it; a device without
+        the lifecycle (a Textual app) refuses it as bad input, as ``orav.provision`` does."""
+        given = dict(arguments)
+        if call == "install":
+            given["bundle"] = Path(given["bundle"])
+        with _failures(self._writer, lambda raised: LifecycleEvent(call, arguments, raised=raised)):
+            if not isinstance(self._device, Lifecycle):
+                raise InputError(f"{call} needs an iOS device (idb or sim), not this one")
+            method = getattr(self._device, call)
+            if call == "launch":
+                bundle_id = given.pop("bundle_id")
+                result = await method(bundle_id, **given)
+            else:
+                result = await method(**given)
+        recorded = unstructure(result) if result is not None else None
+        self._writer.write(LifecycleEvent(call, arguments, recorded))
+        return recorded if call == "crash_reports" else result
 
     async def terminate(self, bundle_id: str) -> None:
         with _failures(self._writer, lambda raised: TerminateEvent(bundle_id, raised=raised)):

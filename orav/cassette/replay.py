@@ -16,6 +16,8 @@ A call recorded as raising an OravError raises it again.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -29,6 +31,7 @@ from orav.cassette.events import (
     Event,
     IsRunningEvent,
     LaunchEvent,
+    LifecycleEvent,
     ObserveEvent,
     PerformEvent,
     Raised,
@@ -38,7 +41,8 @@ from orav.cassette.events import (
 )
 from orav.cassette.reader import Cassette
 from orav.cassette.redact import Scrubber, matches_redacted
-from orav.codec import unstructure
+from orav.codec import structure, unstructure
+from orav.device import CrashReport
 from orav.errors import ReplayDivergence
 from orav.model import (
     Action,
@@ -172,8 +176,49 @@ class ReplayDevice:
         _raise_if(event.raised)
         return event.result
 
-    async def launch(self, bundle_id: str) -> None:
+    async def launch(
+        self,
+        bundle_id: str,
+        *,
+        arguments: Sequence[str] = (),
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        if arguments or environment:
+            given = {"arguments": list(arguments), "environment": dict(environment or {})}
+            await self._lifecycle("launch", {"bundle_id": bundle_id, **given})
+            return
         await self._bundle_call(LaunchEvent, bundle_id)
+
+    async def install(self, bundle: Path) -> str:
+        return await self._lifecycle("install", {"bundle": str(bundle)})
+
+    async def uninstall(self, bundle_id: str) -> None:
+        await self._lifecycle("uninstall", {"bundle_id": bundle_id})
+
+    async def approve(self, bundle_id: str, permissions: Iterable[str]) -> None:
+        await self._lifecycle("approve", {"bundle_id": bundle_id, "permissions": list(permissions)})
+
+    async def revoke(self, bundle_id: str, permissions: Iterable[str]) -> None:
+        await self._lifecycle("revoke", {"bundle_id": bundle_id, "permissions": list(permissions)})
+
+    async def clear_keychain(self) -> None:
+        await self._lifecycle("clear_keychain", {})
+
+    async def open_url(self, url: str) -> None:
+        await self._lifecycle("open_url", {"url": url})
+
+    async def crash_reports(self, bundle_id: str, since: float = 0.0) -> list[CrashReport]:
+        found = await self._lifecycle("crash_reports", {"bundle_id": bundle_id, "since": since})
+        return structure(found or [], list[CrashReport])
+
+    async def _lifecycle(self, call: str, arguments: dict[str, Any]) -> Any:
+        actual = f"{call} {arguments}"
+        index, event = self._track.peek(LifecycleEvent, actual)
+        if event.call != call or event.arguments != arguments:
+            self._track.diverge(index, f"{event.call} {event.arguments}", actual)
+        self._track.advance()
+        _raise_if(event.raised)
+        return event.result
 
     async def terminate(self, bundle_id: str) -> None:
         await self._bundle_call(TerminateEvent, bundle_id)

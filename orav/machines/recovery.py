@@ -75,6 +75,7 @@ from orav.perceive.roles import (
     is_secure,
 )
 from orav.perceive.targets import resolve, tap_on, target_element
+from orav.provision import launch
 
 Sleep = Callable[[float], Awaitable[Any]]
 OnTransition = Callable[[str, str, str, str], Any]
@@ -341,9 +342,9 @@ class RecoveryMachine(StateChart):
         return self.observation
 
     async def launch(self) -> None:
-        app = self.scenario.app
-        await self.device.launch(app)
-        await self._record(Launch(app), ActionResult())
+        """Relaunch the app as the run launched it (with the scenario's arguments)."""
+        await launch(self.device, self.scenario)
+        await self._record(Launch(self.scenario.app), ActionResult())
 
     async def terminate(self) -> None:
         app = self.scenario.app

@@ -35,7 +35,7 @@ class Ledger:
 
 
 class RunMachine(StateChart):
-    """launching → preparing → observing → reasoning → acting → verifying → … → a final state."""
+    """installing → launching → preparing → observing → reasoning → acting → verifying → …"""
 
     # Recoveries allowed before the next action: faults can stack (a permission dialog, then
     # an alert, then a network banner), but one that comes back after every remedy ends the run.
@@ -49,7 +49,8 @@ class RunMachine(StateChart):
     idle = State(initial=True)
 
     class running(State.Compound):
-        launching = State(initial=True)
+        installing = State(initial=True)
+        launching = State()
         preparing = State()
         observing = State()
         recovering = State()
@@ -65,6 +66,7 @@ class RunMachine(StateChart):
     aborted = State(final=True)
 
     start = idle.to(running)
+    installed = running.installing.to(running.launching)
     launched = running.launching.to(running.preparing)
     prepared = running.preparing.to(running.observing)
     # Each phase's usual way on is listed first, under one guard: the rest are exceptions.

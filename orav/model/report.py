@@ -29,6 +29,7 @@ class RunError:
     action: str | None = None
     target: str | None = None
     resolved: bool = False
+    crash_report: str | None = None  # a crash's report from the target: its name and text
 
 
 @frozen
