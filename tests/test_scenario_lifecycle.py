@@ -126,3 +126,32 @@ async def test_crash_report_is_the_newest_since_the_run_began() -> None:
         report = await crash_report(d, SHOP, 0)
         assert isinstance(report, CrashReport) and "nil session" in report.contents
         assert await crash_report(d, SHOP, report.timestamp + 1) is None
+
+
+async def test_a_provisioned_run_records_its_install_step_and_replays_it(tmp_path) -> None:
+    """The run machine's install step and the launch with arguments go through the recorded
+    device: the cassette holds them and a replay asks for the same, with no companion."""
+    from fast_clock import FastClock
+
+    from orav.cassette import LifecycleEvent, read_cassette
+    from orav.model import Decision, Done
+    from orav.runner import record, replay
+
+    text = LIFECYCLE + "script:\n  - action: {kind: done, success: true}\n"
+    path = tmp_path / "fresh.yaml"
+    path.write_text(text)
+    scenario = load_scenario(path)
+    assert scenario.script == (Decision(Done()),)
+    out = tmp_path / "fresh.cassette"
+    recording = await record(scenario, out, clock=FastClock())
+    assert recording.report.ok, recording.report
+    run = [t for t in recording.report.transitions if t.machine == "run"]
+    assert [(t.source, t.target) for t in run[:3]] == [
+        ("idle", "installing"),
+        ("installing", "launching"),
+        ("launching", "preparing"),
+    ]
+    calls = [e.call for e in read_cassette(out).events if isinstance(e, LifecycleEvent)]
+    assert calls == ["uninstall", "install", "clear_keychain", "approve", "revoke", "launch"]
+    outcome = await replay(out)
+    assert outcome.faithful, outcome.differences
