@@ -470,6 +470,7 @@ async def test_coverage_json_and_markdown(tmp_path) -> None:
         "no_effect",
         "skipped",
         "disabled",
+        "alike",
         "first_step",
     }
     assert data["screens"][1]["elements"][:3] == ["#a", "#b", "(swipe left)"]

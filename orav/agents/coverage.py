@@ -22,8 +22,9 @@ class ScreenCoverage:
     of them.
 
     ``no_effect``: tried, and the screen did not change (input dropped, or a control that does
-    nothing). ``skipped``: never tried on purpose (sign-out without credentials to sign back in).
-    ``disabled``: never seen enabled, so never tried: not counted as untried.
+    nothing). ``skipped``: never tried on purpose (quit; sign-out without credentials to sign
+    back in; tried already on the screen ``alike``, one with the same controls for another
+    item). ``disabled``: never seen enabled, so never tried: not counted as untried.
     """
 
     key: str
@@ -33,6 +34,7 @@ class ScreenCoverage:
     no_effect: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()
+    alike: str | None = None
     first_step: int = 0
 
     @property
@@ -83,7 +85,8 @@ class Coverage:
 
     @property
     def elements_skipped(self) -> int:
-        """Elements never tried on purpose (they quit the app, or sign out with no way back)."""
+        """Elements never tried on purpose (they quit the app, sign out with no way back, or
+        were tried on a screen alike)."""
         return sum(len(s.skipped) for s in self.screens)
 
     def name_of(self, key: str) -> str:

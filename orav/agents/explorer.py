@@ -39,34 +39,35 @@ from orav.model import (
 )
 from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
 from orav.perceive.faults import screen_size
-from orav.perceive.roles import is_secure, is_text_field
+from orav.perceive.roles import is_alert, is_secure, is_text_field
 from orav.perceive.screens import app_elements, is_control, is_footer_key, stable_id
 
 # Elements that go back (by label or id, casefolded): tried after the rest of their screen.
 BACK_WORDS = frozenset({"back", "close", "cancel"})
 # Elements tried last: they may end the session or destroy what the app holds.
 _SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
-_RISKY = re.compile(r"\b(?:delete|remove|erase|reset)\b", re.IGNORECASE)
+_RISKY = re.compile(
+    r"\b(?:delete|remove|erase|reset|clear)\b|(?:^|_)(?:less|minus|decrease|decrement)(?:_|$)",
+    re.IGNORECASE,
+)
 # Never tried: they end the app itself, which the engine would have to restart.
 _QUIT = re.compile(r"\b(?:quit|exit)\b", re.IGNORECASE)
 # Walked through never, only tried once: they commit something (an order, a payment, a message).
 _COMMITS = re.compile(r"\b(?:pay|place order|buy|purchase|send|submit|confirm)\b", re.IGNORECASE)
 _PASSWORD = re.compile(r"pass(?:word|code)", re.IGNORECASE)
 _USER = re.compile(r"e-?mail|user|login|account", re.IGNORECASE)
-# Secure fields that are not the password: typing the test password there would leak it.
-_SECURE_SAMPLES = (
+# Fields with a value of their own, secure or not: the test password never goes there.
+_SAMPLES = (
     (re.compile(r"cvv|cvc|security code", re.IGNORECASE), "123"),
     (re.compile(r"\bpin\b", re.IGNORECASE), "1234"),
+    (re.compile(r"expir|mm\s*/\s*yy", re.IGNORECASE), "12/30"),
+    (re.compile(r"card", re.IGNORECASE), "4242424242424242"),  # every sandbox's test card
 )
-_CARD = re.compile(r"card", re.IGNORECASE)
-_EXPIRY = re.compile(r"expir|mm\s*/\s*yy", re.IGNORECASE)
 _NUMBER = re.compile(r"phone|number|zip|postcode|amount|\bage\b|quantity", re.IGNORECASE)
 
 SAMPLE_EMAIL = "tester@example.com"
 SAMPLE_PASSWORD = "Sample-Pass-1"
 SAMPLE_NUMBER = "5550100"
-SAMPLE_CARD = "4242424242424242"  # the test card number every payment sandbox accepts
-SAMPLE_EXPIRY = "12/30"
 SAMPLE_TEXT = "Sample text"
 
 BACK_GESTURE = "(back gesture)"
@@ -126,17 +127,13 @@ def sample_text(element: Element, credentials: Credentials | None) -> TypeText:
     """A plausible value for a text field: the scenario's credentials for a login's fields,
     else a short sample that fits the field's name."""
     names = f"{element.label or ''} {element.unique_id or ''} {element.placeholder or ''}"
-    for pattern, sample in _SECURE_SAMPLES:
+    for pattern, sample in _SAMPLES:
         if pattern.search(names):
             return TypeText(sample, secure=is_secure(element))
     if is_secure(element) or _PASSWORD.search(names):
         return TypeText(credentials.password if credentials else SAMPLE_PASSWORD, secure=True)
     if _USER.search(names):
         return TypeText(credentials.username if credentials else SAMPLE_EMAIL)
-    if _EXPIRY.search(names):
-        return TypeText(SAMPLE_EXPIRY)
-    if _CARD.search(names):
-        return TypeText(SAMPLE_CARD)
     if _NUMBER.search(names):
         return TypeText(SAMPLE_NUMBER)
     return TypeText(SAMPLE_TEXT)
@@ -165,6 +162,8 @@ def screen_moves(observation: Observation, platform: str | None) -> dict[str, Sw
     actions); on a terminal the app's and the screen's bindings no footer key shows (a
     widget's act on the widget, and need its focus), the arrow keys and escape."""
     moves: dict[str, Swipe | PressKey] = {}
+    if platform != "textual" and any(is_alert(e) for e in observation.elements):
+        return moves  # an alert takes its buttons only (a terminal dialog takes escape too)
     if platform == "textual":
         shown = {
             t.removeprefix("binding:")
@@ -220,6 +219,17 @@ class _Screen:
     present: set[str] = field(factory=set)  # refs on screen the last time it was seen
     enabled: set[str] = field(factory=set)  # refs ever seen enabled
     chrome: set[str] = field(factory=set)  # the app's chrome on it, when last seen
+    alike: str | None = None  # the screen found before with the same controls
+    retry: list[str] = field(factory=list)  # tried on the empty form: once more, filled
+    refilled: bool = False
+
+    def shape(self) -> frozenset[str]:
+        """Its controls, but the app's chrome and the rows of a list: what screens alike share."""
+        return frozenset(
+            name
+            for name, element in self.elements.items()
+            if name not in self.chrome and element.role != "AXCell"
+        )
 
     def update(
         self, observation: Observation, credentials: Credentials | None, platform: str | None
@@ -364,12 +374,16 @@ class ExplorerAgent:
         key = screen_id(observation)
         met = self._learn(context, key)
         screen = self._screens.get(key)
+        platform = context.device.platform if context.device is not None else None
         if screen is None:
             screen = _Screen(key, screen_name(observation), context.step)
             self._screens[key] = screen
-        platform = context.device.platform if context.device is not None else None
-        screen.update(observation, context.scenario.credentials, platform)
-        self._share_chrome(screen, observation)
+            screen.update(observation, context.scenario.credentials, platform)
+            self._share_chrome(screen, observation)
+            self._alike(screen)
+        else:
+            screen.update(observation, context.scenario.credentials, platform)
+            self._share_chrome(screen, observation)
         self._step = context.step
         decision = self._next(context, screen)
         return decision if met is None else evolve(decision, previous_outcome_met=met)
@@ -402,7 +416,29 @@ class ExplorerAgent:
         self._field = None
         if pending.element is not None:
             self._note(pending.screen, pending.element, key, pending.step)
+        if pending.stage == "return":
+            self._filled(source)
         return None if pending.expect is None else key == pending.expect
+
+    def _filled(self, screen: _Screen) -> None:
+        """Once every field of a form holds a value, the controls tried on it while it was
+        empty and that stayed on it (a submit the validation refused) get one more try:
+        the values are something new to learn from. Never a risky one."""
+        fields = [n for n, e in screen.elements.items() if is_text_field(e)]
+        if screen.refilled or any(n not in screen.tried for n in fields):
+            return
+        screen.refilled = True
+        away = self._edges.get(screen.key, {})
+        screen.retry = [
+            name
+            for name in screen.tried
+            if name in screen.elements
+            and name not in away
+            and name not in fields
+            and not _risky(screen.elements[name])
+            and not _is_back(screen.elements[name])
+            and name not in self._chrome
+        ]
 
     def _share_chrome(self, screen: _Screen, observation: Observation) -> None:
         """The app's chrome is tried on a screen that shows it until it is known to lead
@@ -410,11 +446,35 @@ class ExplorerAgent:
         screens it is neither listed nor tried, only walked through."""
         chrome = app_chrome(observation)
         screen.chrome = chrome
+        tabs = []
         for name in chrome:
             listed = name in screen.order and name not in screen.tried
             if listed and self._chrome.get(name) is not None:
                 screen.order.remove(name)
+            elif listed and not is_footer_key(screen.elements[name]):
+                tabs.append(name)
             self._chrome.setdefault(name, None)
+        if tabs:  # a tab bar's tabs first: each opens a part of the app
+            screen.order = [n for n in screen.order if n not in tabs]
+            done = sum(1 for n in screen.order if n in screen.tried)
+            screen.order[done:done] = sorted(tabs, key=list(screen.elements).index)
+
+    def _alike(self, screen: _Screen) -> None:
+        """A screen with the controls of one found before (a product page for another product,
+        a detail page of another row) is that screen again for another item: what was tried
+        there is skipped here but its Back (the way out). Its own coverage says so."""
+        shape = screen.shape()
+        if not shape:
+            return
+        for other in self._screens.values():
+            if other is not screen and other.shape() == shape:
+                screen.alike = other.key
+                for name in other.tried:
+                    element = screen.elements.get(name)
+                    if name in screen.order and not (element is not None and _is_back(element)):
+                        screen.order.remove(name)
+                        screen.skipped.append(name)
+                return
 
     def _out(self, node: str) -> dict[str, str]:
         """The known edges out of a screen: its own, and its chrome's."""
@@ -453,6 +513,16 @@ class ExplorerAgent:
             if decision is not None:
                 return decision
         self._field = None
+        while screen.retry:
+            name = screen.retry.pop(0)
+            element = target_element(observation, target_of(screen.elements[name]))
+            if element is not None and element.enabled:
+                self._wandered, self._backed = 0, set()
+                decision = self._try(context, screen, name, element)
+                return evolve(
+                    decision,
+                    reasoning=f"The form on {screen.name!r} is filled: trying {name} again.",
+                )
         for name in screen.untried():
             if name in screen.moves:
                 self._wandered, self._backed = 0, set()
@@ -530,7 +600,9 @@ class ExplorerAgent:
             return None
         if field_.stage == "tap":
             text = sample_text(element, context.scenario.credentials)
-            what = "the test password" if text.secure else repr(text.text)
+            password = context.scenario.credentials and context.scenario.credentials.password
+            what = "a secure value" if text.secure else repr(text.text)
+            what = "the test password" if text.secure and text.text == password else what
             self._pending = _Pending(context.step, screen.key, field_.element, "type")
             return Decision(
                 text,
@@ -640,7 +712,11 @@ class ExplorerAgent:
         return (
             f"{len(coverage.screens)} screens, {coverage.elements_tried} of "
             f"{coverage.elements_total} elements tried"
-            + (f" ({skipped} skipped: they quit the app or sign out)" if skipped else "")
+            + (
+                f" ({skipped} skipped: they quit the app, sign out or were tried on a screen alike)"
+                if skipped
+                else ""
+            )
             + f", {sum(t.source != t.target for t in coverage.transitions)} transitions."
         )
 
@@ -657,6 +733,7 @@ class ExplorerAgent:
                 no_effect=tuple(s.no_effect),
                 skipped=tuple(s.skipped),
                 disabled=tuple(s.disabled()),
+                alike=s.alike,
                 first_step=s.first_step,
             )
             for s in self._screens.values()

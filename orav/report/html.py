@@ -23,7 +23,8 @@ from statemachine import StateChart
 
 from orav.machines import flat_transitions, machine_classes
 from orav.model import Decision, Screenshot, Transition, Verification, show_action
-from orav.report import diagram
+from orav.report import coverage, diagram
+from orav.report.console import reasons
 from orav.report.files import write_text
 from orav.report.run import Performed, RecoveryView, RunView, StepView, read_run
 
@@ -63,6 +64,11 @@ table { border-collapse: collapse; }
   display: grid; grid-template-columns: auto 1fr; gap: 18px; align-items: start; }
 .card.recovery { border-left: 7px solid var(--warn); background: #fffbf0; }
 .card.recovery.failed { border-left-color: var(--bad); background: #fff5f5; }
+.verdict { border-left: 7px solid var(--gray); padding: 4px 12px; margin: 8px 0; }
+.verdict.ok { border-left-color: var(--ok); }
+.verdict.warn { border-left-color: var(--warn); }
+.verdict.bad { border-left-color: var(--bad); background: #fff5f5; }
+.verdict ul { margin: 4px 0; }
 .card.conclusion { border-left: 7px solid var(--gray); }
 .card.conclusion.ok { border-left-color: var(--ok); background: #f6fff8; }
 .card.conclusion.warn { border-left-color: var(--warn); }
@@ -116,6 +122,7 @@ dialog::backdrop { background: rgba(0, 0, 0, .7); }
 .runs .file { color: #57606a; }
 """
     + diagram.CSS
+    + coverage.CSS
 )
 
 # Click a screenshot to see it full size (no script needs to load from anywhere).
@@ -150,6 +157,7 @@ def render_html(run: RunView) -> str:
         _el("h2", None, "Steps"),
         [_block(block) for block in run.timeline] or _el("p", None, "No step was recorded."),
         _conclusion(run),
+        _coverage(run),
         _machines(run),
         _el("dialog", {"id": "zoom"}, _el("img", {"alt": "screenshot, full size"})),
         _el("script", None, ZOOM),
@@ -249,6 +257,7 @@ def _header(run: RunView) -> list[ET.Element]:
             facts.append(("summary", report.summary))
     parts: list[Child] = [
         _el("h1", None, scenario.name, " ", _status(run.status)),
+        _verdict(run),
         _el("p", {"class": "goal"}, scenario.goal),
         _el(
             "table",
@@ -434,6 +443,31 @@ def _recovery(recovery: RecoveryView) -> ET.Element:
     )
 
 
+# The headline of a run is its verdict: the same word as the badge beside it, always.
+VERDICTS = {
+    "passed": "Passed: the goal is reached",
+    "completed_with_errors": "Passed with errors: the goal is reached, with errors on the way",
+    "failed": "Failed: the goal is not reached",
+    "step_limit": "Failed: the step budget ran out before the goal",
+    "timed_out": "Failed: the time ran out before the goal",
+    "aborted": "Aborted: an error ended the run",
+    "interrupted": "Interrupted: a signal ended the run",
+    "incomplete": "Incomplete: the recording did not finish",
+}
+
+
+def _verdict(run: RunView) -> ET.Element:
+    """The verdict under the title, and for a run that did not pass, why: the missed criteria
+    with what the last screen showed, the unresolved errors (as the terminal says it)."""
+    why = reasons(run.report, run.path) if run.report is not None else []
+    return _el(
+        "div",
+        {"id": "verdict", "class": f"verdict {STATUS_CLASS.get(run.status, 'gray')}"},
+        _el("strong", None, VERDICTS.get(run.status, run.status)),
+        _el("ul", None, [_el("li", None, line) for line in why]) if why else None,
+    )
+
+
 def _conclusion(run: RunView) -> ET.Element:
     """How the run ended: the agent's done decision is its conclusion, not one more step."""
     end, report = run.conclusion, run.report
@@ -442,15 +476,13 @@ def _conclusion(run: RunView) -> ET.Element:
     if run.recoveries:
         tally += f" and {len(run.recoveries)} recover{'ies' if len(run.recoveries) != 1 else 'y'}"
     done = end.done
-    if done is not None:
-        title = "Done: " + ("the goal is reached" if done.success else "the goal cannot be reached")
-    else:
-        title = f"Ended: {end.state.replace('_', ' ')}" if end.state else "Ended"
     fields: list[Child] = [
-        _el("h3", None, title, _status(run.status)),
+        _el("h3", None, VERDICTS.get(run.status, run.status), _status(run.status)),
         _field("after", tally.removeprefix("after ")),
     ]
-    if done is not None:
+    if done is not None:  # what the agent said, under the verdict that weighs it
+        said = "the goal is reached" if done.success else "the goal cannot be reached"
+        fields.append(_field("the agent said", said))
         if done.summary:
             fields.append(_field("summary", done.summary))
         if end.decision is not None and end.decision.reasoning:
@@ -484,6 +516,12 @@ def _conclusion(run: RunView) -> ET.Element:
             _el("div", None, fields),
         ),
     )
+
+
+def _coverage(run: RunView) -> ET.Element | None:
+    """An exploration's coverage graph, when ``orav explore`` wrote one beside the cassette."""
+    found = coverage.read_coverage(run.path)
+    return coverage.coverage_section(found) if found is not None else None
 
 
 def _machines(run: RunView) -> ET.Element:
