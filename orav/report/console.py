@@ -1,0 +1,202 @@
+"""What the terminal shows: live progress while a run goes, and why a run did not pass.
+
+``Progress`` is fed the cassette's events as the engine writes them (``orav.runner`` tees the
+writer), so it shows exactly what is recorded: the step and the budget, the action and its
+target, recoveries as they happen, elapsed time, and tokens and cost for an LLM. On a terminal
+the lines are coloured; in a pipe or a CI log they are plain. Verbosity: 0 quiet (nothing
+while running), 1 steps and recoveries, 2 the run machine's phases and every device call too.
+
+``reasons`` says in a line or two why a run did not pass: the report's summary, each missed
+success criterion with what the last recorded screen actually showed, the unresolved errors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from rich.console import Console
+from rich.markup import escape
+
+from orav.cassette.events import (
+    DecideEvent,
+    ErrorEvent,
+    ObserveEvent,
+    PerformEvent,
+    RecoveryEvent,
+    ReportEvent,
+    StepEvent,
+    TransitionEvent,
+)
+from orav.model import Assert, Done, RunReport, show_action
+
+FAILED = ("failed", "step_limit", "timed_out", "aborted", "interrupted")
+
+
+def console_for(stream: IO[str] | None = None) -> Console:
+    """A console on ``stream`` (stderr by default): coloured on a terminal, plain otherwise,
+    and never folding a line of a CI log at 80 columns."""
+    import sys
+
+    stream = stream or sys.stderr
+    terminal = stream.isatty()
+    return Console(
+        file=stream,
+        highlight=False,
+        force_terminal=terminal,
+        no_color=not terminal,
+        width=None if terminal else 200,
+        soft_wrap=not terminal,
+    )
+
+
+class Progress:
+    """Prints a run's progress from its events; ``label`` prefixes every line (a suite's
+    scenario name), ``max_steps`` is the budget shown as ``step n/max``."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        max_steps: int,
+        label: str = "",
+        verbosity: int = 1,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.console = console
+        self.max_steps = max_steps
+        self.label = f"{label}: " if label else ""
+        self.verbosity = verbosity
+        self.clock = clock
+        self.started = clock()
+        self.step = 0
+        self.tokens = 0
+        self.cost: float | None = 0.0
+        self.calls = 0
+
+    def __call__(self, event: object) -> None:
+        if self.verbosity <= 0:
+            return
+        match event:
+            case StepEvent(step=step):
+                self.step = step
+            case DecideEvent(decision=decision, raised=raised, reused=reused):
+                call = decision.call if decision is not None else event.call
+                if call is not None and not reused:
+                    self.calls += 1
+                    self.tokens += call.prompt_tokens + call.completion_tokens
+                    self.cost = (
+                        None if self.cost is None or call.cost is None else self.cost + call.cost
+                    )
+                if raised is not None:
+                    self.line(
+                        f"step {self.step}/{self.max_steps}",
+                        f"[red]the agent failed[/]: {escape(raised.message)}",
+                    )
+                elif isinstance(decision.action if decision else None, Done):
+                    self.line("decided", escape(show_action(decision.action)))
+                elif decision is not None:
+                    what = escape(show_action(decision.action))
+                    self.line(
+                        f"step {self.step}/{self.max_steps}",
+                        f"[bold]{what}[/]" + (" (reused)" if reused else ""),
+                    )
+            case RecoveryEvent(fault=fault, remedy=remedy, outcome=outcome):
+                colour = "green" if outcome == "resolved" else "red"
+                self.line(
+                    "recovery",
+                    f"{escape(fault)}: {escape(remedy)} -> [{colour}]{escape(outcome)}[/]",
+                )
+            case TransitionEvent(machine="run", target=target) if self.verbosity >= 2:
+                self.line("phase", target.replace("_", " "))
+            case PerformEvent(action=action, raised=raised) if self.verbosity >= 2:
+                failed = f" [red]failed: {escape(raised.message)}[/]" if raised is not None else ""
+                self.line("device", escape(show_action(action)) + failed)
+            case ObserveEvent(raised=raised) if self.verbosity >= 2 and raised is not None:
+                self.line("device", f"[red]observe failed: {escape(raised.message)}[/]")
+            case ErrorEvent(message=message) if self.verbosity >= 2:
+                self.line("error", f"[red]{escape(message)}[/]")
+            case ReportEvent(report=report) if isinstance(report, dict):
+                status = str(report.get("status", ""))
+                colour = "green" if status in ("passed", "completed_with_errors") else "red"
+                self.line("end", f"[{colour}]{escape(status)}[/]")
+
+    def line(self, what: str, text: str) -> None:
+        elapsed = self.clock() - self.started
+        usage = ""
+        if self.calls:
+            usage = f"  {self.tokens} tokens" + (f" ${self.cost:.4f}" if self.cost else "")
+        self.console.print(
+            f"{escape(self.label)}[dim]{elapsed:6.1f}s[/] {what:>11}  {text}[dim]{usage}[/]"
+        )
+
+
+def reasons(report: RunReport, cassette: Path | None = None) -> list[str]:
+    """Why a run did not pass, in a line or two each (nothing when it passed): its summary, each
+    missed criterion with what the last recorded screen showed, the unresolved errors."""
+    if report.status not in FAILED:
+        return []
+    found = missed_found(cassette) if cassette is not None else {}
+    status = report.status.replace("_", " ")
+    lines = [f"{status}: {report.summary}" if report.summary else status]
+    if report.status in ("failed", "step_limit", "timed_out"):  # else the error ended it
+        for goal in report.goals_missed:
+            actual = found.get(goal)
+            lines.append(f"expected {goal}" + (f"; found {actual}" if actual else ""))
+    for error in report.errors:
+        if not error.resolved and error.error not in report.summary:
+            lines.append(f"step {error.step}: {error.error}")
+    return lines
+
+
+def missed_found(cassette: Path) -> dict[str, str]:
+    """For each success criterion the last recorded screen fails, keyed by how the report
+    names it: what that screen showed instead (the value, the label, that nothing matched)."""
+    from orav.cassette import read_cassette
+    from orav.engine import check, describe_assertion
+    from orav.errors import OravError
+
+    try:
+        recorded = read_cassette(cassette)
+    except OravError:
+        return {}
+    last = max(
+        (
+            i
+            for i, e in enumerate(recorded.events)
+            if isinstance(e, ObserveEvent) and e.observation is not None
+        ),
+        default=None,
+    )
+    if last is None:
+        return {}
+    observation = recorded.observation(last)
+    return {
+        describe_assertion(assertion): found_instead(assertion, observation)
+        for assertion in recorded.header.scenario.success_criteria
+        if not check(assertion, observation)
+    }
+
+
+def found_instead(assertion: Assert, observation) -> str:
+    """What ``observation`` shows where ``assertion`` looked, in the user's terms."""
+    from orav.model.action import screen_text
+    from orav.perceive.targets import target_element
+
+    if assertion.target is None:
+        text = " ".join(screen_text(observation).split())
+        return f"the screen reads {_clip(text)!r}" if text else "an empty screen"
+    element = target_element(observation, assertion.target)
+    if element is None:
+        return f"no {assertion.target} on the last screen"
+    if assertion.condition == "value_equals":
+        return f"value {element.value!r}"
+    if assertion.condition == "absent":
+        return f"it is still there ({_clip(element.label or element.value or '')!r})"
+    return f"label {_clip(element.label or '')!r}, value {_clip(element.value or '')!r}"
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
