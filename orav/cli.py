@@ -108,7 +108,13 @@ def validate(scenarios: tuple[Path, ...]) -> None:
     help="Pixels per point of screenshots.",
 )
 @click.option("--seed", default=0, show_default=True, help="Seed of probabilistic faults.")
-def sim(app: Path | None, port: int, scale: float, seed: int) -> None:
+@click.option(
+    "--animation-ms",
+    type=click.IntRange(0, 10_000),
+    help="How long transitions, alerts, the keyboard and spinners animate (default: the app "
+    "model's animation_ms; 0: instant).",
+)
+def sim(app: Path | None, port: int, scale: float, seed: int, animation_ms: int | None) -> None:
     """Serve a simulated idb companion hosting APP (an app-model YAML; the demo app by default).
 
     Prints 127.0.0.1:PORT on the first line, then serves until interrupted.
@@ -125,7 +131,9 @@ def sim(app: Path | None, port: int, scale: float, seed: int) -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
-        async with SimCompanion(model, port=port, scale=scale, seed=seed) as companion:
+        async with SimCompanion(
+            model, port=port, scale=scale, seed=seed, animation_ms=animation_ms
+        ) as companion:
             click.echo(companion.address)
             sys.stdout.flush()
             await stop.wait()

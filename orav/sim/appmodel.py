@@ -40,6 +40,7 @@ KEYS = ("return", "escape", "tab", "backspace")  # named keys a handler can take
 LIMIT = 10_000.0  # points: the largest screen side and frame coordinate the simulator draws
 MAX_REPEAT = 1_000  # rows one repeat draws at most
 MAX_PIXELS = 40_000_000  # of one screenshot: ~120 MB of RGB, drawn in about a second
+MAX_ANIMATION_MS = 10_000  # one animation, at most (iOS animations take a fraction of a second)
 
 # An id or a list of ids (``show: banner`` or ``show: [banner, total]``).
 Ids = NewType("Ids", tuple)
@@ -104,6 +105,7 @@ class Transition:
     remove: dict[str, Any] = field(factory=dict)
     remove_all: dict[str, Any] = field(factory=dict)
     log: str | None = None
+    animation_ms: int | None = None  # how long what it moves animates (default: the screen's)
 
 
 @frozen
@@ -206,6 +208,7 @@ class Screen:
     hides_tab_bar: bool = False
     scroll: bool = False
     scroll_bottom: float | None = None
+    animation_ms: int | None = None  # animations while it is in front (default: the app's)
 
     def element(self, element_id: str) -> ElementSpec | None:
         return next((e for e in self.elements if e.id == element_id), None)
@@ -237,6 +240,7 @@ class AppModel:
     data: dict[str, Any] = field(factory=dict)
     computed: dict[str, str] = field(factory=dict)
     routes: dict[str, tuple[Transition, ...]] = field(factory=dict)
+    animation_ms: int = 0  # transitions, alerts, keyboard, spinners (0: instant)
     kind: Literal["app"] = "app"
 
     def tab_of(self, screen: str) -> Tab | None:
@@ -309,6 +313,7 @@ def _problems(model: AppModel) -> Iterator[Problem]:
                 yield ("start",), what
     elif model.start not in screens:
         yield ("start",), f"unknown start screen {model.start!r}; screens are {sorted(screens)}"
+    yield from _animation_problem(model.animation_ms, ("animation_ms",))
     for side in ("width", "height"):
         size = getattr(model, side)
         if not 0 < size <= LIMIT:  # NaN fails too
@@ -412,6 +417,7 @@ class _Scope:
 
 def _screen_problems(model: AppModel, screen_name: str, screen: Screen) -> Iterator[Problem]:
     base = ("screens", screen_name)
+    yield from _animation_problem(screen.animation_ms, (*base, "animation_ms"))
     ids = frozenset(e.id for e in _walk(screen.elements) if e.id and "{" not in e.id)
     scope = _Scope(model, ids)
     if screen.title is not None:
@@ -492,6 +498,11 @@ def _keys_problems(
             yield (*here, "on_key", key, *path), what
 
 
+def _animation_problem(ms: int | None, path: tuple[Any, ...]) -> Iterator[Problem]:
+    if ms is not None and not 0 <= ms <= MAX_ANIMATION_MS:
+        yield path, f"animation_ms must be 0 to {MAX_ANIMATION_MS} milliseconds"
+
+
 def _transitions_problems(
     transitions: tuple[Transition, ...], model: AppModel, scope: _Scope
 ) -> Iterator[Problem]:
@@ -505,6 +516,7 @@ def _transition_problems(
     transition: Transition, model: AppModel, scope: _Scope
 ) -> Iterator[Problem]:
     screens = model.screens
+    yield from _animation_problem(transition.animation_ms, ("animation_ms",))
     if transition.to is not None and transition.to != BACK and transition.to not in screens:
         yield ("to",), f"unknown screen {transition.to!r}; screens are {sorted(screens)} or 'back'"
     if isinstance(transition.when, str):

@@ -12,7 +12,9 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import socket
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -31,8 +33,9 @@ from PIL import Image
 from orav.errors import DeviceError, InputError
 from orav.model import Fault, Point
 from orav.sim.accessibility import describe_all, describe_marker, describe_point
-from orav.sim.appmodel import AppModel, load_app_model, pixels_problem
+from orav.sim.appmodel import MAX_ANIMATION_MS, AppModel, load_app_model, pixels_problem
 from orav.sim.bundle import MAX_BUNDLE_BYTES, read_bundle
+from orav.sim.motion import BUSY_THRESHOLD_MS, QUIET_WINDOW_MS
 from orav.sim.render import encode, encode_image, render
 from orav.sim.state import AppModelError, AppState, CrashReport
 from orav.sim.view import View
@@ -71,6 +74,7 @@ IMPLEMENTED = {
     "crash_show",
     "crash_delete",
     "log",
+    "accessibility_quiescence",
 }
 LOG_FOLLOW = 3600.0  # seconds a log stream follows the apps at most
 LOG_POLL = 0.1
@@ -142,12 +146,16 @@ class CompanionService(CompanionServiceBase):
         *,
         seed: int = 0,
         clock: Callable[[], datetime] = datetime.now,
+        ticker: Callable[[], float] = time.monotonic,
+        animation_ms: int | None = None,
     ) -> None:
         self.apps: dict[str, AppState] = {state.model.bundle_id: state}
         self.front = state.model.bundle_id
         self.scale = scale
         self.seed = seed
         self.clock = clock
+        self.ticker = ticker
+        self.animation_ms = animation_ms
 
     @property
     def state(self) -> AppState:
@@ -191,18 +199,22 @@ class CompanionService(CompanionServiceBase):
         keys = tuple(request.keys)
         if request.marker and request.match:
             raise GRPCError(Status.INVALID_ARGUMENT, "marker and match are exclusive")
+        state = self.state
         if request.HasField("point"):
             point = Point(request.point.x, request.point.y)
-            text = describe_point(self.state.view(), point, keys)  # not an observation
+            text = describe_point(state.motion.seen(state.view()), point, keys)
         elif request.marker:
+            view = state.motion.seen(state.view())
             text = describe_marker(
-                self.state.view(), request.marker, request.match_key, request.ignore_case, keys
+                view, request.marker, request.match_key, request.ignore_case, keys
             )
             if text is None:
                 raise GRPCError(Status.NOT_FOUND, f"no element matches {request.marker!r}")
         else:
+            view = state.observe_tree()  # an observation: counts the loading fault down
+            state.motion.spinner(state.spinning)
             text = describe_all(
-                self.state.observe_tree(),
+                None if view is None else state.motion.seen(view),
                 nested_form=request.format == pb.AccessibilityInfoRequest.NESTED,
                 keys=keys,
                 match=request.match,
@@ -218,7 +230,7 @@ class CompanionService(CompanionServiceBase):
             raise GRPCError(Status.INVALID_ARGUMENT, "compression_quality is for JPEG only")
         if not 0 <= request.compression_quality <= 1:
             raise GRPCError(Status.INVALID_ARGUMENT, "compression_quality must be in (0, 1]")
-        view = self.state.view()
+        view = self.state.motion.seen(self.state.view())
         source = render(view, self.scale)
         plain = not request.HasField("crop") and request.WhichOneof("scale") is None
         if plain:
@@ -275,6 +287,8 @@ class CompanionService(CompanionServiceBase):
     async def hid(self, stream: Stream) -> None:
         state = self.state
         live = state.begin_input()
+        layout = state.layout()
+        shown = state.motion.before(state.view) if state.foreground else None
         shifted = False
         touch: Point | None = None
         async for event in stream:
@@ -304,7 +318,56 @@ class CompanionService(CompanionServiceBase):
                     state.home()
         if live:
             state.end_input()
+        self._moved(state, layout, shown)
         await stream.send_message(pb.HIDResponse())
+
+    @staticmethod
+    def _moved(state: AppState, layout: object, shown: View | None) -> None:
+        """After an input: what it moved animates for the modelled time; a spinner runs."""
+        if not state.foreground:
+            state.motion.stop()
+            return
+        state.motion.after(layout, state.layout(), shown, state.animation_time())
+        state.motion.spinner(state.spinning)
+
+    async def accessibility_quiescence(self, stream: Stream) -> None:
+        """idb's quiescence stream, answered from the time model: the state once known, then
+        every change, touches as they complete, until the client closes it or the app exits."""
+        request = await stream.recv_message()
+        target = request.WhichOneof("target")
+        if target == "bundle_id":
+            state = self._app(request.bundle_id)
+        elif target == "pid":
+            state = next(
+                (a for a in self.apps.values() if a.running and a.pid == request.pid), None
+            )
+            if state is None:
+                raise GRPCError(Status.NOT_FOUND, f"no running app has pid {request.pid}")
+        else:
+            state = self.state
+        if not state.running:
+            what = f"{state.model.bundle_id} is not running"
+            raise GRPCError(Status.FAILED_PRECONDITION, what)
+        busy_ms = request.busy_threshold_ms if request.HasField("busy_threshold_ms") else None
+        quiet_ms = request.quiet_window_ms if request.HasField("quiet_window_ms") else None
+        busy_ms = BUSY_THRESHOLD_MS if busy_ms is None else busy_ms
+        quiet_ms = QUIET_WINDOW_MS if quiet_ms is None else quiet_ms
+        motion, pid, launches = state.motion, state.pid, state.launches
+        response = pb.AccessibilityQuiescenceResponse
+        last, touches = None, motion.touches
+        while True:
+            if not state.running or state.launches != launches:
+                await stream.send_message(response(pid=pid, target_exited=response.TargetExited()))
+                return
+            if motion.touches != touches:
+                touches = motion.touches
+                done = response.TouchesCompleted()
+                await stream.send_message(response(pid=pid, touches_completed=done))
+            moment = motion.moment(busy_ms, quiet_ms)
+            if moment.state != last:
+                last = moment.state
+                await stream.send_message(response(pid=pid, state=_quiescence(moment.state)))
+            await motion.change(moment.until if math.isfinite(moment.until) else math.inf)
 
     def _key(self, code: int, shifted: bool) -> None:
         if code in NAMED_KEYCODES:
@@ -324,12 +387,15 @@ class CompanionService(CompanionServiceBase):
             app.launch(tuple(start.app_args), dict(start.env))
         except AppModelError as exc:
             raise GRPCError(Status.FAILED_PRECONDITION, str(exc)) from None
+        app.motion.stop()  # the app shows as launched at once (no launch animation)
         async for _ in stream:  # wait_for: the app "runs" until the client says stop
             pass
 
     async def terminate(self, stream: Stream) -> None:
         request = await stream.recv_message()
-        self._app(request.bundle_id).terminate()
+        app = self._app(request.bundle_id)
+        app.terminate()
+        app.motion.stop()
         await stream.send_message(pb.TerminateResponse())
 
     async def list_apps(self, stream: Stream) -> None:
@@ -389,7 +455,14 @@ class CompanionService(CompanionServiceBase):
         except InputError as exc:
             raise GRPCError(Status.INVALID_ARGUMENT, f"not an orav sim app: {exc}") from None
         old = self.apps.get(model.bundle_id)
-        state = AppState(model, seed=self.seed, clock=self.clock, running=False)
+        state = AppState(
+            model,
+            seed=self.seed,
+            clock=self.clock,
+            running=False,
+            ticker=self.ticker,
+            animation_ms=self.animation_ms,
+        )
         if old is not None:
             old.terminate()
             state.keychain, state.launches = old.keychain, old.launches
@@ -509,6 +582,14 @@ class CompanionService(CompanionServiceBase):
         return app
 
 
+def _quiescence(state: str) -> pb.AccessibilityQuiescenceResponse.StateChanged:
+    response = pb.AccessibilityQuiescenceResponse
+    if state == "busy":  # a transition or spinner runs; the run loop is idle between frames
+        signals = [response.ANIMATIONS_INACTIVE]
+        return response.StateChanged(state=response.BUSY, busy_signals=signals)
+    return response.StateChanged(state=response.SETTLING if state == "settling" else response.QUIET)
+
+
 def _crash_info(report: CrashReport) -> pb.CrashLogInfo:
     return pb.CrashLogInfo(
         name=report.name,
@@ -555,7 +636,9 @@ class SimCompanion:
     """A simulated companion serving one app, as an async context manager.
 
     ``app`` is an AppModel, a path to an app-model YAML, or None for the demo app;
-    ``clock`` feeds the status-bar time (inject one to make screenshots tick on cue).
+    ``clock`` feeds the status-bar time (inject one to make screenshots tick on cue);
+    ``animation_ms`` replaces the app model's default animation time (``orav sim
+    --animation-ms``) and ``ticker`` (monotonic seconds) times the animations.
     """
 
     def __init__(
@@ -568,6 +651,8 @@ class SimCompanion:
         seed: int = 0,
         faults: Sequence[Fault] = (),
         clock: Callable[[], datetime] = datetime.now,
+        animation_ms: int | None = None,
+        ticker: Callable[[], float] = time.monotonic,
     ) -> None:
         if isinstance(app, AppModel):
             model = app
@@ -576,8 +661,14 @@ class SimCompanion:
                 raise InputError(problem[1], "--scale")
         else:
             model = load_app_model(Path(app or DEMO_APP), scale=scale)
-        state = AppState(model, seed=seed, faults=faults, clock=clock)
-        self.service = CompanionService(state, scale, seed=seed, clock=clock)
+        if animation_ms is not None and not 0 <= animation_ms <= MAX_ANIMATION_MS:
+            raise InputError(f"must be 0 to {MAX_ANIMATION_MS} milliseconds", "--animation-ms")
+        state = AppState(
+            model, seed=seed, faults=faults, clock=clock, ticker=ticker, animation_ms=animation_ms
+        )
+        self.service = CompanionService(
+            state, scale, seed=seed, clock=clock, ticker=ticker, animation_ms=animation_ms
+        )
         self.host = host
         self.port = port
         self._server: _Server | None = None

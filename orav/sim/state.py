@@ -2,14 +2,16 @@
 
 Inputs arrive already decoded (a tap at a point, a swipe, a character, a named key); the
 state answers with a ``View`` of what the screen shows. No I/O and no clocks of its own: the
-time comes from an injected callable, randomness from a seeded generator.
+time comes from injected callables (the status bar's and the animations' ``Motion``),
+randomness from a seeded generator.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +31,7 @@ from orav.sim.appmodel import (
 )
 from orav.sim.chrome import KEYBOARD_HEIGHT, TAB_BAR_HEIGHT
 from orav.sim.expr import ExprError, as_text, parse_expr, parse_template, truthy
+from orav.sim.motion import Motion
 from orav.sim.view import APP_PID, DEFAULT_TRAITS, SPRINGBOARD_PID, Node, View
 
 STATUS_BAR = 47.0
@@ -153,9 +156,14 @@ class AppState:
         faults: Sequence[Fault] = (),
         clock: Callable[[], datetime] = datetime.now,
         running: bool = True,
+        ticker: Callable[[], float] = time.monotonic,
+        animation_ms: int | None = None,
     ) -> None:
         self.model = model
         self.clock = clock
+        self.motion = Motion(ticker)  # what animates after an input, and until when
+        self.animation_ms = animation_ms  # replaces the model's default (orav sim --animation-ms)
+        self.hint_ms: int | None = None  # the animation time of the transition an input took
         self.faults: list[Fault] = [*model.faults, *faults]
         self.fired: list[int] = [0] * len(self.faults)
         self.rng = random.Random(seed)
@@ -229,6 +237,29 @@ class AppState:
             and not top.modal
             and not (top.screen.hides_tab_bar)
         )
+
+    def layout(self) -> Hashable:
+        """What an animation moves: the screen on top, the tab, an overlay, the keyboard (a
+        value typed or a switch toggled changes none of them: it does not animate)."""
+        top = id(self.stack[-1]) if self.foreground and self.stack else None
+        overlay = None if self.overlay is None else (self.overlay.kind, id(self.overlay))
+        return self.foreground, top, self.tab, overlay, self.keyboard_shown
+
+    def animation_time(self) -> int:
+        """Milliseconds the last input's movement takes: its transition's ``animation_ms``, else
+        the screen's in front, else the app's (or the companion's ``animation_ms``)."""
+        if self.hint_ms is not None:
+            return self.hint_ms
+        top = self.stack[-1].screen if self.foreground and self.stack else None
+        if top is not None and top.animation_ms is not None:
+            return top.animation_ms
+        return self.animation_ms if self.animation_ms is not None else self.model.animation_ms
+
+    @property
+    def spinning(self) -> bool:
+        """A spinner runs (the loading fault's activity indicator) in an animated app."""
+        loading = self.foreground and self.overlay is not None and self.overlay.kind == "loading"
+        return loading and self.animation_time() > 0
 
     def clock_text(self) -> str:
         now = self.clock()
@@ -357,6 +388,7 @@ class AppState:
     def begin_input(self) -> bool:
         """Count one input (one hid stream); False when a frozen fault swallows it."""
         self.inputs += 1
+        self.hint_ms = None
         if self.frozen_inputs:
             self.frozen_inputs -= 1 if self.frozen_inputs > 0 else 0
             return False
@@ -543,6 +575,8 @@ class AppState:
         scope: Mapping[str, Any],
         bindings: tuple[tuple[str, Any], ...],
     ) -> None:
+        if transition.animation_ms is not None:
+            self.hint_ms = transition.animation_ms
         # Every value is computed from the state before the transition, then written.
         writes = [(k, _value(v, scope)) for k, v in transition.set.items()]
         for attr, change in (("append", _append), ("remove", _remove), ("remove_all", _purge)):
