@@ -1,4 +1,5 @@
-"""The pytest plugin replays golden cassettes as test items."""
+"""The pytest plugin: golden cassettes replayed as test items, the UAT fixtures and the
+``live_ai`` marker in a user's project."""
 
 import json
 from pathlib import Path
@@ -6,12 +7,12 @@ from pathlib import Path
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT / "recordings" / "login.cassette"
+GOLDEN = ROOT / "recordings" / "planner" / "navigation.cassette"
 
 
 def test_a_faithful_cassette_passes(pytester):
     (pytester.path / "golden").mkdir()
-    (pytester.path / "golden" / "login.cassette").write_bytes(GOLDEN.read_bytes())
+    (pytester.path / "golden" / "navigation.cassette").write_bytes(GOLDEN.read_bytes())
     result = pytester.runpytest(
         "--orav-cassettes", "golden", "-p", "no:cacheprovider", "-p", "no:asyncio"
     )
@@ -19,7 +20,7 @@ def test_a_faithful_cassette_passes(pytester):
 
 
 def test_cassettes_are_not_collected_unless_asked_for(pytester):
-    (pytester.path / "login.cassette").write_bytes(GOLDEN.read_bytes())
+    (pytester.path / "navigation.cassette").write_bytes(GOLDEN.read_bytes())
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
     assert result.ret == 5  # no tests collected
 
@@ -27,7 +28,7 @@ def test_cassettes_are_not_collected_unless_asked_for(pytester):
 def test_a_diverging_cassette_fails_with_the_difference(pytester):
     header, rest = GOLDEN.read_bytes().split(b"\n", 1)
     data = json.loads(header)
-    data["scenario"]["max_steps"] = 2  # the recorded run took 5 steps
+    data["scenario"]["max_steps"] = 2  # the recorded run took 4 steps
     (pytester.path / "cut.cassette").write_bytes(json.dumps(data).encode() + b"\n" + rest)
     pytester.makeini("[pytest]\norav_cassettes = .\n")
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
