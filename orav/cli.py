@@ -66,13 +66,17 @@ def _file_errors(verb: str, path: Path) -> Iterator[None]:
 @click.argument("scenarios", nargs=-1, required=True, type=click.Path(path_type=Path))
 def validate(scenarios: tuple[Path, ...]) -> None:
     """Check scenario files and app models (by their keys or `kind: app`, linted too) without
-    running them (each bad one is reported; exit 2 if any)."""
+    running them (each bad one is reported; exit 2 if any). A folder means every YAML file
+    under it; a glob its matches."""
+    from orav.model import Done
     from orav.scenario import load_scenario
     from orav.sim.lint import check_app_model, looks_like_app_model
 
     bad = 0
-    for path in scenarios:
+    for path in _expanded(scenarios, (".yaml", ".yml")):
         try:
+            if isinstance(path, InputError):
+                raise path
             if looks_like_app_model(path):
                 model, findings = check_app_model(path)
                 for finding in findings:
@@ -86,7 +90,8 @@ def validate(scenarios: tuple[Path, ...]) -> None:
             click.echo(f"orav: error: {exc}", err=True)
             bad += 1
             continue
-        click.echo(f"{path}: ok ({scenario.name}, {len(scenario.script)} scripted steps)")
+        steps = sum(not isinstance(d.action, Done) for d in scenario.script)  # done is no step
+        click.echo(f"{path}: ok ({scenario.name}, {steps} scripted steps)")
     if bad:
         sys.exit(2)
 
@@ -146,16 +151,35 @@ def sim(app: Path | None, port: int, scale: float, seed: int, animation_ms: int 
         raise
 
 
+def _expanded(paths, suffixes) -> list:
+    """Each argument's files (a folder's, a glob's), or the InputError saying it names none,
+    in order: a command reports a bad argument and goes on with the others."""
+    from orav.suite import expand
+
+    found: list = []
+    for path in paths:
+        try:
+            found += [p for p in expand([path], suffixes=suffixes) if p not in found]
+        except InputError as exc:
+            found.append(exc)
+    return found
+
+
 def _run(coro):
     import asyncio
 
     return asyncio.run(coro)
 
 
-def _agent(spec: str, base_url: str | None, options: tuple[str, ...] = ()):
+def _agent(spec: str, base_url: str | None, options: tuple[str, ...] = (), config=None):
+    """The agent of ``--agent``; an LLM's settings start from the config file's
+    ``agent_options`` and ``base_url``, which the flags override."""
     from orav.runner import make_agent
 
-    settings = dict(_option(text) for text in options)
+    settings = dict(config.agent_options) if config and spec.startswith("openai:") else {}
+    if config is not None and base_url == config.base_url and not spec.startswith("openai:"):
+        base_url = None  # the file's LLM settings do not apply to the scripted agent
+    settings.update(_option(text) for text in options)
     if base_url:
         from orav.agents.openai import url_problem
 
@@ -208,80 +232,382 @@ _agent_options = click.option(
 )
 
 
+_verbosity_options = [
+    click.option("-q", "--quiet", is_flag=True, help="Print nothing while the run goes."),
+    click.option(
+        "-v",
+        "--verbose",
+        count=True,
+        help="Also print the run's phases and every device call while it goes.",
+    ),
+]
+
+
+def _verbosity(quiet: bool, verbose: int) -> int:
+    if quiet and verbose:
+        raise click.UsageError("-q and -v contradict each other")
+    return 0 if quiet else 1 + verbose
+
+
+def _with(options):
+    def apply(function):
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return apply
+
+
 @cli.command()
-@click.argument("scenario_path", metavar="SCENARIO", type=click.Path(path_type=Path))
-@_device_option
-@_agent_option
+@click.argument(
+    "scenario_paths", metavar="[SCENARIO]...", nargs=-1, type=click.Path(path_type=Path)
+)
+@click.option(
+    "--device",
+    default=None,
+    help="'sim' (the simulator; default), 'sim:APP.yaml' (with your app model), "
+    "'idb:HOST:PORT' (an idb companion) or 'textual:package.module:AppClass' (a Textual app, "
+    "in-process).",
+)
+@click.option(
+    "--agent",
+    "agent_spec",
+    default=None,
+    help="'scripted' (the scenario's script; default), 'explorer' (tries every control, no "
+    "model) or 'openai:MODEL' (any OpenAI-compatible API).",
+)
 @_base_url_option
 @_agent_options
-@click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
+@click.option("--out", type=click.Path(path_type=Path), help="Cassette path (one scenario).")
 @click.option(
     "--record-mode",
     "mode",
     type=click.Choice(["once", "new_episodes", "all", "none"]),
     default=None,
-    help="As in vcrpy. once (default): record, refuse an existing cassette; new_episodes: "
-    "re-record, reusing the existing cassette's decisions where the screen is the same and "
-    "asking the agent only for new screens; all: record, replacing the cassette; none: no "
-    "device or agent, replay the existing cassette (as orav replay).",
+    help="As in vcrpy. once (default): record, refuse an existing cassette of a run that "
+    "passed (one that did not pass is recorded over); new_episodes: re-record, reusing the "
+    "existing cassette's decisions where the screen is the same and asking the agent only for "
+    "new screens; all: record, replacing the cassette; none: no device or agent, replay the "
+    "existing cassette (as orav replay).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing cassette (--record-mode all).")
 @click.option(
     "--seed", default=0, show_default=True, help="Seed of the simulator's faults (sim only)."
 )
+@click.option("--tag", "tags", multiple=True, help="Run only scenarios with this tag (repeatable).")
+@click.option("--skip-tag", "skip_tags", multiple=True, help="Leave out scenarios with this tag.")
+@click.option("--shard", metavar="I/N", help="Run shard I of N (a CI matrix): every Nth scenario.")
+@click.option(
+    "--workers",
+    "--jobs",
+    "workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Record this many scenarios at once, each in its own process with its own simulator "
+    "(or device). Default 1.",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 10),
+    default=None,
+    help="Record a scenario that did not pass again, up to N times; one that passes on a retry "
+    "is reported flaky. Default 0.",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write JUnit XML of the runs (one testcase per scenario) to this file.",
+)
+@_with(_verbosity_options)
 @click.pass_context
 def record(
     ctx: click.Context,
-    scenario_path: Path,
-    device: str,
-    agent_spec: str,
+    scenario_paths: tuple[Path, ...],
+    device: str | None,
+    agent_spec: str | None,
     base_url: str | None,
     agent_options: tuple[str, ...],
     out: Path | None,
     mode: str | None,
     overwrite: bool,
     seed: int,
+    tags: tuple[str, ...],
+    skip_tags: tuple[str, ...],
+    shard: str | None,
+    workers: int | None,
+    retries: int | None,
+    junit: Path | None,
+    quiet: bool,
+    verbose: int,
 ) -> None:
-    """Run a scenario live and write its cassette and report (exit 0 when the goal is met)."""
-    from orav import runner
-    from orav.scenario import load_scenario
+    """Run scenarios live and write each one's cassette and reports (exit 0 when every goal is
+    met).
 
+    SCENARIO is a file, a folder (every YAML file under it) or a glob; none: the `scenarios`
+    of the config file (orav.toml or [tool.orav] in pyproject.toml), else ./scenarios.
+    Cassettes go to recordings/ (the config's `recordings`), named after the scenario file and
+    its place under the folder given. While a run goes its steps, actions and recoveries are
+    printed on stderr; a run that did not pass says why.
+    """
+    from orav import suite
+    from orav.config import load_config
+
+    verbosity = _verbosity(quiet, verbose)
     if overwrite and mode not in (None, "all"):
         raise click.UsageError(f"--overwrite means --record-mode all, not {mode}")
     mode = "all" if overwrite else mode or "once"
-    scenario = load_scenario(scenario_path)
-    out = out or Path("recordings") / f"{scenario.name}.cassette"
+    config = load_config()
+    device = device or config.device
+    agent_spec = agent_spec or config.agent
+    base_url = base_url or config.base_url
+    workers = workers or config.workers
+    retries = config.retries if retries is None else retries
+    chosen = suite.parse_shard(shard) if shard is not None else None
+    jobs = _jobs(scenario_paths or config.scenarios, config, out, tags, skip_tags, chosen)
+    if not jobs:
+        click.echo(f"orav: shard {shard} has no scenario", err=True)
+        sys.exit(0)
     if mode == "none":  # no device, no agent: exactly what orav replay does
         given = [
             flag
-            for flag, source in (
-                ("--device", "device"),
-                ("--agent", "agent_spec"),
-                ("--seed", "seed"),
+            for flag, value in (
+                ("--device", device != config.device),
+                ("--agent", agent_spec != config.agent),
+                (
+                    "--seed",
+                    ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT,
+                ),
+                ("--workers", workers > 1),
+                ("--retries", retries > 0),
             )
-            if ctx.get_parameter_source(source) is not click.core.ParameterSource.DEFAULT
+            if value
         ]
-        if given or base_url or agent_options:
+        if given or (base_url and base_url != config.base_url) or agent_options:
             flags = ", ".join(given + ["--base-url"] * bool(base_url))
             raise click.UsageError(
                 f"--record-mode none only replays: {flags or '--agent-option'} has no effect"
             )
-        _same_scenario(out, scenario)
-        ctx.invoke(replay, cassettes=(out,))  # exits with replay's status
-    agent = _agent(agent_spec, base_url, agent_options)
-    result = _recorded(
-        runner.record(scenario, out, device=device, agent=agent, mode=mode, seed=seed)
-    )
-    if result.reused:
-        click.echo(
-            f"{out}: {result.reused} decisions reused from the old cassette, "
-            f"{result.asked} asked of {agent.name}"
+        for job in jobs:
+            _same_scenario(job.out, job.scenario)
+        ctx.invoke(replay, cassettes=tuple(job.out for job in jobs))  # exits with its status
+    agent = _agent(agent_spec, base_url, agent_options, config)  # refuse a bad agent up front
+    kept = _goldens(jobs) if mode == "once" else {}
+    console = _progress_console()
+    for job in kept.values():
+        console.print(
+            f"{job.out}: a passing cassette exists: replayed, not recorded "
+            "(--record-mode all records it again)",
+            markup=False,
         )
-    elif result.reused is not None:
-        click.echo(f"{out}: nothing to reuse: every decision was asked of {agent.name}")
-    _print_reports([(result.report, out, None)])
-    click.echo(_write_reports(result, out))
-    sys.exit(0 if result.report.ok else 1)
+    replays = {id(job): _replay_golden(job) for job in kept.values()}
+    jobs = [job for job in jobs if id(job) not in kept]
+    if not jobs:
+        _after_suite(list(replays.values()), junit, single=len(replays) == 1)
+    if len(jobs) == 1 and workers == 1 and not replays:
+        outcome = _record_here(jobs[0], agent, device, mode, seed, retries, verbosity, 1)
+        _after_suite([outcome], junit, single=True)
+
+    def done(outcome) -> None:
+        if verbosity:
+            _say_outcome(console, outcome)
+
+    if workers == 1:
+        outcomes = suite.run_serial(
+            jobs,
+            lambda job, n: _record_here(job, agent, device, mode, seed, 0, verbosity, n).report,
+            retries=retries,
+            done=done,
+        )
+    else:
+        argv = _worker_argv(device, agent_spec, base_url, agent_options, mode, seed)
+        outcomes = suite.run_parallel(jobs, argv, workers=workers, retries=retries, done=done)
+    _after_suite([*replays.values(), *outcomes], junit, single=False)
+
+
+def _goldens(jobs) -> dict:
+    """The jobs whose cassette holds a run that passed: vcrpy's ``once`` replays them."""
+    from orav.runner import passed
+
+    return {id(job): job for job in jobs if job.out.exists() and passed(job.out)}
+
+
+def _replay_golden(job):
+    import time
+
+    from orav import runner, suite
+    from orav.cassette import ReplayDivergence
+
+    started = time.monotonic()
+    try:
+        replayed = _run(runner.replay(job.out))
+    except ReplayDivergence as exc:
+        replayed = runner.Replay(None, None, False, (str(exc),))
+        report = suite.recorded(job.out)
+        return suite.Outcome(job, report, 0, time.monotonic() - started, replayed=replayed)
+    report = replayed.report or replayed.recorded
+    return suite.Outcome(job, report, 0, time.monotonic() - started, replayed=replayed)
+
+
+def _jobs(paths, config, out: Path | None, tags, skip_tags, shard) -> list:
+    """The scenarios a record command runs, loaded (a bad one stops it before any runs), with
+    their cassettes; filtered by tags, then sharded."""
+    from attrs import evolve
+
+    from orav import suite
+    from orav.scenario import load_scenario
+
+    if paths == config.scenarios and not any(Path(p).exists() for p in paths):
+        raise InputError(
+            f"no scenario given, and no {' or '.join(paths)} folder here: name files, folders "
+            "or globs, or set `scenarios` in orav.toml",
+            "SCENARIO",
+        )
+    files, roots = suite.expand_with_roots(paths)
+    names = suite.cassette_names(files, roots)
+    folder = Path(config.recordings)
+    jobs = []
+    for file, name in zip(files, names, strict=True):
+        scenario = load_scenario(file)
+        if config.settle_seconds is not None and scenario.settle_seconds is None:
+            scenario = evolve(scenario, settle_seconds=config.settle_seconds)
+        if suite.wanted(scenario.tags, tags, skip_tags):
+            jobs.append(suite.Job(file, scenario, folder / name))
+    if not jobs and (tags or skip_tags):
+        flags = " ".join([f"--tag {t}" for t in tags] + [f"--skip-tag {t}" for t in skip_tags])
+        raise InputError(f"no scenario of {len(files)} is selected by {flags}", "--tag")
+    if out is not None:
+        if len(jobs) != 1:
+            raise InputError(f"names one cassette, but {len(jobs)} scenarios are selected", "--out")
+        jobs = [suite.Job(jobs[0].path, jobs[0].scenario, out)]
+    outs = [job.out for job in jobs]
+    twice = next((o for o in outs if outs.count(o) > 1), None)
+    if twice is not None:
+        raise InputError(f"two scenarios would both record {twice}; record them apart", "--out")
+    return suite.shard_of(jobs, shard)
+
+
+def _record_here(job, agent, device, mode, seed, retries, verbosity, attempt):
+    """Record one job in this process, with progress on stderr; its reports written, its
+    reasons printed when it did not pass. Retries (a fresh recording each) up to ``retries``."""
+    import time
+
+    from orav import runner, suite
+    from orav.report.console import Progress
+
+    started = time.monotonic()
+    for n in range(attempt, attempt + retries + 1):
+        progress = Progress(
+            _progress_console(), max_steps=job.scenario.max_steps, verbosity=verbosity
+        )
+        how = mode if n == 1 else "all"  # a retry records over the attempt that failed
+        result = _recorded(
+            runner.record(
+                job.scenario,
+                job.out,
+                device=device,
+                agent=agent,
+                mode=how,
+                seed=seed,
+                progress=progress,
+            )
+        )
+        if result.reused:
+            click.echo(
+                f"{job.out}: {result.reused} decisions reused from the old cassette, "
+                f"{result.asked} asked of {agent.name}"
+            )
+        elif result.reused is not None:
+            click.echo(f"{job.out}: nothing to reuse: every decision was asked of {agent.name}")
+        _write_reports(result, job.out)
+        _say_reasons(result.report, job.out)
+        if result.report.ok:
+            break
+        if n < attempt + retries:
+            click.echo(f"{job.out}: {result.report.status}; retry {n} of {retries}", err=True)
+    return suite.Outcome(job, result.report, n - attempt + 1, time.monotonic() - started)
+
+
+def _worker_argv(device, agent_spec, base_url, agent_options, mode, seed):
+    def argv(job, attempt: int) -> list[str]:
+        command = [sys.executable, "-m", "orav", "record", str(job.path), "--out", str(job.out)]
+        command += ["--device", device, "--agent", agent_spec, "--seed", str(seed), "-q"]
+        command += ["--record-mode", mode if attempt == 1 else "all", "--retries", "0"]
+        command += ["--base-url", base_url] if base_url else []
+        for option in agent_options:
+            command += ["--agent-option", option]
+        return command
+
+    return argv
+
+
+def _progress_console():
+    from orav.report.console import console_for
+
+    return console_for(sys.stderr)
+
+
+def _say_outcome(console, outcome) -> None:
+    """One line as each scenario of a suite ends."""
+    from rich.markup import escape
+
+    report = outcome.report
+    if report is None:
+        console.print(f"[red]error[/] {escape(str(outcome.job.path))}: {escape(outcome.error)}")
+        return
+    colour = "green" if report.ok else "red"
+    flaky = f" (flaky: passed on attempt {outcome.attempts})" if outcome.flaky else ""
+    console.print(
+        f"[{colour}]{report.status}[/]{flaky} {escape(str(outcome.job.path))} "
+        f"[dim]{outcome.seconds:.1f} s[/]"
+    )
+
+
+def _say_reasons(report, cassette: Path) -> None:
+    """Why a run did not pass, on stderr, below its progress."""
+    from orav.report.console import reasons
+
+    for line in reasons(report, cassette):
+        click.echo(f"{cassette}: {line}", err=True)
+
+
+def _after_suite(outcomes, junit: Path | None, *, single: bool) -> None:
+    """The summary table, the report files' names, JUnit; exit 0 when every goal was met."""
+    from orav.report.console import reasons
+
+    rows = [(o.report, o.job.out, o.replayed, o) for o in outcomes if o.report is not None]
+    _print_reports([row[:3] for row in rows], flaky={id(o.report) for *_, o in rows if o.flaky})
+    if single and outcomes[0].report is not None:
+        out = outcomes[0].job.out
+        click.echo(
+            f"cassette: {out}\nreport:   {out.with_suffix('.report.json')}\n"
+            f"html:     {out.with_suffix('.html')}"
+        )
+    if not single:
+        bad = [o for o in outcomes if not o.ok]
+        for outcome in bad:  # every reason again, together, below the table
+            if outcome.report is None:
+                click.echo(f"{outcome.job.path}: {outcome.error}", err=True)
+            for line in reasons(outcome.report, outcome.job.out) if outcome.report else ():
+                click.echo(f"{outcome.job.out}: {line}", err=True)
+            if outcome.replayed is not None and outcome.replayed.differences:
+                first = outcome.replayed.differences[0]
+                click.echo(f"{outcome.job.out}: replay diverged: {first[:300]}", err=True)
+        flaky = sum(o.flaky for o in outcomes)
+        click.echo(
+            f"{len(outcomes) - len(bad)} of {len(outcomes)} passed"
+            + (f" ({flaky} flaky)" if flaky else "")
+            + (f", {len(bad)} did not" if bad else "")
+        )
+    if junit is not None:
+        from orav.report.junit import write_junit
+        from orav.report.run import read_run
+
+        runs = [read_run(o.job.out) for o in outcomes if o.report is not None]
+        with _file_errors("write", junit):
+            click.echo(f"junit:    {write_junit(runs, junit)}")
+    if any(o.report is None for o in outcomes):
+        sys.exit(2)
+    sys.exit(0 if all(o.ok for o in outcomes) else 1)
 
 
 def _recorded(coro):
@@ -358,12 +684,14 @@ def replay(
     if scenario_path is not None and agent_spec != "scripted":
         raise click.UsageError("--scenario goes with --agent scripted")
     rows, failed, bad = [], False, False
-    for path in cassettes:
+    for path in _expanded(cassettes, (".cassette",)):
         agent = _candidate(agent_spec, scenario_path, base_url, agent_options)
         try:
+            if isinstance(path, InputError):
+                raise path
             outcome = _run(runner.replay(path, agent=agent))
         except ReplayDivergence as exc:  # name the cassette and go on with the next one
-            click.echo(f"orav: error: {path}: {exc}", err=True)
+            click.echo(f"orav: diverged: {path}: {exc}", err=True)
             failed = True
             continue
         except InputError as exc:
@@ -407,15 +735,18 @@ def _candidate(spec, scenario_path, base_url, options):
     show_default=True,
     help="Where the cassettes and reports go.",
 )
-def demo(out: Path) -> None:
+@_with(_verbosity_options)
+def demo(out: Path, quiet: bool, verbose: int) -> None:
     """The whole story on the embedded simulator: record each example, replay it, report."""
     from orav import runner
     from orav.report import write_json
+    from orav.report.console import Progress
     from orav.report.html import write_html, write_index
     from orav.report.junit import write_junit
     from orav.report.run import read_run
     from orav.scenario import example_scenarios, load_scenario
 
+    verbosity = _verbosity(quiet, verbose)
     with _file_errors("write", out):
         out.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -423,7 +754,13 @@ def demo(out: Path) -> None:
     for path in example_scenarios():
         scenario = load_scenario(path)
         cassette = out / f"{scenario.name}.cassette"
-        recorded = _run(runner.record(scenario, cassette, overwrite=True))
+        progress = Progress(
+            _progress_console(),
+            max_steps=scenario.max_steps,
+            label=scenario.name,
+            verbosity=verbosity,
+        )
+        recorded = _run(runner.record(scenario, cassette, overwrite=True, progress=progress))
         write_json(recorded.report, cassette.with_suffix(".report.json"), secrets=recorded.secrets)
         run = read_run(cassette)
         runs.append((run, write_html(run)))
@@ -461,6 +798,7 @@ def demo(out: Path) -> None:
     help="Test credentials for login fields (default: the simulated app's).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
+@_with(_verbosity_options)
 def explore(
     bundle: str | None,
     device: str,
@@ -469,6 +807,8 @@ def explore(
     out: Path | None,
     credentials: str | None,
     overwrite: bool,
+    quiet: bool,
+    verbose: int,
 ) -> None:
     """Discover every reachable screen with the systematic explorer (no model); report coverage.
 
@@ -480,6 +820,7 @@ def explore(
     from orav.agents.coverage import write_coverage
     from orav.agents.explorer import ExplorerAgent
     from orav.model import Scenario
+    from orav.report.console import Progress
 
     app, known = _explore_target(bundle, device)
     if not app.strip():
@@ -494,9 +835,16 @@ def explore(
         credentials=_credentials(credentials) if credentials else known,
     )
     out = out or Path("recordings") / f"{scenario.name}.cassette"
+    if out.exists() and not overwrite and not runner.did_not_pass(out):
+        raise InputError("cassette already exists; replace it with --overwrite", str(out))
     explorer = ExplorerAgent()
+    progress = Progress(
+        _progress_console(), max_steps=max_steps, verbosity=_verbosity(quiet, verbose)
+    )
     result = _recorded(
-        runner.record(scenario, out, device=device, agent=explorer, overwrite=overwrite)
+        runner.record(
+            scenario, out, device=device, agent=explorer, overwrite=overwrite, progress=progress
+        )
     )
     coverage = explorer.coverage()
     json_path, md_path = write_coverage(coverage, out)
@@ -554,7 +902,7 @@ def _print_coverage(coverage) -> None:
     Console(highlight=False).print(table)
 
 
-def _print_reports(rows) -> None:
+def _print_reports(rows, flaky: set[int] = frozenset()) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -568,12 +916,13 @@ def _print_reports(rows) -> None:
             table.add_row(outcome.scenario, "[yellow]incomplete[/]", "", "", cut, str(path))
             continue
         colour = "green" if report.ok else "red"
+        status = f"[{colour}]{report.status}[/]" + (" (flaky)" if id(report) in flaky else "")
         replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")
         if outcome is not None and outcome.decisions:
             replayed += f", {len(outcome.decisions)} decisions differ"
         table.add_row(
             report.scenario,
-            f"[{colour}]{report.status}[/]",
+            status,
             str(report.total_steps),
             f"{report.duration_seconds:.2f} s",
             replayed,

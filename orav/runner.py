@@ -9,7 +9,7 @@ import asyncio
 import os
 import signal
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ from attrs import evolve, fields, frozen
 
 from orav.agents import Agent
 from orav.cassette.regression import DecisionDiff
+from orav.cassette.writer import CassetteWriter
 from orav.errors import InputError, Interrupted
 from orav.model import RunReport, Scenario
 
@@ -158,6 +159,7 @@ def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:
         found.append(scenario.credentials.password)
     found += [d.action.text for d in scenario.script if getattr(d.action, "secure", False)]
     found += [a.text for a in scenario.preconditions if getattr(a, "secure", False)]
+    found += [os.environ.get(name, "") for name in scenario.variables]  # ${NAME} values
     return [s for s in found if s]
 
 
@@ -171,6 +173,7 @@ async def record(
     overwrite: bool = False,
     clock: Clock | None = None,
     seed: int = 0,
+    progress: Callable[[object], None] | None = None,
 ) -> Recording | Replay:
     """Run ``scenario`` live and write its cassette to ``out``, in record ``mode`` (as vcrpy's):
 
@@ -187,8 +190,12 @@ async def record(
     SIGTERM ends the run with an ``interrupted`` report in the cassette and raises
     ``Interrupted``, whose ``recording`` is what was kept (None when an old cassette was).
 
+    A cassette whose run did not pass (failed, aborted, interrupted, cut off) is no golden:
+    ``once`` records over it instead of refusing, so a failed attempt never blocks the next.
+
     ``clock`` replaces the system clock (tests pass one whose sleeps do not wait); ``seed``
-    seeds the simulator's probabilistic faults.
+    seeds the simulator's probabilistic faults; ``progress`` is called with every event as it
+    is recorded (``orav.report.console.Progress`` prints them).
     """
     if overwrite and mode not in ("once", "all"):
         raise InputError(f"--overwrite means --record-mode all, not {mode}", "--overwrite")
@@ -198,6 +205,8 @@ async def record(
     if mode == "none":
         return await replay(out)
     check_out(out)
+    if mode == "once" and out.exists() and did_not_pass(out):
+        mode = "all"  # a failed attempt is no golden: record over it
     if mode == "once" and out.exists():
         raise InputError(
             "cassette already exists; replay it with `orav replay`, or record again with "
@@ -224,7 +233,16 @@ async def record(
         with _interruptible() as interruption:
             try:
                 recording = await _record(
-                    scenario, target, device, agent, mode, previous, clock, seed, interruption
+                    scenario,
+                    target,
+                    device,
+                    agent,
+                    mode,
+                    previous,
+                    clock,
+                    seed,
+                    interruption,
+                    progress,
                 )
             except asyncio.CancelledError:
                 if interruption["signal"] is None:
@@ -251,6 +269,30 @@ async def record(
     return evolve(recording, cassette=out)
 
 
+def passed(cassette: Path) -> bool:
+    """The cassette holds a finished run that met its goal: a golden one (unreadable: no)."""
+    report = _ending(cassette)
+    return report is not None and report is not False and report.ok
+
+
+def did_not_pass(cassette: Path) -> bool:
+    """The cassette is readable and its run did not pass (failed, aborted, interrupted, cut
+    off): no golden, safe to record over. One orav cannot read is never recorded over."""
+    report = _ending(cassette)
+    return report is not False and (report is None or not report.ok)
+
+
+def _ending(cassette: Path) -> RunReport | None | bool:
+    """The cassette's report, None when it has none, False when it cannot be read."""
+    from orav.cassette import read_cassette
+    from orav.report.run import recorded_report
+
+    try:
+        return recorded_report(read_cassette(cassette))
+    except (InputError, OSError):
+        return False
+
+
 def interrupted_report(report: RunReport, signal: str) -> RunReport:
     """The report of a run SIGINT or SIGTERM ended: how far it got (``Engine.unfinished``)."""
     step = report.total_steps + 1
@@ -273,6 +315,17 @@ def check_out(out: Path) -> None:
         raise InputError(f"{parent} is not a directory", where)
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"cannot write in {parent}: permission denied", where)
+
+
+class _Watched(CassetteWriter):
+    """A cassette writer that shows ``progress`` every event once it is on disk."""
+
+    progress: Callable[[object], None] | None = None
+
+    def write(self, event) -> None:
+        super().write(event)
+        if self.progress is not None:
+            self.progress(event)
 
 
 @contextmanager
@@ -319,6 +372,7 @@ async def _record(
     clock: Clock | None,
     seed: int,
     interruption: dict[str, Any],
+    progress: Callable[[object], None] | None = None,
 ) -> Recording:
     from orav.cassette import (
         CassetteWriter,
@@ -342,7 +396,10 @@ async def _record(
         )
         secrets = secrets_of(scenario, agent)
         overwrite = mode != "once"
-        with CassetteWriter.create(out, header, overwrite=overwrite, secrets=secrets) as writer:
+        create = CassetteWriter.create if progress is None else _Watched.create
+        with create(out, header, overwrite=overwrite, secrets=secrets) as writer:
+            if progress is not None:
+                writer.progress = progress
             interruption["writer"] = writer
             deciding = (
                 ReusingAgent(previous, agent, writer=writer)
@@ -446,7 +503,7 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
         differences.append("the cassette has no report: the recording did not finish")
     elif report != recorded:
         differences += [
-            f"{f.name}: recorded {getattr(recorded, f.name)!r}, replayed {getattr(report, f.name)!r}"
+            _difference(f.name, getattr(recorded, f.name), getattr(report, f.name))
             for f in fields(RunReport)
             if getattr(recorded, f.name) != getattr(report, f.name)
         ]
@@ -461,3 +518,16 @@ async def replay(path: Path, *, agent: Agent | None = None) -> Replay:
     decisions = tuple(judge.differences) if judge else ()
     compared = judge.compared if judge else 0
     return Replay(report, recorded, not differences, tuple(differences), decisions, compared)
+
+
+def _difference(name: str, recorded: Any, replayed: Any) -> str:
+    """One field of the report that replayed otherwise; of a list, the first item that did."""
+    if isinstance(recorded, tuple) and isinstance(replayed, tuple):
+        at = next(
+            (i for i, (a, b) in enumerate(zip(recorded, replayed, strict=False)) if a != b),
+            min(len(recorded), len(replayed)),
+        )
+        was = repr(recorded[at]) if at < len(recorded) else "nothing more"
+        now = repr(replayed[at]) if at < len(replayed) else "nothing more"
+        return f"{name}[{at}]: recorded {was}, replayed {now}"
+    return f"{name}: recorded {recorded!r}, replayed {replayed!r}"

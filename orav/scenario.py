@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from importlib import resources
@@ -22,8 +23,17 @@ _HOLD_ASSERT = {"target": {"id": "orav-named-state"}}
 LAUNCHED = "app_launched"  # the one state every run knows: it launches the app
 
 
-def load_scenario(path: Path) -> Scenario:
+# ``${NAME}`` reads the environment variable NAME; ``$${`` is a literal ``${``.
+_VARIABLE = re.compile(r"\$(\$)?\{([^}]*)\}")
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def load_scenario(path: Path, environ: Mapping[str, str] | None = None) -> Scenario:
     """Load and check one scenario file; every error names file:line:col.
+
+    ``${NAME}`` in any string is replaced by the environment variable NAME (``environ``, else
+    ``os.environ``): secrets stay out of the file and, listed in ``variables``, out of every
+    cassette and report. An unset variable is an error at its place in the file.
 
     Impossible values (``max_steps: 0``, a negative wait, a NaN tap) are refused by the model's
     validators, which the codec locates; what spans fields is checked here. Named states
@@ -39,6 +49,9 @@ def load_scenario(path: Path) -> Scenario:
     if not isinstance(data, dict):
         what = f"expected a Scenario mapping, got {show(data)}"
         raise InputError(what, locate(text, (), source))
+    used = _interpolate(data, (), os.environ if environ is None else environ, text, source)
+    if used:
+        data["variables"] = sorted(used)
     named = _hold_named_states(data)
     if named and isinstance(data.get("name"), str):
         data["name"] = re.sub(r"[^A-Za-z0-9._-]+", "_", data["name"]).strip("_") or "scenario"
@@ -59,6 +72,45 @@ def load_scenario(path: Path) -> Scenario:
             what = f"`done` must be the last step, but {follow} more follow"
             raise InputError(f"script[{index}].action.kind: {what}", where)
     return scenario
+
+
+def _interpolate(
+    data: Any, where: tuple, environ: Mapping[str, str], text: str, source: str
+) -> set[str]:
+    """Replace ``${NAME}`` in every string of ``data`` in place; the names used."""
+    used: set[str] = set()
+    if isinstance(data, dict):
+        items = list(data.items())
+    elif isinstance(data, list):
+        items = list(enumerate(data))
+    else:
+        return used
+    for key, value in items:
+        if isinstance(value, (dict, list)):
+            used |= _interpolate(value, (*where, key), environ, text, source)
+        elif isinstance(value, str) and "${" in value:
+            data[key] = _substitute(value, (*where, key), environ, used, text, source)
+    return used
+
+
+def _substitute(
+    value: str, where: tuple, environ: Mapping[str, str], used: set[str], text: str, source: str
+) -> str:
+    def one(match: re.Match) -> str:
+        escaped, name = match.groups()
+        if escaped:
+            return "${" + name + "}"
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in where).lstrip(".")
+        if not _VARIABLE_NAME.fullmatch(name):
+            what = f"${{{name}}} is no variable name (letters, digits and _)"
+            raise InputError(f"{field}: {what}", locate(text, where, source))
+        if name not in environ:
+            what = f"${{{name}}}: the environment variable {name} is not set"
+            raise InputError(f"{field}: {what}", locate(text, where, source))
+        used.add(name)
+        return environ[name]
+
+    return _VARIABLE.sub(one, value)
 
 
 def _hold_named_states(data: dict[str, Any]) -> list[tuple[str, int, str, bool]]:

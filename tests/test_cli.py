@@ -7,15 +7,15 @@ from command import orav
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["record"], "Missing argument 'SCENARIO'"),
+        (["record"], "no scenario given, and no scenarios folder here"),
         (["sim", "--port", "abc"], "not a valid integer"),
         (["sim", "--port", "99999"], "not in the range"),
         (["bogus"], "No such command 'bogus'"),
         (["record", "x.yaml", "--bogus"], "No such option '--bogus'"),
     ],
 )
-def test_usage_errors_exit_2_with_clicks_message(args, message):
-    result = orav(*args)
+def test_usage_errors_exit_2_with_clicks_message(args, message, tmp_path):
+    result = orav(*args, cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert message in result.stderr
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr

@@ -207,8 +207,9 @@ def test_cli_exit_codes(tmp_path: Path):
     copy = tmp_path / existing.name
     copy.write_bytes(existing.read_bytes())
     scenario = ROOT / "scenarios" / f"{existing.stem}.yaml"
-    result = orav("record", str(scenario), "--out", str(copy))
-    assert result.returncode == 2 and "already exists" in result.stderr
+    result = orav("record", str(scenario), "--out", str(copy))  # a golden: vcrpy's once replays
+    assert "replayed, not recorded" in result.stderr, result.stderr
+    assert result.returncode == orav("replay", str(copy)).returncode
 
     result = orav("replay", str(copy))
     assert result.returncode == 0, result.stderr

@@ -58,6 +58,14 @@ class NamedState:
     setup: tuple[Action, ...] = ()
 
 
+def _tag_names(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
+    for tag in value:
+        if not tag or not all(c.isalnum() or c in "_-.:" for c in tag):
+            raise InvalidValue(
+                attribute.name, f"a tag is one word of letters, digits, _ - . or :, got {tag!r}"
+            )
+
+
 @frozen
 class Scenario:
     name: str = field(validator=file_name)
@@ -81,3 +89,8 @@ class Scenario:
     grant: dict[str, str] = field(factory=dict, validator=_permission_presets)
     reset: tuple[ResetStep, ...] = ()
     states: dict[str, NamedState] = field(factory=dict)
+    # ``orav record --tag smoke`` runs the scenarios tagged smoke (``--skip-tag`` leaves them out).
+    tags: tuple[str, ...] = field(default=(), validator=_tag_names)
+    # The environment variables the file's ``${NAME}`` placeholders read (set by the loader):
+    # their values are treated as secrets, scrubbed from cassettes and reports.
+    variables: tuple[str, ...] = ()

@@ -1,0 +1,128 @@
+"""Workspace defaults: ``orav.toml``, or ``[tool.orav]`` in ``pyproject.toml``.
+
+The nearest of the two, from the working folder up, holds what a team would otherwise repeat
+on every command line (the device, the agent, the model's base URL, where scenarios and
+cassettes live). A flag given on the command line wins over the file. The file holds no
+secret: an API key or a password comes from the environment (``${NAME}`` in a scenario).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from attrs import field, frozen
+
+from orav.errors import InputError
+
+FILE = "orav.toml"
+
+
+@frozen
+class Config:
+    """The defaults a config file may set; ``source`` names the file (empty: none found)."""
+
+    device: str = "sim"
+    agent: str = "scripted"
+    base_url: str | None = None
+    agent_options: dict[str, object] = field(factory=dict)
+    scenarios: tuple[str, ...] = ("scenarios",)  # what `orav record` with no argument runs
+    recordings: str = "recordings"  # where cassettes go
+    settle_seconds: float | None = None  # a fixed settle for scenarios that set none
+    workers: int = 1
+    retries: int = 0
+    source: str = ""
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "device": (str,),
+    "agent": (str,),
+    "base_url": (str,),
+    "agent_options": (dict,),
+    "scenarios": (list, str),
+    "recordings": (str,),
+    "settle_seconds": (int, float),
+    "workers": (int,),
+    "retries": (int,),
+}
+_LIMITS = {"workers": (1, 64), "retries": (0, 10), "settle_seconds": (0, 60)}
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest ``orav.toml``, or ``pyproject.toml`` with a ``[tool.orav]`` table."""
+    folder = (start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / FILE).is_file():
+            return candidate / FILE
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and b"[tool.orav]" in _read(pyproject):
+            return pyproject
+    return None
+
+
+def load_config(path: Path | None = None) -> Config:
+    """The defaults of the file at ``path`` (else the nearest one; none: the built-ins).
+
+    A key orav does not know or a value of the wrong type is an InputError at file:line.
+    """
+    path = path or find_config()
+    if path is None:
+        return Config()
+    text = _read(path).decode("utf-8", errors="replace")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", str(path)) from None
+    prefix = ""
+    if path.name == "pyproject.toml":
+        data, prefix = data.get("tool", {}).get("orav", {}), "tool.orav."
+    values: dict[str, object] = {}
+    for key, value in data.items():
+        where = f"{path}:{_line_of(text, key)}"
+        if key not in _TYPES:
+            known = ", ".join(sorted(_TYPES))
+            raise InputError(f"{prefix}{key}: unknown setting; known are {known}", where)
+        if isinstance(value, bool) or not isinstance(value, _TYPES[key]):
+            kinds = " or ".join("a list" if t is list else t.__name__ for t in _TYPES[key])
+            raise InputError(f"{prefix}{key}: expected {kinds}, got {value!r}", where)
+        low, high = _LIMITS.get(key, (None, None))
+        if low is not None and not low <= value <= high:
+            raise InputError(f"{prefix}{key}: expected {low} to {high}, got {value!r}", where)
+        if key == "scenarios":
+            value = (value,) if isinstance(value, str) else value
+            if not all(isinstance(item, str) for item in value):
+                raise InputError(f"{prefix}{key}: expected paths or globs", where)
+            value = tuple(_relative(path, item) for item in value)
+        elif key == "recordings":
+            value = _relative(path, value)
+        elif key == "settle_seconds":
+            value = float(value)
+        values[key] = value
+    return Config(**values, source=str(path))
+
+
+def _relative(config: Path, item: str) -> str:
+    """A folder named in the file is relative to the file's folder, not the working one."""
+    if Path(item).is_absolute():
+        return item
+    base = config.parent
+    try:
+        base = base.relative_to(Path.cwd().resolve())
+    except ValueError:
+        pass
+    return str(base / item) if str(base) != "." else item
+
+
+def _line_of(text: str, key: str) -> int:
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip().startswith(key) and line.strip()[len(key) :].lstrip().startswith("="):
+            return number
+    return 1
+
+
+def _read(path: Path) -> bytes:
+    try:
+        with path.open("rb") as file:
+            return file.read(1 << 20)  # a config file is small; a huge one is not read whole
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None

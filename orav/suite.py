@@ -1,0 +1,224 @@
+"""A suite: the scenarios one command runs, chosen by paths, folders, globs, tags and a shard.
+
+``expand`` turns what the user typed into files (a folder means every ``*.yaml`` under it, a
+glob its matches, in sorted order, each file once); ``select`` keeps those a tag filter and a
+shard take. The split is by position in the sorted list, so ``--shard 1/3`` .. ``3/3`` on three
+CI machines run every scenario exactly once, whatever order the shell gave.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from attrs import frozen
+
+from orav.errors import InputError
+
+_SHARD = re.compile(r"(\d+)/(\d+)")
+T = TypeVar("T")
+
+
+@frozen
+class Shard:
+    """Shard ``index`` (1-based) of ``count``."""
+
+    index: int
+    count: int
+
+    def takes(self, position: int) -> bool:
+        return position % self.count == self.index - 1
+
+
+def parse_shard(text: str, flag: str = "--shard") -> Shard:
+    """``i/n`` with 1 <= i <= n; anything else is bad input naming the flag."""
+    match = _SHARD.fullmatch(text.strip())
+    if match is None:
+        raise InputError(f"expected I/N (e.g. 2/4), got {text!r}", flag)
+    index, count = int(match[1]), int(match[2])
+    if not 1 <= index <= count or count > 1000:
+        raise InputError(f"expected 1 <= I <= N <= 1000, got {text!r}", flag)
+    return Shard(index, count)
+
+
+def expand(
+    paths: Iterable[str | Path], *, suffixes: Sequence[str] = (".yaml", ".yml")
+) -> list[Path]:
+    """Files named by ``paths``: a file as is, a folder's files with ``suffixes`` (recursively),
+    a glob's matches. A path that names nothing is an InputError naming it."""
+    found: dict[Path, None] = {}
+    for item in paths:
+        text = str(item)
+        path = Path(text)
+        if path.is_dir():
+            matches = sorted(p for p in path.rglob("*") if p.suffix in suffixes and p.is_file())
+            if not matches:
+                raise InputError(f"no {' or '.join(suffixes)} file in this folder", text)
+        elif glob.has_magic(text) and not path.exists():
+            matches = sorted(Path(p) for p in glob.glob(text, recursive=True))
+            matches = [p for p in matches if p.is_file()]
+            if not matches:
+                raise InputError("no file matches this pattern", text)
+        else:
+            matches = [path]  # the loader says what is wrong with a file that is not there
+        found.update(dict.fromkeys(matches))
+    return list(found)
+
+
+def wanted(tags: Iterable[str], include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Has one of ``include`` (when any is given) and none of ``exclude``."""
+    tags = set(tags)
+    return (not include or bool(tags & set(include))) and not tags & set(exclude)
+
+
+def shard_of(items: Sequence[T], shard: Shard | None) -> list[T]:
+    """The items of ``shard`` (all when None), by position."""
+    return [item for n, item in enumerate(items) if shard is None or shard.takes(n)]
+
+
+def cassette_names(files: Sequence[Path], roots: Sequence[Path | None]) -> list[Path]:
+    """Where each scenario's cassette goes, under the recordings folder: the file's path below
+    the folder it was found in (``shop/add_to_cart``), else its name; the scenario file names
+    its cassette, not its ``name:``."""
+    names = []
+    for file, root in zip(files, roots, strict=True):
+        relative = file.relative_to(root) if root is not None else Path(file.name)
+        names.append(relative.with_suffix(".cassette"))
+    return names
+
+
+def expand_with_roots(
+    paths: Iterable[str | Path], *, suffixes: Sequence[str] = (".yaml", ".yml")
+) -> tuple[list[Path], list[Path | None]]:
+    """``expand``, with the folder each file was found under (None for a file named as is)."""
+    files: list[Path] = []
+    roots: list[Path | None] = []
+    for item in paths:
+        text = str(item)
+        root: Path | None = None
+        if Path(text).is_dir():
+            root = Path(text)
+        elif glob.has_magic(text) and not Path(text).exists():
+            parts = Path(text).parts
+            plain = [p for p in parts[: next(i for i, p in enumerate(parts) if glob.has_magic(p))]]
+            root = Path(*plain) if plain else Path(".")
+        for file in expand([text], suffixes=suffixes):
+            if file not in files:
+                files.append(file)
+                roots.append(root)
+    return files, roots
+
+
+@frozen
+class Job:
+    """One scenario of a suite: its file, the loaded scenario, the cassette it records."""
+
+    path: Path
+    scenario: object
+    out: Path
+
+
+@frozen
+class Outcome:
+    """How a job ended: its report (None when it could not run: ``error`` says why), the
+    attempts it took (``--retries``) and the wall time of all of them."""
+
+    job: Job
+    report: object | None
+    attempts: int = 1
+    seconds: float = 0.0
+    error: str = ""
+    replayed: object | None = None  # a golden cassette kept and replayed instead (record once)
+
+    @property
+    def ok(self) -> bool:
+        faithful = self.replayed is None or self.replayed.ok
+        return self.report is not None and self.report.ok and faithful
+
+    @property
+    def flaky(self) -> bool:
+        """It passed, but only on a retry."""
+        return self.ok and self.attempts > 1
+
+
+def run_serial(
+    jobs: Sequence[Job],
+    attempt: Callable[[Job, int], object],
+    *,
+    retries: int = 0,
+    done: Callable[[Outcome], None] = lambda _: None,
+) -> list[Outcome]:
+    """Run each job in this process: ``attempt(job, n)`` returns its report (n from 1); a run
+    that did not pass runs again, up to ``retries`` more times."""
+    outcomes = []
+    for job in jobs:
+        started = time.monotonic()
+        for n in range(1, retries + 2):
+            report = attempt(job, n)
+            if report.ok:
+                break
+        outcome = Outcome(job, report, n, time.monotonic() - started)
+        done(outcome)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def run_parallel(
+    jobs: Sequence[Job],
+    argv: Callable[[Job, int], list[str]],
+    *,
+    workers: int,
+    retries: int = 0,
+    done: Callable[[Outcome], None] = lambda _: None,
+) -> list[Outcome]:
+    """Run up to ``workers`` jobs at once, each in an ``orav record`` process of its own (its
+    own simulator companion or device: ``argv(job, n)``), within a time limit of twice the
+    scenario's timeout plus a minute. Outcomes come back in the jobs' order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(job: Job) -> Outcome:
+        started = time.monotonic()
+        limit = 2 * job.scenario.timeout_seconds + 60
+        for n in range(1, retries + 2):
+            try:
+                finished = subprocess.run(
+                    argv(job, n), capture_output=True, text=True, timeout=limit, check=False
+                )
+            except subprocess.TimeoutExpired:
+                return Outcome(
+                    job, None, n, time.monotonic() - started, f"no end after {limit:.0f} s"
+                )
+            report = recorded(job.out)
+            if finished.returncode == 2 or report is None:
+                said = finished.stderr.strip().splitlines()
+                return Outcome(job, None, n, time.monotonic() - started, said[-1] if said else "")
+            if report.ok:
+                break
+        return Outcome(job, report, n, time.monotonic() - started)
+
+    outcomes: dict[int, Outcome] = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(one, job): index for index, job in enumerate(jobs)}
+        from concurrent.futures import as_completed
+
+        for future in as_completed(futures):
+            outcome = future.result()
+            done(outcome)
+            outcomes[futures[future]] = outcome
+    return [outcomes[index] for index in range(len(jobs))]
+
+
+def recorded(cassette: Path):
+    """The report a cassette ends with, or None (no report, or unreadable)."""
+    from orav.cassette import read_cassette
+    from orav.report.run import recorded_report
+
+    try:
+        return recorded_report(read_cassette(cassette))
+    except (InputError, OSError):
+        return None
