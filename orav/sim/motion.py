@@ -118,8 +118,9 @@ class Motion:
         delay = until - self.ticker()
         if delay <= 0:
             return
-        try:
-            await asyncio.wait_for(event.wait(), timeout=min(delay, 1.0))
+        try:  # asyncio.timeout, not wait_for: a cancelled stream's task must stay cancelled
+            async with asyncio.timeout(min(delay, 1.0)):
+                await event.wait()
         except TimeoutError:
             pass
 

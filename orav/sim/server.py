@@ -12,7 +12,6 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import socket
 import time
 import weakref
@@ -25,6 +24,7 @@ from grpclib import GRPCError, Status
 from grpclib.exceptions import StreamTerminatedError
 from grpclib.protocol import H2Protocol
 from grpclib.server import Server, Stream
+from h2.exceptions import StreamClosedError
 from idb.common.hid import KEY_MAP
 from idb.grpc import idb_pb2 as pb
 from idb.grpc.idb_grpc import CompanionServiceBase
@@ -78,6 +78,7 @@ IMPLEMENTED = {
 }
 LOG_FOLLOW = 3600.0  # seconds a log stream follows the apps at most
 LOG_POLL = 0.1
+QUIESCENCE_FOLLOW = 3600.0  # seconds a quiescence stream follows an app at most
 
 
 def _invert_key_map() -> dict[tuple[int, bool], str]:
@@ -352,10 +353,18 @@ class CompanionService(CompanionServiceBase):
         quiet_ms = request.quiet_window_ms if request.HasField("quiet_window_ms") else None
         busy_ms = BUSY_THRESHOLD_MS if busy_ms is None else busy_ms
         quiet_ms = QUIET_WINDOW_MS if quiet_ms is None else quiet_ms
+        try:
+            await self._follow(stream, state, busy_ms, quiet_ms)
+        except (StreamClosedError, StreamTerminatedError):
+            pass  # the client has its answer and closed the stream
+
+    @staticmethod
+    async def _follow(stream: Stream, state: AppState, busy_ms: int, quiet_ms: int) -> None:
         motion, pid, launches = state.motion, state.pid, state.launches
         response = pb.AccessibilityQuiescenceResponse
         last, touches = None, motion.touches
-        while True:
+        deadline = time.monotonic() + QUIESCENCE_FOLLOW
+        while time.monotonic() < deadline:
             if not state.running or state.launches != launches:
                 await stream.send_message(response(pid=pid, target_exited=response.TargetExited()))
                 return
@@ -367,7 +376,7 @@ class CompanionService(CompanionServiceBase):
             if moment.state != last:
                 last = moment.state
                 await stream.send_message(response(pid=pid, state=_quiescence(moment.state)))
-            await motion.change(moment.until if math.isfinite(moment.until) else math.inf)
+            await motion.change(moment.until)
 
     def _key(self, code: int, shifted: bool) -> None:
         if code in NAMED_KEYCODES:
