@@ -140,8 +140,8 @@ def sample_text(element: Element, credentials: Credentials | None) -> TypeText:
 
 
 def app_chrome(observation: Observation) -> set[str]:
-    """The refs of the app's own controls that every screen shows alike: a tab bar's buttons
-    and a terminal app's footer keys (not Back: where it leads depends on the screen)."""
+    """The refs of the app's own controls that every screen shows alike: a tab bar's buttons,
+    a terminal app's tabs and footer keys (not Back: where it leads depends on the screen)."""
     bars = [
         e.frame
         for e in observation.elements
@@ -152,7 +152,11 @@ def app_chrome(observation: Observation) -> set[str]:
         for e in app_elements(observation)
         if is_control(e)
         and not _is_back(e)
-        and (is_footer_key(e) or any(bar.contains(e.frame.center) for bar in bars))
+        and (
+            is_footer_key(e)
+            or e.role == "AXTab"
+            or any(bar.contains(e.frame.center) for bar in bars)
+        )
     }
 
 
@@ -232,7 +236,11 @@ class _Screen:
         )
 
     def update(
-        self, observation: Observation, credentials: Credentials | None, platform: str | None
+        self,
+        observation: Observation,
+        credentials: Credentials | None,
+        platform: str | None,
+        chrome: set[str],
     ) -> None:
         """Take in the current state of the screen's elements (enabled, value, frame) and the
         gestures and keys it offers."""
@@ -243,7 +251,7 @@ class _Screen:
             if not is_control(element):
                 continue
             name = ref(element)
-            rank = _rank(element)
+            rank = TAB_RANK if name in chrome and not is_footer_key(element) else _rank(element)
             if element.role == "AXCell":
                 group = _list_of(element)
                 rows[group] = rows.get(group, 0) + 1
@@ -296,15 +304,19 @@ class _Screen:
         return [n for n in self.elements if n not in self.enabled and n not in self.tried]
 
 
-# Try order within a screen: controls (0), text fields (1), gestures and keys, Back (3),
-# risky controls and a terminal app's footer keys (4), then arrow keys: they move a cursor
-# far more often than they open anything.
+# Try order within a screen: controls (0), text fields (1), the app's tabs (after the screen's
+# own controls: they leave it), gestures and keys (2), Back (3), arrow keys (they move a
+# cursor far more often than they open anything), the back gesture (it leaves, and teaches the
+# way back), risky controls and a terminal app's footer keys (app-wide: quit, the palette),
+# and rows of a list past its first few.
+TAB_RANK = 1.5
 MOVE_RANK = 2
 ARROW_RANK = 5
-BACK_MOVE_RANK = 5.5  # the back gesture last: it leaves, and teaches the way back
+BACK_MOVE_RANK = 5.5
+RISKY_RANK = 6
 # Rows of one list beyond the first ROWS_FIRST are alike: tried after everything else.
 ROWS_FIRST = 3
-LATER_ROWS_RANK = 6
+LATER_ROWS_RANK = 7
 
 
 def _list_of(element: Element) -> str:
@@ -314,12 +326,10 @@ def _list_of(element: Element) -> str:
     return column or (stable_id(element) or "").rpartition("_")[0] or "AXCell"
 
 
-def _rank(element: Element) -> int:
-    """Try order within a screen: controls, then text fields, then (gestures and keys, then)
-    back, then risky ones and a terminal app's footer keys (app-wide bindings: quit, the
-    command palette)."""
+def _rank(element: Element) -> float:
+    """An element's place in the try order (the ranks above)."""
     if _risky(element) or is_footer_key(element):
-        return 4
+        return RISKY_RANK
     if _is_back(element):
         return 3
     return 1 if is_text_field(element) else 0
@@ -351,6 +361,10 @@ class ExplorerAgent:
         self._edges: dict[str, dict[str, str]] = {}  # source -> element -> target
         # The app's chrome (tab bar, footer keys): tried once in the app, walked from anywhere.
         self._chrome: dict[str, str | None] = {}  # ref -> the screen it led to last
+        self._keyed: set[str] = set()  # footer keys tried somewhere
+        self._plan: list[tuple[_Pending | None, Decision]] = []  # filling a form to walk on
+        self._plan_screen: str | None = None
+        self._credentials: Credentials | None = None
         self._walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self._transitions: list[ScreenTransition] = []
         self._pending: _Pending | None = None
@@ -375,15 +389,17 @@ class ExplorerAgent:
         met = self._learn(context, key)
         screen = self._screens.get(key)
         platform = context.device.platform if context.device is not None else None
+        self._credentials = context.scenario.credentials
+        chrome = app_chrome(observation)
         if screen is None:
             screen = _Screen(key, screen_name(observation), context.step)
             self._screens[key] = screen
-            screen.update(observation, context.scenario.credentials, platform)
-            self._share_chrome(screen, observation)
+            screen.update(observation, context.scenario.credentials, platform, chrome)
+            self._share_chrome(screen, chrome)
             self._alike(screen)
         else:
-            screen.update(observation, context.scenario.credentials, platform)
-            self._share_chrome(screen, observation)
+            screen.update(observation, context.scenario.credentials, platform, chrome)
+            self._share_chrome(screen, chrome)
         self._step = context.step
         decision = self._next(context, screen)
         return decision if met is None else evolve(decision, previous_outcome_met=met)
@@ -440,24 +456,20 @@ class ExplorerAgent:
             and name not in self._chrome
         ]
 
-    def _share_chrome(self, screen: _Screen, observation: Observation) -> None:
+    def _share_chrome(self, screen: _Screen, chrome: set[str]) -> None:
         """The app's chrome is tried on a screen that shows it until it is known to lead
         somewhere (a tab does nothing on its own screen), then not again: on the other
         screens it is neither listed nor tried, only walked through."""
-        chrome = app_chrome(observation)
         screen.chrome = chrome
-        tabs = []
         for name in chrome:
             listed = name in screen.order and name not in screen.tried
-            if listed and self._chrome.get(name) is not None:
+            key = is_footer_key(screen.elements[name])
+            # a tab does nothing on its own screen: tried until it led somewhere; a key once
+            if listed and (self._chrome.get(name) is not None or (key and name in self._keyed)):
                 screen.order.remove(name)
-            elif listed and not is_footer_key(screen.elements[name]):
-                tabs.append(name)
             self._chrome.setdefault(name, None)
-        if tabs:  # a tab bar's tabs first: each opens a part of the app
-            screen.order = [n for n in screen.order if n not in tabs]
-            done = sum(1 for n in screen.order if n in screen.tried)
-            screen.order[done:done] = sorted(tabs, key=list(screen.elements).index)
+            if key and name in screen.tried:
+                self._keyed.add(name)
 
     def _alike(self, screen: _Screen) -> None:
         """A screen with the controls of one found before (a product page for another product,
@@ -508,6 +520,13 @@ class ExplorerAgent:
 
     def _next(self, context: AgentContext, screen: _Screen) -> Decision:
         observation = context.observation
+        if self._plan and self._plan_screen != screen.key:
+            self._plan = []  # the form is gone: walk again from here
+        if self._plan:
+            pending, decision = self._plan.pop(0)
+            if pending is not None:
+                self._pending = evolve(pending, step=context.step)
+            return decision
         if self._field is not None and self._field.screen == screen.key:
             decision = self._continue_field(context, screen)
             if decision is not None:
@@ -652,8 +671,8 @@ class ExplorerAgent:
         commits something (it is tried once, not repeated to get somewhere), and at most
         ``WALK_BUDGET`` times through any one (a loop through it learns nothing new)."""
         element = self._screens[source].elements.get(element_ref)
-        if element is not None and (_commits(element) or is_text_field(element)):
-            return False  # a field's edge was its return after typing: not a tap
+        if element is not None and _commits(element):
+            return False
         if element_ref in (BACK_GESTURE, ESCAPE) or (element is not None and _is_back(element)):
             return True  # going back changes nothing: bounded by ``wander`` alone
         return self._walks.get((source, element_ref), 0) < WALK_BUDGET
@@ -676,7 +695,39 @@ class ExplorerAgent:
         element = screen.elements[element_ref]
         # A quoted name is checked on screen by the engine's verification: only real titles.
         expected = f'"{name}" appears' if name != target else f"screen {target} appears"
+        if is_text_field(element):  # a form's return led there: fill the form again
+            self._pending = None
+            self._plan = self._fill(screen, element_ref, target, expected)
+            self._plan_screen = screen.key
+            return self._plan.pop(0)[1]
         return Decision(Tap(target=target_of(element)), why, element.label, expected)
+
+    def _fill(
+        self, screen: _Screen, last: str, target: str, expected: str
+    ) -> list[tuple[_Pending, Decision]]:
+        """Tap and type into every field of the screen, ``last`` last, then press return in
+        it: the way a form's return led to ``target`` before."""
+        fields = [n for n, e in screen.elements.items() if is_text_field(e) and n != last]
+        plan = []
+        for name in [*fields, last]:
+            element = screen.elements[name]
+            text = sample_text(element, self._credentials)
+            why = f"Walking back through the form on {screen.name!r}: filling {name}."
+            plan.append((None, Decision(Tap(target=target_of(element)), why, element.label)))
+            plan.append((None, Decision(text, why, element.label)))
+        step = _Pending(self._step, screen.key, last, "navigate", target)
+        plan.append(
+            (
+                step,
+                Decision(
+                    PressKey("return"),
+                    f"Submitting the form on {screen.name!r}.",
+                    screen.elements[last].label,
+                    expected,
+                ),
+            )
+        )
+        return plan
 
     def _go_back(self, context: AgentContext, screen: _Screen) -> Decision:
         textual = context.device is not None and context.device.platform == "textual"
