@@ -225,3 +225,42 @@ def test_the_idb_cli_lists_shows_and_deletes_crash_reports(tmp_path: Path) -> No
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=10)
+
+
+def test_idb_ui_quiet_waits_for_the_animation_orav_sim_is_told_to_play() -> None:
+    proc = subprocess.Popen(
+        [*ORAV, "sim", "--port", "0", "--animation-ms", "2500"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        address = proc.stdout.readline().strip()
+        assert address.startswith("127.0.0.1:"), proc.stderr.read()
+        idb(address, "ui", "tap", "195", "222")  # the email field: the keyboard slides up
+        now = subprocess.run(
+            [IDB, "--companion", address, "--no-prune-dead-companion", "ui", "quiet", "--json"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env={**os.environ, "IDB_COMPANION": ""},
+        )
+        assert now.returncode == 1, now.stderr  # busy now
+        assert '"busy"' in now.stdout and "animations_inactive" in now.stdout
+        assert '"quiet"' in idb(address, "ui", "quiet", "10", "--json")  # exits 0 once quiet
+        assert "AXKeyboard" in idb(address, "ui", "describe-all")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)
+
+
+def test_an_animation_time_out_of_range_is_a_bad_flag() -> None:
+    done = subprocess.run(
+        [*ORAV, "sim", "--animation-ms", "-1"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and "--animation-ms" in done.stderr
