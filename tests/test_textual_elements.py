@@ -299,3 +299,25 @@ def test_a_key_name_parses_or_is_a_clear_error(text: str):
     else:
         assert textual_key(text).split("+")[-1] in (base, "enter")
         assert set(modifiers) <= {"ctrl", "alt", "shift", "meta", "super", "hyper"}
+
+
+async def test_the_apps_exception_is_in_the_report_and_the_html(tmp_path):
+    from orav.model import Decision, Done, Scenario
+    from orav.report.html import render_html
+    from orav.report.run import read_run
+    from orav.runner import record
+
+    scenario = Scenario(
+        name="broken",
+        app="Broken",
+        goal="press Break",
+        settle_seconds=0.05,
+        max_steps=4,
+        script=(Decision(action=Tap(target=Target(id="break"))), Decision(action=Done())),
+    )
+    where = "KeyError: 'no such commitment' (at test_textual_elements.py:"
+    recording = await record(
+        scenario, tmp_path / "broken.cassette", device=f"textual:{__name__}:Broken"
+    )
+    assert any(where in error.error for error in recording.report.errors)
+    assert where in render_html(read_run(recording.cassette))

@@ -100,7 +100,8 @@ def fault(observation: Observation) -> Detection | None:
     """
     elements = observation.elements
     if observation.app_running is False:
-        return Detection("crash", elements, "the app is not running")
+        why = f": {observation.error}" if observation.error else ""  # a Textual app's exception
+        return Detection("crash", elements, f"the app is not running{why}")
     if not elements or observation.error is not None:
         return Detection("empty_dump", (), observation.error or "the accessibility dump is empty")
     return _permission(elements)
