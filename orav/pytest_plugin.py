@@ -7,8 +7,8 @@ docs/textual.md shows a whole test):
 - ``uat_app``: the app under test, built fresh for the test; an app whose constructor takes a
   ``database`` gets one in the test's temporary folder. ``@pytest.mark.uat_app(seed="demo")``
   passes more keyword arguments.
-- ``uat_driver``: runs scenarios on that app with a deterministic agent: the scenario's script,
-  or a function that decides (``agent=``). A test marked ``live_ai``, or any test under
+- ``uat_driver``: runs scenarios on that app (in a terminal of ``orav_size``, 80x24 unless set)
+  with a deterministic agent: the scenario's script, or a function that decides (``agent=``). A test marked ``live_ai``, or any test under
   ``--orav-live-ai`` / ``ORAV_LIVE_AI=1``, gets the live agent instead.
 - ``live_uat_driver``: the same with the OpenAI-compatible agent from the environment
   (``OPENAI_API_KEY`` or ``OPENAI_BASE_URL``, model ``ORAV_MODEL``); the test is skipped, with
@@ -62,6 +62,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("orav_cassettes", "folders whose *.cassette files are replayed", type="paths")
     parser.addini("orav_app", "the Textual app of the uat_app fixture, package.module:AppClass")
+    parser.addini("orav_size", "the terminal size of the uat_driver fixture, WIDTHxHEIGHT")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -88,17 +89,18 @@ def uat_app(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 def uat_driver(request: pytest.FixtureRequest, uat_app: Any, tmp_path: Path) -> UatDriver:
     """Runs scenarios on ``uat_app``: scripted (or ``agent=`` a function) unless the test is
     marked ``live_ai`` or the live switch is on."""
-    factory = _app_factory(request, tmp_path)
+    factory, size = _app_factory(request, tmp_path), _size(request.config)
     if request.node.get_closest_marker("live_ai") is not None or _live_switch(request.config):
-        return UatDriver(uat_app, factory, live=_live_agent())
-    return UatDriver(uat_app, factory)
+        return UatDriver(uat_app, factory, live=_live_agent(), size=size)
+    return UatDriver(uat_app, factory, size=size)
 
 
 @pytest.fixture
 def live_uat_driver(uat_app: Any, request: pytest.FixtureRequest, tmp_path: Path) -> UatDriver:
     """Runs scenarios on ``uat_app`` with the live OpenAI-compatible agent (skips without
     credentials)."""
-    return UatDriver(uat_app, _app_factory(request, tmp_path), live=_live_agent())
+    factory, size = _app_factory(request, tmp_path), _size(request.config)
+    return UatDriver(uat_app, factory, live=_live_agent(), size=size)
 
 
 class UatDriver:
@@ -166,6 +168,14 @@ class UatDriver:
         if callable(agent):
             return FunctionAgent(agent)
         raise TypeError(f"agent must be an Agent or a function, not {agent!r}")
+
+
+def _size(config: pytest.Config) -> tuple[int, int]:
+    """The ``orav_size`` ini value (80x24 when not set)."""
+    from orav.drivers.textual.device import parse_size
+
+    text = config.getini("orav_size")
+    return parse_size(text) if text else (80, 24)
 
 
 def _live_switch(config: pytest.Config) -> bool:

@@ -50,6 +50,10 @@ def test_uat_app_has_a_temporary_database(uat_app, tmp_path):
     assert uat_app.database == tmp_path / "uat.sqlite"
 
 
+def test_the_terminal_size_comes_from_the_ini_file(uat_driver):
+    assert uat_driver.size == (120, 40)
+
+
 def test_a_workflow_passes_with_its_script(uat_driver):
     report = uat_driver.run_sync(COMMITMENT)
     assert report.ok and report.screens_visited == ("Home", "Chat", "Commitments")
@@ -87,7 +91,7 @@ def test_live_fixture(live_uat_driver):
 
 def scratch_project(pytester) -> None:
     scenarios = Path(__file__).resolve().parent.parent / "orav" / "scenarios" / "planner"
-    pytester.makeini("[pytest]\norav_app = orav.demo.planner:PlannerApp\n")
+    pytester.makeini("[pytest]\norav_app = orav.demo.planner:PlannerApp\norav_size = 120x40\n")
     pytester.makepyfile(test_workflows=USER_TESTS.format(scenarios=str(scenarios)))
 
 
@@ -98,7 +102,7 @@ def test_a_user_project_uses_the_fixtures_and_the_live_ai_marker(pytester, monke
     result = pytester.runpytest(
         "--strict-markers", "-rs", "-p", "no:cacheprovider", "-p", "no:asyncio"
     )
-    result.assert_outcomes(passed=3, skipped=2)
+    result.assert_outcomes(passed=4, skipped=2)
     result.stdout.fnmatch_lines(["*live AI test: set OPENAI_API_KEY*"])
 
 
