@@ -12,16 +12,29 @@ the simulator; a correct engine rides it out.
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from pathlib import Path
 
 import pytest
 from attrs import evolve
 from fast_clock import FastClock
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_recovery_matrix import scaled_time
 
 from orav.demo.notes import NotesApp
 from orav.drivers.textual import TextualDevice
-from orav.model import Assert, Done, Observation, RunReport, Scenario, Tap
+from orav.model import (
+    Assert,
+    Decision,
+    Done,
+    Observation,
+    RunReport,
+    Scenario,
+    Tap,
+    Target,
+    TypeText,
+)
 from orav.perceive.targets import target_element
 from orav.runner import open_device, record, replay
 from orav.scenario import load_scenario
@@ -206,3 +219,72 @@ def _id(unique_id: str):
     from orav.model import Target
 
     return Target(id=unique_id)
+
+
+# --- Ledger: look-alikes in any order -------------------------------------------------------
+
+
+def _tap(unique_id: str | None = None, label: str | None = None) -> Decision:
+    return Decision(Tap(target=Target(label=label, id=unique_id)))
+
+
+# What a user does on each tab of Ledger, starting and ending at the tab's root: benign taps
+# that change nothing, the app's own alert answered either way, a form with secure fields, a
+# plain offline hint, read-only rows.
+MOVES = {
+    "tab_accounts": [
+        [],
+        [_tap("refresh")],
+        [_tap("checking"), _tap("txn_1"), _tap("txn_2"), _tap("back")],
+        [_tap("savings"), _tap("back")],
+    ],
+    "tab_payments": [
+        [_tap("payee_landlord")],
+        [_tap("delete_payee"), _tap(label="Cancel")],
+        [_tap("delete_payee"), _tap("confirm_delete")],
+        [
+            _tap("add_card"),
+            _tap("card_name"),
+            Decision(TypeText("Sam Taylor")),
+            _tap("card_number"),
+            Decision(TypeText("4242424242424242", secure=True)),
+            _tap("cvv"),
+            Decision(TypeText("123", secure=True)),
+            _tap("save_card"),
+            _tap("back"),
+        ],
+    ],
+    "tab_cards": [[], [_tap("card_visa")]],
+    "tab_more": [
+        [_tap("messages"), _tap("mark_read"), _tap("mark_read"), _tap("back")],
+        [_tap("statements"), _tap("statement_oct"), _tap("back"), _tap("back")],
+    ],
+}
+moves = st.sampled_from(sorted(MOVES)).flatmap(
+    lambda tab: st.sampled_from(MOVES[tab]).map(lambda steps: [_tap(tab), *steps])
+)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(moves, min_size=1, max_size=4))
+async def test_benign_moves_in_any_order_start_no_remedy(walk):
+    """Whatever order a user goes through Ledger's look-alikes in, the only recovery is a
+    no-op tap retried and handed back: nothing is dismissed, typed, retried or restarted."""
+    base = load_scenario(LOOKALIKES / "bank_answer_no.yaml")
+    script = (*(step for move in walk for step in move), Decision(Done(summary="walked")))
+    scenario = evolve(
+        base,
+        name="bank_walk",
+        max_steps=len(script) + 1,
+        script=script,
+        success_criteria=(Assert(Target(id="tab_accounts")),),
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        report = (
+            await record(
+                scenario, Path(folder) / "walk.cassette", device=f"sim:{BANK}", clock=FastClock()
+            )
+        ).report
+    paths = recoveries(report)
+    assert all(p[0][1] == "no_effect" and p[-1][2] == "handed_back" for p in paths), paths
+    assert report.status == "passed", report.errors
