@@ -10,7 +10,12 @@ is judged by the explorer's own idea of a screen. Budget b counts the screens sh
 each of the first b actions and after the b-th. One run of 200 steps gives every smaller
 budget: neither agent looks at its budget, so a shorter run is a prefix of it.
 
+On the Textual demo apps (``--textual``: slower, real Pilot runs, so not in ``python -m
+bench``) a screen is what the platform calls it: the screen's class and the tab selected on
+it (``orav.perceive.screens.screen_title``).
+
     /work/venv/bin/python bench/explorer_monkey.py [APP ...]      # demo shop bank gestures
+    /work/venv/bin/python bench/explorer_monkey.py --textual      # notes planner tui
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from orav.agents import AgentContext
 from orav.agents.explorer import ExplorerAgent, sample_text
 from orav.model import Credentials, Decision, Scenario, Tap, Wait
 from orav.perceive.roles import is_text_field
-from orav.perceive.screens import app_elements, is_control
+from orav.perceive.screens import app_elements, is_control, screen_title
 from orav.runner import record
 from orav.sim import load_app_model
 
@@ -44,6 +49,11 @@ APPS = {
     "shop": ("orav/sim/shop.yaml", Credentials("shopper@orav.dev", "Shop-Demo-2!")),
     "bank": ("orav/demo/bank.yaml", Credentials("sam@ledger.example", "Ledger-Pass-42")),
     "gestures": ("orav/demo/gestures.yaml", None),
+}
+TEXTUAL = {
+    "notes": ("orav.demo.notes:NotesApp", Credentials("ada@jotter.app", "Analytical-1843")),
+    "planner": ("orav.demo.planner:PlannerApp?seed=demo&today=2026-11-23", None),
+    "tui": ("orav.demo_tui:DemoApp", Credentials("demo@orav.dev", "Orav-Demo-1!")),
 }
 
 
@@ -82,7 +92,10 @@ class Watched:
         self.name = agent.name
 
     async def decide(self, context: AgentContext) -> Decision:
-        self.screens.append(self.sims[-1].state.screen)
+        if self.sims:
+            self.screens.append(self.sims[-1].state.screen)
+        else:
+            self.screens.append(screen_title(context.observation))
         return await self.agent.decide(context)
 
 
@@ -99,15 +112,19 @@ def watch_companions(sims: list) -> None:
 
 
 async def run(app: str, agent, folder: Path) -> list[str | None]:
-    """The model screens shown before each step and at the end of a 200-step run."""
-    path, credentials = APPS[app]
-    model = load_app_model(ROOT / path)
+    """The screens shown before each step (and, on the simulator, at the end) of a run."""
     sims: list = []
-    watch_companions(sims)
+    if app in TEXTUAL:
+        spec, credentials = TEXTUAL[app]
+        bundle, device = spec, f"textual:{spec}"
+    else:
+        path, credentials = APPS[app]
+        bundle, device = load_app_model(ROOT / path).bundle_id, f"sim:{ROOT / path}"
+        watch_companions(sims)
     watched = Watched(agent, sims)
     scenario = Scenario(
         f"{app}-{agent.name}",
-        model.bundle_id,
+        bundle,
         "explore",
         max_steps=max(BUDGETS),
         settle_seconds=0.05,
@@ -115,8 +132,8 @@ async def run(app: str, agent, folder: Path) -> list[str | None]:
         credentials=credentials,
     )
     cassette = folder / f"{app}-{agent.name}-{len(list(folder.iterdir()))}.cassette"
-    await record(scenario, cassette, device=f"sim:{ROOT / path}", agent=watched, clock=FastClock())
-    return [*watched.screens, sims[-1].state.screen]
+    await record(scenario, cassette, device=device, agent=watched, clock=FastClock())
+    return [*watched.screens, *(sim.state.screen for sim in sims[-1:])]
 
 
 def reached(screens: list[str | None], budget: int) -> int:
@@ -124,27 +141,29 @@ def reached(screens: list[str | None], budget: int) -> int:
 
 
 async def bench(app: str) -> dict:
-    model = load_app_model(ROOT / APPS[app][0])
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         explorer = await run(app, ExplorerAgent(), Path(folder))
         again = await run(app, ExplorerAgent(), Path(folder))
         monkeys = [await run(app, Monkey(seed), Path(folder)) for seed in SEEDS]
     seen = set(explorer) | {s for m in monkeys for s in m}
+    # the model's screens on the simulator; on Textual, every screen any run saw
+    screens = set(load_app_model(ROOT / APPS[app][0]).screens) if app in APPS else seen - {None}
     return {
         "app": app,
-        "screens": len(model.screens),
+        "screens": len(screens),
         "seen": len(seen - {None}),
         "explorer": [reached(explorer, b) for b in BUDGETS],
         "deterministic": explorer == again,
         "monkey": [statistics.median(reached(m, b) for m in monkeys) for b in BUDGETS],
-        "missed": sorted(set(model.screens) - set(explorer)),
+        "missed": sorted(screens - set(explorer)),
         "seconds": time.perf_counter() - started,
     }
 
 
 def main() -> None:
-    apps = sys.argv[1:] or list(APPS)
+    names = [a for a in sys.argv[1:] if not a.startswith("--")]
+    apps = names or (list(TEXTUAL) if "--textual" in sys.argv else list(APPS))
     print(f"screens reached at budgets {'/'.join(map(str, BUDGETS))} (monkey: median of 5 seeds)")
     for app in apps:
         row = asyncio.run(bench(app))
@@ -154,7 +173,7 @@ def main() -> None:
         explorer = "/".join(map(str, row["explorer"]))
         monkey = "/".join(f"{m:g}" for m in row["monkey"])
         print(
-            f"{app:9} model {row['screens']:2} screens | explorer {explorer} | monkey {monkey} "
+            f"{app:9} {row['screens']:2} screens | explorer {explorer} | monkey {monkey} "
             f"| {ratios} | explorer at 200: {row['explorer'][-1]}/{row['screens']}"
             + (f" (missed {', '.join(row['missed'])})" if row["missed"] else "")
             + f" | same run twice: {row['deterministic']} | {row['seconds']:.0f} s",

@@ -13,12 +13,10 @@ from attrs import evolve
 from fast_clock import FastClock
 from test_explorer import BACK, Run, Tiny, button, heading, text_field
 
-from orav.agents import AgentContext
 from orav.agents.coverage import write_coverage
 from orav.agents.explorer import ESCAPE, ExplorerAgent, sample_text, screen_moves
 from orav.model import (
     Credentials,
-    DeviceInfo,
     Element,
     Frame,
     Observation,
@@ -168,10 +166,17 @@ def test_the_password_goes_into_password_fields_only() -> None:
     assert sample_text(text_field("pw", "Password", secure=True), creds).text == "s3cret!"
 
 
-async def test_a_screens_gestures_come_before_its_back_button():
-    device = DeviceInfo(platform="ios", name="test")
-    agent = ExplorerAgent()
-    scenario = Scenario("explore", "tiny", "explore")
-    page = Observation((heading("Page"), button("back", "Back")), app="tiny")
-    decision = await agent.decide(AgentContext(scenario, page, 1, device=device))
-    assert isinstance(decision.action, Swipe) and "swipe left" in decision.reasoning
+async def test_every_control_of_every_screen_comes_before_any_gesture():
+    app = Tiny(
+        {
+            "home": (heading("Home"), button("open", "Open"), button("later", "Later", y=300)),
+            "page": (heading("Page"), button("back", "Back"), button("like", "Like", y=300)),
+        },
+        {("home", "#open"): "page", ("page", "#back"): BACK},
+    )
+    run = await Run(app).explore()
+    kinds = [type(d.action).__name__ for d in run.decisions]
+    first_swipe = kinds.index("Swipe")
+    assert set(run.taps()[:4]) == {"#open", "#later", "#like", "#back"}
+    assert all(kind == "Tap" for kind in kinds[:first_swipe])
+    assert run.coverage.finished and run.coverage.elements_tried == run.coverage.elements_total

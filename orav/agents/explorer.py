@@ -47,13 +47,15 @@ BACK_WORDS = frozenset({"back", "close", "cancel"})
 # Elements tried last: they may end the session or destroy what the app holds.
 _SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
 _RISKY = re.compile(
-    r"\b(?:delete|remove|erase|reset|clear)\b|(?:^|_)(?:less|minus|decrease|decrement)(?:_|$)",
+    r"\b(?:delete|remove|erase|reset|clear)\b|(?:^|[\s_])(?:less|minus|decrease|decrement)(?:_|\b)",
     re.IGNORECASE,
 )
 # Never tried: they end the app itself, which the engine would have to restart.
 _QUIT = re.compile(r"\b(?:quit|exit)\b", re.IGNORECASE)
 # Walked through never, only tried once: they commit something (an order, a payment, a message).
-_COMMITS = re.compile(r"\b(?:pay|place order|buy|purchase|send|submit|confirm)\b", re.IGNORECASE)
+_COMMITS = re.compile(
+    r"\b(?:pay|place order|buy|purchase|transfer|send money|submit)\b", re.IGNORECASE
+)
 _PASSWORD = re.compile(r"pass(?:word|code)", re.IGNORECASE)
 _USER = re.compile(r"e-?mail|user|login|account", re.IGNORECASE)
 # Fields with a value of their own, secure or not: the test password never goes there.
@@ -229,10 +231,14 @@ class _Screen:
 
     def shape(self) -> frozenset[str]:
         """Its controls, but the app's chrome and the rows of a list: what screens alike share."""
-        return frozenset(
-            name
-            for name, element in self.elements.items()
-            if name not in self.chrome and element.role != "AXCell"
+        rows = {"(rows)"} if any(e.role == "AXCell" for e in self.elements.values()) else set()
+        return (
+            frozenset(
+                name
+                for name, element in self.elements.items()
+                if name not in self.chrome and element.role != "AXCell"
+            )
+            | rows
         )
 
     def update(
@@ -289,15 +295,16 @@ class _Screen:
     def untried(self) -> list[str]:
         return [name for name in self.order if name not in self.tried]
 
-    def available(self, name: str) -> bool:
-        """On screen and enabled the last time the screen was seen (a gesture always is)."""
+    def available(self, name: str, gestures: bool = True) -> bool:
+        """On screen and enabled the last time the screen was seen (a gesture always is, in
+        the round of gestures)."""
         if name in self.moves:
-            return True
+            return gestures
         return name in self.present and self.elements[name].enabled
 
-    def pending(self) -> bool:
+    def pending(self, gestures: bool = True) -> bool:
         """Untried elements that were there and enabled when last seen: worth coming back for."""
-        return any(self.available(name) for name in self.untried())
+        return any(self.available(name, gestures) for name in self.untried())
 
     def disabled(self) -> list[str]:
         """Elements never seen enabled and never tried: listed as disabled, not as untried."""
@@ -364,6 +371,9 @@ class ExplorerAgent:
         self._keyed: set[str] = set()  # footer keys tried somewhere
         self._plan: list[tuple[_Pending | None, Decision]] = []  # filling a form to walk on
         self._plan_screen: str | None = None
+        # Two rounds: every control of every screen first (breadth early), then the gestures
+        # and keys, walking back to each screen for them.
+        self._gestures = False
         self._credentials: Credentials | None = None
         self._walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self._transitions: list[ScreenTransition] = []
@@ -476,17 +486,21 @@ class ExplorerAgent:
         a detail page of another row) is that screen again for another item: what was tried
         there is skipped here but its Back (the way out). Its own coverage says so."""
         shape = screen.shape()
-        if not shape:
-            return
-        for other in self._screens.values():
-            if other is not screen and other.shape() == shape:
-                screen.alike = other.key
-                for name in other.tried:
-                    element = screen.elements.get(name)
-                    if name in screen.order and not (element is not None and _is_back(element)):
-                        screen.order.remove(name)
-                        screen.skipped.append(name)
-                return
+        if shape:
+            others = (s for s in self._screens.values() if s is not screen)
+            screen.alike = next((s.key for s in others if s.shape() == shape), None)
+
+    def _skip_alike(self) -> None:
+        """Skip on each screen alike what its first has tried by now."""
+        for screen in self._screens.values():
+            if screen.alike is None:
+                continue
+            for name in self._screens[screen.alike].tried:
+                element = screen.elements.get(name)
+                back = element is not None and _is_back(element)
+                if name in screen.order and name not in screen.tried and not back:
+                    screen.order.remove(name)
+                    screen.skipped.append(name)
 
     def _out(self, node: str) -> dict[str, str]:
         """The known edges out of a screen: its own, and its chrome's."""
@@ -520,6 +534,7 @@ class ExplorerAgent:
 
     def _next(self, context: AgentContext, screen: _Screen) -> Decision:
         observation = context.observation
+        self._skip_alike()
         if self._plan and self._plan_screen != screen.key:
             self._plan = []  # the form is gone: walk again from here
         if self._plan:
@@ -544,13 +559,18 @@ class ExplorerAgent:
                 )
         for name in screen.untried():
             if name in screen.moves:
+                if not self._gestures:
+                    continue  # the second round
                 self._wandered, self._backed = 0, set()
                 return self._try_move(context, screen, name)
             element = target_element(observation, target_of(screen.elements[name]))
             if element is not None and element.enabled:
                 self._wandered, self._backed = 0, set()
                 return self._try(context, screen, name, element)
-        waiting = [s for s in self._screens.values() if s.pending()]
+        waiting = [s for s in self._screens.values() if s.pending(self._gestures)]
+        if not waiting and not self._gestures:
+            self._gestures = True  # every control tried: now the gestures and keys
+            return self._next(context, screen)
         if not waiting:
             return self._done(f"every reachable element was tried or skipped. {self._counts()}")
         budget = self.wander if self.wander is not None else 2 * len(self._screens) + 2
@@ -791,7 +811,9 @@ class ExplorerAgent:
         )
         leaving = {t.source for t in self._transitions if t.source != t.target}
         dead_ends = tuple(
-            s.key for s in self._screens.values() if s.key not in leaving and not s.pending()
+            s.key
+            for s in self._screens.values()
+            if s.key not in leaving and (not s.pending() or set(s.no_effect) & set(BACK_MOVES))
         )
         return Coverage(
             screens=screens,
