@@ -114,10 +114,11 @@ async def test_a_push_is_busy_for_its_animation_then_quiet_and_the_old_screen_sh
         assert await title(client) == "Home"  # in flux: the screen as it was
         seen = await states_until_quiet(client)
         quiet_after = time.monotonic() - tapped
-        assert states(seen) == ["settling", "busy", "quiet"]
+        *settling, then, last = states(seen)  # settling for the busy threshold's 50 ms
+        assert set(settling) <= {"settling"} and (then, last) == ("busy", "quiet")
         busy = next(e for _, e in seen if e.state is QuiescenceState.BUSY)
         assert busy.busy_signals == ("animations_inactive",)
-        assert 0.3 <= quiet_after < 1.5  # never before the modelled 300 ms
+        assert 0.3 <= quiet_after < 2.0  # never before the modelled 300 ms
         assert await title(client) == "Details"
         assert sim.state.motion.flux_reads == 1
 
@@ -140,7 +141,7 @@ async def test_the_time_is_the_transitions_else_the_screens_else_the_apps(button
         tapped = time.monotonic()
         await client.tap(*CENTRES[button])
         await states_until_quiet(client)
-        assert at_least <= time.monotonic() - tapped < at_least + 1.2
+        assert at_least <= time.monotonic() - tapped < at_least + 1.5
 
 
 async def test_the_companions_animation_time_replaces_the_apps_default():
@@ -179,8 +180,10 @@ async def test_a_spinner_keeps_the_app_busy_until_it_stops():
         await client.tap(*CENTRES["wifi"])  # the spinner comes up after this input
         events = client.accessibility_quiescence(bundle_id=BUNDLE)
         try:
-            assert (await anext(events)).state is QuiescenceState.SETTLING
-            assert (await anext(events)).state is QuiescenceState.BUSY
+            first = await anext(events)
+            if first.state is QuiescenceState.SETTLING:  # the spinner turned under 50 ms yet
+                first = await anext(events)
+            assert first.state is QuiescenceState.BUSY
             options = AccessibilityInfoOptions()
             await client.accessibility_info(None, options)
             await client.accessibility_info(None, options)  # the second look clears it
@@ -222,7 +225,7 @@ async def test_the_engine_settling_by_quiescence_never_sees_the_screen_in_flux()
     assert report.status == "passed", report
     assert sim.state.motion.flux_reads == 0
     assert len(settles) == 2 and all(s.source == "quiescence" and s.quiet for s in settles)
-    assert all(0.2 <= s.waited < 1.0 for s in settles), settles  # it waited for the animations
+    assert all(0.2 <= s.waited < 2.0 for s in settles), settles  # it waited for the animations
 
 
 async def test_a_fixed_wait_too_short_sees_the_screen_in_flux():

@@ -97,7 +97,7 @@ class Motion:
         threshold, settling before that and until the quiet window after it has passed."""
         now = self.ticker()
         threshold, window = busy_threshold_ms / 1000, quiet_window_ms / 1000
-        since = self.spinner_since if self.spinner_since is not None else None
+        since = self.spinner_since
         if since is None and now < self.end:
             since = self.start
         if since is not None:
