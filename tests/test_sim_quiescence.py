@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from idb.common.types import (
     AccessibilityInfoOptions,
     QuiescenceState,
@@ -27,8 +29,10 @@ from orav.agents.scripted import ScriptedAgent
 from orav.drivers.idb import IdbDevice
 from orav.engine import Engine
 from orav.errors import InputError
-from orav.model import Decision, Done, Fault, Scenario, Tap, Target
+from orav.model import Decision, Done, Fault, Frame, Scenario, Tap, Target
 from orav.sim import SimCompanion, load_app_model
+from orav.sim.motion import Motion
+from orav.sim.view import Node, View
 
 BUNDLE = "com.example.anim"
 APP = f"""
@@ -240,3 +244,53 @@ def test_an_animation_time_out_of_range_is_refused_where_it_is_written():
         load_app_model(bad)
     with pytest.raises(InputError, match="--animation-ms"):
         SimCompanion(load_app_model(APP), animation_ms=20_000)
+
+
+class Ticker:
+    """Monotonic seconds that move only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+EVENTS = st.lists(
+    st.one_of(
+        st.tuples(st.just("wait"), st.floats(0, 0.5)),
+        st.tuples(st.just("input"), st.booleans(), st.integers(0, 400)),
+        st.tuples(st.just("spinner"), st.booleans()),
+    ),
+    max_size=30,
+)
+
+
+@given(EVENTS, st.integers(0, 200), st.integers(0, 200))
+def test_quiet_never_before_the_modelled_end_and_the_old_screen_until_then(
+    events, threshold_ms, window_ms
+):
+    ticker = Ticker()
+    motion = Motion(ticker)
+    old, new = View(Node("AXApplication", "old", Frame(0, 0, 1, 1)), "9:41"), object()
+    due = -1.0  # the latest end of an animation an input asked for
+    spinning = False
+    for event in events:
+        if event[0] == "wait":
+            ticker.now += event[1]
+        elif event[0] == "input":
+            moved, ms = event[1], event[2]
+            shown = motion.before(lambda: old)
+            motion.after("a", "b" if moved else "a", shown, ms)
+            if moved and ms:
+                due = max(due, ticker.now + ms / 1000)
+        else:
+            spinning = event[1]
+            motion.spinner(spinning)
+        moment = motion.moment(threshold_ms, window_ms)
+        quiet = moment.state == "quiet"
+        assert quiet == (not spinning and ticker.now >= max(due, motion.end) + window_ms / 1000)
+        assert not (quiet and ticker.now < due)  # QUIET only after the modelled time
+        assert moment.until > ticker.now
+        in_flux = ticker.now < due
+        assert (motion.seen(new) is old) == in_flux  # the old screen exactly while in flux
