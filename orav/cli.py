@@ -463,7 +463,7 @@ def _jobs(paths, config, out: Path | None, tags, skip_tags, shard) -> list:
             "SCENARIO",
         )
     files, roots = suite.expand_with_roots(paths)
-    names = suite.cassette_names(files, roots)
+    names = suite.cassette_names(files, roots, config.scenarios)
     folder = Path(config.recordings)
     jobs = []
     for file, name in zip(files, names, strict=True):

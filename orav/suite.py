@@ -81,13 +81,24 @@ def shard_of(items: Sequence[T], shard: Shard | None) -> list[T]:
     return [item for n, item in enumerate(items) if shard is None or shard.takes(n)]
 
 
-def cassette_names(files: Sequence[Path], roots: Sequence[Path | None]) -> list[Path]:
+def cassette_names(
+    files: Sequence[Path], roots: Sequence[Path | None], homes: Sequence[str | Path] = ()
+) -> list[Path]:
     """Where each scenario's cassette goes, under the recordings folder: the file's path below
-    the folder it was found in (``shop/add_to_cart``), else its name; the scenario file names
-    its cassette, not its ``name:``."""
+    the scenarios folder it lives in (``homes``, the config's ``scenarios``), else below the
+    folder it was found in, else its name: ``shop/add_to_cart``. The scenario file names its
+    cassette, not its ``name:``; and one file gets one cassette however it was chosen."""
+    resolved = [Path(home).resolve() for home in homes if Path(home).is_dir()]
     names = []
     for file, root in zip(files, roots, strict=True):
-        relative = file.relative_to(root) if root is not None else Path(file.name)
+        where = file.resolve()
+        home = next((h for h in resolved if where.is_relative_to(h)), None)
+        if home is not None:
+            relative = where.relative_to(home)
+        elif root is not None:
+            relative = file.relative_to(root)
+        else:
+            relative = Path(file.name)
         names.append(relative.with_suffix(".cassette"))
     return names
 
@@ -201,9 +212,11 @@ def run_parallel(
                 break
         return Outcome(job, report, n, time.monotonic() - started)
 
+    # The longest first (as last recorded), so no long run starts last and runs alone.
+    order = sorted(range(len(jobs)), key=lambda index: -_last_duration(jobs[index].out))
     outcomes: dict[int, Outcome] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(one, job): index for index, job in enumerate(jobs)}
+        futures = {pool.submit(one, jobs[index]): index for index in order}
         from concurrent.futures import as_completed
 
         for future in as_completed(futures):
@@ -211,6 +224,18 @@ def run_parallel(
             done(outcome)
             outcomes[futures[future]] = outcome
     return [outcomes[index] for index in range(len(jobs))]
+
+
+def _last_duration(cassette: Path) -> float:
+    """How long the cassette's run took when it was recorded, from the JSON report beside
+    it (0: none yet, or unreadable)."""
+    import json
+
+    try:
+        seconds = json.loads(cassette.with_suffix(".report.json").read_text())["duration_seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+    return float(seconds) if isinstance(seconds, (int, float)) else 0.0
 
 
 def recorded(cassette: Path):

@@ -219,6 +219,9 @@ def test_a_suite_with_workers_gives_the_serial_verdicts(tmp_path: Path):
     replayed = orav("replay", "recordings", cwd=tmp_path)
     assert replayed.returncode == 0, replayed.stderr
     assert replayed.stdout.count("faithful") == len(EXAMPLES) + 1
+    # One file, one cassette: alone it records where the suite recorded it.
+    alone = orav("record", "scenarios/more/wrong.yaml", "-q", cwd=tmp_path)
+    assert alone.returncode == 1 and "recordings/more/wrong.cassette: expected" in alone.stderr
     checked = orav("validate", "scenarios", cwd=tmp_path)
     assert checked.returncode == 0 and checked.stdout.count(": ok (") == len(EXAMPLES) + 1
 
