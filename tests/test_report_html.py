@@ -4,6 +4,7 @@ Chromium comes from Debian (``apt-get install -y chromium``); without it the bro
 """
 
 import base64
+import hashlib
 import os
 import shutil
 import subprocess
@@ -165,6 +166,20 @@ def recorded_transitions(path: Path) -> Counter:
     )
 
 
+def shown_screens(figure: Node) -> list[str]:
+    """The sha256 of each screen a figure shows: its image, or the earlier figure of the same
+    screen it links to (a page stores each screen once)."""
+    images = [
+        hashlib.sha256(data_url_bytes(i.attrs["src"])).hexdigest()
+        for i in figure.all("img", "shot")
+    ]
+    return images + [a.attrs["data-sha256"] for a in figure.all("a", "same")]
+
+
+def sha(data: bytes | None) -> list[str]:
+    return [hashlib.sha256(data).hexdigest()] if data is not None else []
+
+
 def data_url_bytes(src: str) -> bytes:
     prefix, data = src.split(",", 1)
     assert prefix == "data:image/png;base64"
@@ -190,11 +205,9 @@ def check_report_dom(dom: Node, cassette: Path) -> None:
         assert len(cards) == run.report.total_steps  # as many as the header says
     for card, (_, action, before, after) in zip(cards, expected, strict=True):
         assert f"action{action}" in card.text.replace("\n", "")
-        shown = {f.one("figcaption").text: f.all("img", "shot") for f in card.all("figure")}
-        assert data_url_bytes(shown["before"][0].attrs["src"]) == before
-        assert [data_url_bytes(img.attrs["src"]) for img in shown["after"]] == (
-            [after] if after is not None else []
-        )
+        shown = {f.one("figcaption").text: shown_screens(f) for f in card.all("figure")}
+        assert shown["before"] == sha(before)
+        assert shown["after"] == sha(after)
 
     # The done decision concludes the run, under the run's status; it is no step.
     (conclusion,) = [s for s in dom.all("section") if s.attrs.get("id") == "conclusion"]
@@ -205,10 +218,12 @@ def check_report_dom(dom: Node, cassette: Path) -> None:
     if done and isinstance(done[-1], Done):
         assert f"after{len(cards)} step" in conclusion.text.replace("\n", "")
         assert done[-1].summary in conclusion.text
-        assert (
-            data_url_bytes(conclusion.one("img", "shot").attrs["src"])
-            == (recorded_screens(cassette)[-1])
-        )
+        assert shown_screens(conclusion.one("figure")) == sha(recorded_screens(cassette)[-1])
+    # Each screen is stored once: every link to one leads to its image on the page.
+    anchors = {i.attrs["id"]: i.attrs["data-sha256"] for i in dom.all("img", "shot")}
+    for link in dom.all("a", "same"):
+        assert anchors[link.attrs["href"].removeprefix("#")] == link.attrs["data-sha256"]
+    assert len(anchors) == len(set(anchors.values()))
 
     # Recoveries: the same paths `orav audit` reads, in order.
     shown = [

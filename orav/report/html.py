@@ -15,6 +15,7 @@ import os
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from datetime import datetime
 from itertools import groupby
 from pathlib import Path
@@ -69,6 +70,8 @@ table { border-collapse: collapse; }
 .verdict.warn { border-left-color: var(--warn); }
 .verdict.bad { border-left-color: var(--bad); background: #fff5f5; }
 .verdict ul { margin: 4px 0; }
+a.noshot.same { display: flex; align-items: center; justify-content: center; text-align: center;
+  font-size: 12px; }
 .card.conclusion { border-left: 7px solid var(--gray); }
 .card.conclusion.ok { border-left-color: var(--ok); background: #f6fff8; }
 .card.conclusion.warn { border-left-color: var(--warn); }
@@ -149,7 +152,16 @@ def write_html(run: RunView | Path, out: Path | None = None) -> Path:
 def render_html(run: RunView) -> str:
     """The whole report page of one run."""
     name = run.header.scenario.name
-    body = _el(
+    shown = _SHOWN.set({})
+    try:
+        body = _body(run)
+    finally:
+        _SHOWN.reset(shown)
+    return _page(f"orav: {name} ({run.status})", body)
+
+
+def _body(run: RunView) -> ET.Element:
+    return _el(
         "body",
         None,
         _header(run),
@@ -162,7 +174,6 @@ def render_html(run: RunView) -> str:
         _el("dialog", {"id": "zoom"}, _el("img", {"alt": "screenshot, full size"})),
         _el("script", None, ZOOM),
     )
-    return _page(f"orav: {name} ({run.status})", body)
 
 
 def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
@@ -460,11 +471,32 @@ def _verdict(run: RunView) -> ET.Element:
     """The verdict under the title, and for a run that did not pass, why: the missed criteria
     with what the last screen showed, the unresolved errors (as the terminal says it)."""
     why = reasons(run.report, run.path) if run.report is not None else []
+    first = next(
+        (
+            f"step-{block.number}"
+            for block in run.steps
+            if block.errors or any(not p.ok for p in block.actions)
+        ),
+        None,
+    )
     return _el(
         "div",
         {"id": "verdict", "class": f"verdict {STATUS_CLASS.get(run.status, 'gray')}"},
         _el("strong", None, VERDICTS.get(run.status, run.status)),
         _el("ul", None, [_el("li", None, line) for line in why]) if why else None,
+        _el(
+            "p",
+            None,
+            _el(
+                "a",
+                {"href": f"#{first}", "class": "first-failure"},
+                "jump to the first failed step",
+            ),
+            " · ",
+            _el("a", {"href": "#conclusion"}, "the conclusion"),
+        )
+        if first
+        else None,
     )
 
 
@@ -681,13 +713,29 @@ def _error_list(errors: Iterable[str]) -> ET.Element:
     return _el("ul", {"class": "errors"}, [_el("li", {"class": "error"}, e) for e in errors])
 
 
+# The screenshots a page has shown so far (sha256 -> where): an identical screen is stored
+# once, and every later figure of it links to the first (a step's *before* is usually the
+# step before's *after*; a long run revisits its screens). Set by ``render_html``.
+_SHOWN: ContextVar[dict[str, str] | None] = ContextVar("_SHOWN", default=None)
+
+
 def _figure(
     screenshot: Screenshot | None, label: str, alt: str, *, missing: str = "no screenshot"
 ) -> ET.Element:
-    """A labelled screenshot, full size on click."""
+    """A labelled screenshot, full size on click; a screen shown before links to it."""
+    shown_before = _SHOWN.get()
+    anchor = f"shot-{screenshot.sha256[:16]}" if screenshot is not None else ""
     if screenshot is None or not screenshot.data:
         shown = _el("div", {"class": "noshot"}, missing)
+    elif shown_before is not None and screenshot.sha256 in shown_before:
+        shown = _el(
+            "a",
+            {"class": "noshot same", "href": f"#{anchor}", "data-sha256": screenshot.sha256},
+            f"the same screen as {shown_before[screenshot.sha256]}",
+        )
     else:
+        if shown_before is not None:
+            shown_before[screenshot.sha256] = alt
         data = base64.b64encode(screenshot.data).decode("ascii")
         shown = _el(
             "img",
@@ -696,6 +744,8 @@ def _figure(
                 "src": f"data:image/{screenshot.format};base64,{data}",
                 "alt": alt,
                 "title": f"{label}: {screenshot.width}×{screenshot.height} px (click to enlarge)",
+                "id": anchor,
+                "data-sha256": screenshot.sha256,
             },
         )
     return _el(
