@@ -49,7 +49,71 @@ APPS = {
     "shop": ("orav/sim/shop.yaml", Credentials("shopper@orav.dev", "Shop-Demo-2!")),
     "bank": ("orav/demo/bank.yaml", Credentials("sam@ledger.example", "Ledger-Pass-42")),
     "gestures": ("orav/demo/gestures.yaml", None),
+    "generated": ("", None),  # written at run time by generated_app()
 }
+GENERATED = "generated"  # an app model written by generated_app(): 27 screens
+
+
+def generated_app() -> str:
+    """A larger app model: a tab bar (Home, Browse, Account), 4 sections of 3 pages under
+    Home, and 8 screens that only a swipe or the return key opens (one under each section's
+    first page, 2 under Browse, 2 under Account). Every pushed screen has a Back button."""
+    lines = [
+        "name: Generated",
+        "bundle_id: com.orav.generated",
+        "start: home",
+        "tabs:",
+        "  - {id: tab_home, label: Home, screen: home}",
+        "  - {id: tab_browse, label: Browse, screen: browse}",
+        "  - {id: tab_account, label: Account, screen: account}",
+        "screens:",
+    ]
+
+    def screen(name, title, elements, swipes=None):
+        lines.extend([f"  {name}:", f"    title: {title}", "    elements:"])
+        lines.extend(f"      - {e}" for e in elements)
+        if swipes:
+            lines.append("    on_swipe:")
+            lines.extend(f"      {way}: [{{to: {to}}}]" for way, to in swipes.items())
+
+    def back():
+        return (
+            "{role: AXButton, id: back, label: Back, frame: [8, 47, 80, 44], on_tap: [{to: back}]}"
+        )
+
+    def text(label):
+        return f"{{role: AXStaticText, label: {label}, frame: [20, 600, 350, 40]}}"
+
+    cells = [
+        f"{{role: AXCell, id: section_{i}, label: Section {i}, frame: [0, {100 + 70 * i}, 390, 60],"
+        f" on_tap: [{{to: section_{i}}}]}}"
+        for i in range(1, 5)
+    ]
+    screen("home", "Home", cells)
+    for i in range(1, 5):
+        buttons = [
+            f"{{role: AXButton, id: page_{i}_{j}, label: Page {i}.{j}, "
+            f"frame: [20, {120 + 60 * j}, 350, 44], on_tap: [{{to: page_{i}_{j}}}]}}"
+            for j in range(1, 4)
+        ]
+        screen(f"section_{i}", f"Section {i}", [back(), *buttons])
+        for j in range(1, 4):
+            swipes = {"left": f"extra_{i}"} if j == 1 else None
+            screen(f"page_{i}_{j}", f"Page {i}.{j}", [back(), text(f"Page {i}.{j}")], swipes)
+        screen(f"extra_{i}", f"Extra {i}", [back(), text(f"Extra {i}")])
+    field = (
+        "{role: AXTextField, id: query, label: Search, frame: [20, 120, 350, 44], "
+        "on_return: [{to: results}]}"
+    )
+    screen("browse", "Browse", [field, text("Swipe left for featured")], {"left": "featured"})
+    screen("featured", "Featured", [back(), text("Featured")])
+    screen("results", "Results", [back(), text("Results")])
+    screen("account", "Account", [text("Swipe up for stats")], {"up": "stats", "right": "badges"})
+    screen("stats", "Stats", [back(), text("Stats")])
+    screen("badges", "Badges", [back(), text("Badges")])
+    return "\n".join(lines) + "\n"
+
+
 TEXTUAL = {
     "notes": ("orav.demo.notes:NotesApp", Credentials("ada@jotter.app", "Analytical-1843")),
     "planner": ("orav.demo.planner:PlannerApp?seed=demo&today=2026-11-23", None),
@@ -119,6 +183,9 @@ async def run(app: str, agent, folder: Path) -> list[str | None]:
         bundle, device = spec, f"textual:{spec}"
     else:
         path, credentials = APPS[app]
+        if app == GENERATED:
+            path = folder / "generated.yaml"
+            path.write_text(generated_app(), encoding="utf-8")
         bundle, device = load_app_model(ROOT / path).bundle_id, f"sim:{ROOT / path}"
         watch_companions(sims)
     watched = Watched(agent, sims)
@@ -146,9 +213,13 @@ async def bench(app: str) -> dict:
         explorer = await run(app, ExplorerAgent(), Path(folder))
         again = await run(app, ExplorerAgent(), Path(folder))
         monkeys = [await run(app, Monkey(seed), Path(folder)) for seed in SEEDS]
-    seen = set(explorer) | {s for m in monkeys for s in m}
-    # the model's screens on the simulator; on Textual, every screen any run saw
-    screens = set(load_app_model(ROOT / APPS[app][0]).screens) if app in APPS else seen - {None}
+        seen = set(explorer) | {s for m in monkeys for s in m}
+        # the model's screens on the simulator; on Textual, every screen any run saw
+        if app in APPS:
+            path = Path(folder) / "generated.yaml" if app == GENERATED else ROOT / APPS[app][0]
+            screens = set(load_app_model(path).screens)
+        else:
+            screens = seen - {None}
     return {
         "app": app,
         "screens": len(screens),

@@ -491,14 +491,17 @@ class ExplorerAgent:
             screen.alike = next((s.key for s in others if s.shape() == shape), None)
 
     def _skip_alike(self) -> None:
-        """Skip on each screen alike what its first has tried by now."""
+        """Skip on each screen alike what its first has tried by now and did nothing there or
+        stayed (what led elsewhere may lead to this item's own screen: tried again)."""
         for screen in self._screens.values():
             if screen.alike is None:
                 continue
-            for name in self._screens[screen.alike].tried:
-                element = screen.elements.get(name)
-                back = element is not None and _is_back(element)
-                if name in screen.order and name not in screen.tried and not back:
+            first = self._screens[screen.alike]
+            away = self._edges.get(first.key, {})
+            for name in first.tried:
+                if name in away:
+                    continue
+                if name in screen.order and name not in screen.tried:
                     screen.order.remove(name)
                     screen.skipped.append(name)
 

@@ -67,7 +67,8 @@ def is_control(element: Element) -> bool:
 # Ids a process makes up (Python's ``id()`` in Textual's Markdown headings, pointers, UUIDs):
 # a long run of digits or of hex. They differ from one run of the app to the next.
 _PROCESS_ID = re.compile(r"\d{8,}|[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-", re.IGNORECASE)
-_DIGITS = re.compile(r"\d+")
+# A count in a title or a tab ("Inbox (3)", "Cart (2 items)"): it changes, the screen does not.
+_COUNT = re.compile(r"\(\s*\d+(?:[^()\d][^()]*)?\)")
 
 
 def stable_id(element: Element) -> str | None:
@@ -78,7 +79,7 @@ def stable_id(element: Element) -> str | None:
 
 def screen_title(observation: Observation) -> str | None:
     """What the platform calls the screen: a Textual screen's class (``screen:Class``), with
-    the tabs selected on it; else the navigation title (the first ``AXHeading``); else None.
+    the tabs selected on it; else the navigation title (the first ``AXHeading``), a count in parentheses left out; else None.
 
     A Textual dialog adds its title, an alert (the app's or the system's) its label: they are
     screens of their own while they are up."""
@@ -91,11 +92,11 @@ def screen_title(observation: Observation) -> str | None:
             if is_alert(element) and element.label:
                 title += f"\x1f{element.label}"
             tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
-            return _DIGITS.sub("#", "\x1f".join([title, *(t or "" for t in tabs)]))
+            return _COUNT.sub("(#)", "\x1f".join([title, *(t or "" for t in tabs)]))
     alert = next((e for e in elements if is_alert(e)), None)
     heading = next((e for e in elements if e.role == "AXHeading" and e.label), None)
     if heading is not None:
-        title = f"title:{_DIGITS.sub('#', heading.label)}"
+        title = f"title:{_COUNT.sub('(#)', heading.label)}"
     if alert is not None:
         return f"{title or ''}\x1falert:{alert.label or alert.unique_id or ''}"
     return title
