@@ -29,6 +29,7 @@ from orav.model import (
     Observation,
     Point,
     PressKey,
+    Settled,
     Swipe,
     Tap,
     Terminate,
@@ -246,6 +247,22 @@ class TextualDevice:
             text="\n".join(strip.text.rstrip() for strip in strips),
         )
 
+    async def settle(self, limit: float) -> Settled | None:
+        """Wait until the app is idle: its scheduled animations done and its message queue
+        empty (Pilot's own waits), at most ``limit`` seconds; None when it is not running."""
+        session = self._session
+        if session is None or not session.running:
+            return None
+        start = time.monotonic()
+        try:
+            async with asyncio.timeout(limit):
+                await session.run(_idle)
+        except TimeoutError:
+            return Settled(False, round(time.monotonic() - start, 3), "idle")
+        except Exception:  # noqa: BLE001 - the app failed meanwhile: the next look says how
+            return None
+        return Settled(True, round(time.monotonic() - start, 3), "idle")
+
     # --- perform -----------------------------------------------------------------------------
 
     async def perform(self, action: Action) -> ActionResult:
@@ -289,6 +306,11 @@ class TextualDevice:
 
 
 # --- observing --------------------------------------------------------------------------------
+
+
+async def _idle(pilot: Pilot) -> None:
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
 
 
 async def _look(pilot: Pilot) -> tuple[tuple[Element, ...], list]:
