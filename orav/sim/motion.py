@@ -36,7 +36,7 @@ class Moment:
 @define
 class Motion:
     """One app's motion: the animation under way (``start``..``end``), what the screen showed
-    before it (``shown``), the spinner's start, and the inputs that end touch sequences.
+    before it (``shown``), the spinner's start, and the touch sequences completed.
 
     ``ticker`` is monotonic seconds (inject one in tests). ``flux_reads`` counts the
     observations answered while the screen was in flux: what a settle that waited too little saw.
@@ -66,6 +66,10 @@ class Motion:
             if not self.moving():
                 self.start, self.shown = now, shown
             self.end = max(self.end, now + ms / 1000)
+        self.wake()
+
+    def touched(self) -> None:
+        """A touch sequence (a tap, a swipe) completed: quiescence streams report it."""
         self.touches += 1
         self.wake()
 

@@ -203,7 +203,7 @@ class CompanionService(CompanionServiceBase):
         state = self.state
         if request.HasField("point"):
             point = Point(request.point.x, request.point.y)
-            text = describe_point(state.motion.seen(state.view()), point, keys)
+            text = describe_point(state.motion.seen(state.view()), point, keys)  # no fault counts
         elif request.marker:
             view = state.motion.seen(state.view())
             text = describe_marker(
@@ -292,6 +292,7 @@ class CompanionService(CompanionServiceBase):
         shown = state.motion.before(state.view) if state.foreground else None
         shifted = False
         touch: Point | None = None
+        touched = False
         async for event in stream:
             if not live:
                 continue
@@ -299,6 +300,7 @@ class CompanionService(CompanionServiceBase):
             if kind == "swipe":
                 s, e = event.swipe.start, event.swipe.end
                 state.swipe(Point(s.x, s.y), Point(e.x, e.y))
+                touched = True
             elif kind == "press":
                 action = event.press.action
                 down = event.press.direction == pb.HIDEvent.DOWN
@@ -308,7 +310,7 @@ class CompanionService(CompanionServiceBase):
                         touch = Point(action.touch.point.x, action.touch.point.y)
                     elif touch is not None:
                         state.tap(touch)
-                        touch = None
+                        touch, touched = None, True
                 elif which == "key":
                     code = action.key.keycode
                     if code == SHIFT:
@@ -320,6 +322,8 @@ class CompanionService(CompanionServiceBase):
         if live:
             state.end_input()
         self._moved(state, layout, shown)
+        if touched:
+            state.motion.touched()
         await stream.send_message(pb.HIDResponse())
 
     @staticmethod
@@ -349,10 +353,11 @@ class CompanionService(CompanionServiceBase):
         if not state.running:
             what = f"{state.model.bundle_id} is not running"
             raise GRPCError(Status.FAILED_PRECONDITION, what)
-        busy_ms = request.busy_threshold_ms if request.HasField("busy_threshold_ms") else None
-        quiet_ms = request.quiet_window_ms if request.HasField("quiet_window_ms") else None
-        busy_ms = BUSY_THRESHOLD_MS if busy_ms is None else busy_ms
-        quiet_ms = QUIET_WINDOW_MS if quiet_ms is None else quiet_ms
+        # unset tunables take this companion's defaults, as the real one takes its own
+        busy = "busy_threshold_ms"
+        busy_ms = request.busy_threshold_ms if request.HasField(busy) else BUSY_THRESHOLD_MS
+        quiet = "quiet_window_ms"
+        quiet_ms = request.quiet_window_ms if request.HasField(quiet) else QUIET_WINDOW_MS
         try:
             await self._follow(stream, state, busy_ms, quiet_ms)
         except (StreamClosedError, StreamTerminatedError):
