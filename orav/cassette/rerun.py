@@ -1,0 +1,200 @@
+"""Play a cassette's recorded decisions live against the app: the decision side of a live rerun,
+which guards the app under test, where a replay guards only orav.
+
+API::
+
+    agent = RerunAgent(cassette, fallback=None)   # serves cassette's decisions to a live run
+    agent.heals, agent.regressions                # what it found on the way
+    agent.served, agent.asked                     # decisions served / asked of ``fallback``
+
+The n-th decision asked for is the n-th recorded one while the run is on the recorded path. The
+live screen must be the recorded one by the one screen identity (``orav.perceive.screen_id``),
+and a tap's target is re-resolved on the live screen by the one target rule
+(``orav.perceive.target_element``): as recorded; else by the recorded element's id alone, its
+label alone, then the control of the same role at its recorded position. Found any way but the
+first, the tap goes to the live element and the step is a ``Heal``. A screen that is not the
+recorded one, or a target found no way, is a ``Regression``: the run leaves the recorded path,
+and ``fallback`` (an LLM agent) decides from then on; without one the run ends there, failed,
+naming the step. A secret recorded as ``••••••`` is typed from the scenario's script, which
+holds it, when the script's step is what was recorded.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve, frozen
+
+from orav.agents import Agent, AgentContext
+from orav.agents.scripted import ScriptedAgent
+from orav.cassette.reader import Cassette
+from orav.cassette.redact import REDACTED, matches_redacted
+from orav.cassette.reuse import RecordedDecision, recorded_decisions
+from orav.codec import unstructure
+from orav.errors import AgentError
+from orav.model import Decision, Done, Element, Observation, Screenshot, Tap, Target
+from orav.perceive import screen_id, screen_name
+from orav.perceive.screens import is_control
+from orav.perceive.targets import target_element
+
+
+@frozen
+class Heal:
+    """A recorded tap whose target moved or was renamed, re-found on the live screen."""
+
+    step: int
+    recorded: str  # the target as recorded
+    live: str  # the element it was found as
+    by: str  # "id", "label" or "position"
+
+
+@frozen
+class Regression:
+    """Where the app no longer matches its cassette: a regression candidate.
+
+    ``kind`` is ``screen`` (another screen than the recorded one), ``target`` (the tap's
+    element is not there any way) or ``goal`` (every step held, the goal did not).
+    ``recorded`` and ``live`` are the screenshots of the recorded and the live screen."""
+
+    step: int
+    kind: str
+    expected: str
+    found: str
+    recorded: Screenshot | None = None
+    live: Screenshot | None = None
+
+    def __str__(self) -> str:
+        return f"step {self.step}: {self.kind}: expected {self.expected}, found {self.found}"
+
+
+def _holds_secret(decision: Decision) -> bool:
+    return REDACTED in repr(unstructure(decision.action))
+
+
+def _name(element: Element) -> str:
+    return str(Target(label=element.label, id=element.unique_id))
+
+
+def heal_target(recorded: Observation, live: Observation, target: Target) -> tuple[Element, str]:
+    """The live element ``target`` means and how it was found (``""``: as recorded), or
+    ``(None, "")``: as recorded, else by the recorded element's id, its label, its position."""
+    found = target_element(live, target)
+    if found is not None:
+        return found, ""
+    was = target_element(recorded, target)
+    ids = (target.id, was.unique_id if was else None)
+    labels = (target.label, was.label if was else None)
+    for by, tries in (("id", ids), ("label", labels)):
+        for value in dict.fromkeys(v for v in tries if v):
+            found = target_element(live, Target(**{by: value}))
+            if found is not None:
+                return found, by
+    if was is not None and not was.frame.is_empty:
+        centre = was.frame.center
+        at = [
+            e
+            for e in live.elements
+            if e.role == was.role and is_control(e) and e.frame.contains(centre)
+        ]
+        if at:
+            return at[-1], "position"  # the innermost in pre-order
+    return None, ""
+
+
+class RerunAgent:
+    """Serves ``cassette``'s decisions to a live run, healing targets and noting regressions."""
+
+    def __init__(self, cassette: Cassette, fallback: Agent | None = None) -> None:
+        self.name = "rerun"
+        self.model = getattr(fallback, "model", "")
+        self._recorded = recorded_decisions(cassette)
+        self._fallback = fallback
+        self._next = 0
+        self.on_path = True
+        self.served = 0
+        self.asked = 0
+        self.heals: list[Heal] = []
+        self.regressions: list[Regression] = []
+
+    async def decide(self, context: AgentContext) -> Decision:
+        index, self._next = self._next, self._next + 1
+        if not self.on_path:
+            return await self._ask(context)
+        if index >= len(self._recorded):
+            return await self._off(context, None, "goal", "the run to end", "the run went on")
+        recorded = self._recorded[index]
+        decision, seen = recorded.decision, recorded.observation
+        if decision is None or seen is None:
+            return await self._off(context, recorded, "screen", "a recorded decision", "none")
+        live = context.observation
+        if screen_id(seen) != screen_id(live):
+            return await self._off(
+                context, recorded, "screen", screen_name(seen), screen_name(live)
+            )
+        if _holds_secret(decision):
+            return await self._secret(context, recorded)
+        action = decision.action
+        if isinstance(action, Tap) and action.target is not None and action.x is None:
+            target = action.target
+            if target.label is not None or target.id is not None:
+                element, by = heal_target(seen, live, target)
+                if element is None:
+                    return await self._off(
+                        context, recorded, "target", str(target), f"none on {screen_name(live)}"
+                    )
+                if by:
+                    healed = Target(label=element.label, id=element.unique_id)
+                    self.heals.append(Heal(context.step, str(target), _name(element), by))
+                    decision = evolve(decision, action=evolve(action, target=healed))
+        self.served += 1
+        return evolve(decision, call=None)
+
+    async def _secret(self, context: AgentContext, recorded: RecordedDecision) -> Decision:
+        """A secret recorded as bullets is typed from the scenario's script, where it was
+        written; the step holds when that is what was recorded."""
+        try:
+            decision = await ScriptedAgent().decide(context)
+        except AgentError:
+            decision = None
+        if decision is None or not matches_redacted(
+            unstructure(recorded.decision.action), unstructure(decision.action)
+        ):
+            return await self._off(
+                context, recorded, "target", "a secret the script types", "none in the script"
+            )
+        self.served += 1
+        return evolve(decision, call=None)
+
+    def _note(
+        self,
+        context: AgentContext,
+        recorded: RecordedDecision | None,
+        kind: str,
+        expected: str,
+        found: str,
+    ) -> None:
+        before = recorded.observation.screenshot if recorded and recorded.observation else None
+        after = context.observation.screenshot
+        self.regressions.append(Regression(context.step, kind, expected, found, before, after))
+        self.on_path = False
+
+    async def _off(
+        self,
+        context: AgentContext,
+        recorded: RecordedDecision | None,
+        kind: str,
+        expected: str,
+        found: str,
+    ) -> Decision:
+        """Leave the recorded path there: note the regression, then ask the fallback (without
+        one, the run ends failed, naming the step)."""
+        self._note(context, recorded, kind, expected, found)
+        return await self._ask(context)
+
+    async def _ask(self, context: AgentContext) -> Decision:
+        if self._fallback is None:
+            last = self.regressions[-1] if self.regressions else None
+            return Decision(
+                action=Done(success=False, summary=f"regression at {last}"),
+                reasoning="the app no longer matches its cassette",
+            )
+        self.asked += 1
+        return await self._fallback.decide(context)

@@ -1,0 +1,195 @@
+"""Golden cassettes that guard the app: a cassette's recorded decisions rerun live against the
+device, and repeated to tell a flaky app from a broken one (docs/goldens.md).
+
+API::
+
+    result = await rerun(Path("recordings/login.cassette"), device="sim")
+    result.status            # "passed", "healed" (result.heals) or "regressed"
+    result.regressions[0]    # the first step where the app no longer matches, with screenshots
+    result.asked             # decisions the fallback agent (an LLM) was asked: 0 on the path
+
+    flaky = await repeat(path, 5, device="sim")
+    flaky.passed, flaky.runs, flaky.flipped   # pass@k and the steps whose outcome differed
+
+A replay (``orav.runner.replay``) stands in for the device and guards orav; a rerun drives the
+app, so a removed button, a renamed control or a screen that no longer follows fails it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from attrs import frozen
+
+from orav.agents import Agent
+from orav.cassette.redact import REDACTED
+from orav.cassette.rerun import Heal, Regression, RerunAgent
+from orav.codec import unstructure
+from orav.errors import InputError
+from orav.model import RunReport, Scenario
+
+
+@frozen
+class Rerun:
+    """One live rerun of a cassette: the live run's report, its heals and its regressions."""
+
+    cassette: Path
+    report: RunReport
+    heals: tuple[Heal, ...] = ()
+    regressions: tuple[Regression, ...] = ()
+    served: int = 0  # recorded decisions played live
+    asked: int = 0  # decisions asked of the fallback agent
+
+    @property
+    def status(self) -> str:
+        """``regressed`` when anything no longer matched, else ``healed`` or ``passed``."""
+        if self.regressions or not self.report.ok:
+            return "regressed"
+        return "healed" if self.heals else "passed"
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "regressed"
+
+    @property
+    def first_regression(self) -> Regression | None:
+        return self.regressions[0] if self.regressions else None
+
+    def explain(self) -> str:
+        """What a person reads: the verdict, each heal, each regression."""
+        played = f"{self.served} recorded decisions played, {self.asked} asked"
+        lines = [f"{self.cassette.name}: {self.status} ({self.report.status}, {played})"]
+        lines += [
+            f"  healed step {h.step}: {h.recorded} is now {h.live} (by {h.by})" for h in self.heals
+        ]
+        lines += [f"  regression at {r}" for r in self.regressions]
+        return "\n".join(lines)
+
+    def save_screenshots(self, folder: Path) -> list[Path]:
+        """Write each regression's recorded and live screenshots into ``folder``."""
+        written = []
+        folder.mkdir(parents=True, exist_ok=True)
+        for regression in self.regressions:
+            for which, shot in (("recorded", regression.recorded), ("live", regression.live)):
+                if shot is not None and shot.data:
+                    path = folder / f"step{regression.step}-{which}.{shot.format}"
+                    path.write_bytes(shot.data)
+                    written.append(path)
+        return written
+
+
+async def rerun(
+    cassette: Path,
+    *,
+    device: str = "sim",
+    agent: Agent | None = None,
+    scenario: Scenario | None = None,
+    seed: int = 0,
+) -> Rerun:
+    """Play ``cassette``'s recorded decisions live on ``device`` (a spec as ``orav record``
+    takes: ``sim``, ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:module:App``).
+
+    ``agent`` (an LLM) decides where the app left the recorded path; without one the run ends
+    at the first regression. A cassette whose recorded run did not pass is no golden:
+    InputError. A secret (a password) is stored as bullets in the cassette: a scenario that
+    types one must be given (``scenario``, loaded from its file), else InputError."""
+    from orav.cassette import read_cassette
+    from orav.engine import Engine
+    from orav.report.run import recorded_report
+    from orav.runner import open_device
+
+    recorded = read_cassette(cassette)
+    report = recorded_report(recorded)
+    if report is None or not report.ok:
+        status = report.status if report is not None else "unfinished"
+        raise InputError(f"the recorded run did not pass ({status}): no golden", str(cassette))
+    if scenario is None:
+        scenario = recorded.header.scenario
+        if REDACTED in repr(unstructure(scenario)):
+            raise InputError(
+                f"scenario {scenario.name!r} types a secret, which the cassette holds as "
+                f"{REDACTED}: give its scenario file to rerun it live",
+                str(cassette),
+            )
+    deciding = RerunAgent(recorded, agent)
+    async with open_device(device, scenario, seed=seed) as live:
+        try:
+            result = await Engine(live, deciding).run(scenario)
+        finally:
+            close = getattr(agent, "close", None)
+            if close is not None:
+                await close()
+    regressions = list(deciding.regressions)
+    if not result.ok and not regressions:
+        missed = ", ".join(result.goals_missed) or result.summary or result.status
+        regressions.append(
+            Regression(result.total_steps, "goal", report.status, f"{result.status}: {missed}")
+        )
+    return Rerun(
+        cassette,
+        result,
+        tuple(deciding.heals),
+        tuple(regressions),
+        deciding.served,
+        deciding.asked,
+    )
+
+
+def find_scenario(name: str, folders: Sequence[Path]) -> Scenario | None:
+    """The scenario called ``name`` in a ``*.yaml`` file under ``folders`` (None: not there);
+    a file that is no scenario is passed over."""
+    from orav.scenario import load_scenario
+
+    for folder in folders:
+        for path in sorted(Path(folder).rglob("*.yaml")):
+            try:
+                scenario = load_scenario(path)
+            except (InputError, OSError):
+                continue
+            if scenario.name == name:
+                return scenario
+    return None
+
+
+@frozen
+class Repeated:
+    """``runs`` live reruns of one cassette: pass@k and what flipped between them."""
+
+    cassette: Path
+    runs: tuple[Rerun, ...]
+
+    @property
+    def passed(self) -> int:
+        return sum(run.ok for run in self.runs)
+
+    @property
+    def flaky(self) -> bool:
+        """Some runs passed and some did not."""
+        return 0 < self.passed < len(self.runs)
+
+    @property
+    def flipped(self) -> tuple[int, ...]:
+        """The steps where some run regressed or healed and another did not."""
+        marks = [
+            {r.step for r in run.regressions} | {h.step for h in run.heals} for run in self.runs
+        ]
+        every = set().union(*marks) if marks else set()
+        return tuple(sorted(s for s in every if any(s not in m for m in marks)))
+
+    def explain(self) -> str:
+        verdict = "flaky" if self.flaky else ("passed" if self.passed else "regressed")
+        head = f"{self.cassette.name}: {verdict}, pass@{len(self.runs)} = {self.passed}/{len(self.runs)}"
+        flips = f"; steps that flip: {', '.join(map(str, self.flipped))}" if self.flipped else ""
+        return head + flips
+
+
+async def repeat(
+    cassette: Path, times: int, *, seeds: Sequence[int] | None = None, **options
+) -> Repeated:
+    """Rerun ``cassette`` ``times`` times (simulator seed ``i`` for run ``i`` unless given)."""
+    if times < 1:
+        raise InputError(f"repeat needs at least 1 run, not {times}", "--orav-repeat")
+    chosen = list(seeds) if seeds is not None else list(range(times))
+    runs = [await rerun(cassette, seed=seed, **options) for seed in chosen[:times]]
+    return Repeated(cassette, tuple(runs))

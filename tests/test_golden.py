@@ -1,0 +1,158 @@
+"""Live reruns of golden cassettes against the real simulator and a real Textual app: an
+unchanged app passes with no model call, a renamed control heals and says so, a removed one is
+a regression naming its step, with both screenshots."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from orav.agents.function import FunctionAgent
+from orav.errors import InputError
+from orav.golden import find_scenario, repeat, rerun
+from orav.model import Decision, Done
+from orav.runner import record
+from orav.scenario import load_scenario
+from orav.sim.server import DEMO_APP
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDINGS = ROOT / "recordings"
+SCENARIOS = ROOT / "orav" / "scenarios"
+SETTINGS_BUTTON = (
+    "      - {role: AXButton, id: settings, label: Settings, frame: [290, 47, 92, 44],"
+)
+REMOVED_TAP = "\n         on_tap: [{to: settings}]}\n"
+
+
+def golden(name: str) -> tuple[Path, object]:
+    return RECORDINGS / f"{name}.cassette", load_scenario(SCENARIOS / f"{name}.yaml")
+
+
+def demo_app(tmp_path: Path, old: str, new: str) -> str:
+    """The demo app model with one edit, as a ``sim:`` device spec."""
+    text = DEMO_APP.read_text()
+    assert old in text
+    path = tmp_path / "demo.yaml"
+    path.write_text(text.replace(old, new, 1))
+    return f"sim:{path}"
+
+
+def test_an_unchanged_app_passes_with_no_model_call():
+    cassette, scenario = golden("change_setting")
+    result = asyncio.run(rerun(cassette, device="sim", scenario=scenario))
+    assert result.status == "passed" and result.report.ok
+    assert (result.asked, result.served, result.heals, result.regressions) == (0, 3, (), ())
+
+
+def test_a_renamed_id_with_the_same_label_heals(tmp_path):
+    device = demo_app(tmp_path, "id: settings, label: Settings", "id: preferences, label: Settings")
+    cassette, scenario = golden("change_setting")
+    result = asyncio.run(rerun(cassette, device=device, scenario=scenario))
+    assert result.status == "healed" and result.report.ok and result.asked == 0
+    [heal] = result.heals
+    assert (heal.step, heal.recorded, heal.live, heal.by) == (
+        1,
+        "#settings",
+        "#preferences",
+        "label",
+    )
+    assert "healed step 1: #settings is now #preferences (by label)" in result.explain()
+
+
+def test_a_control_renamed_in_place_heals_by_position(tmp_path):
+    device = demo_app(tmp_path, "id: settings, label: Settings", "id: options, label: Options")
+    cassette, scenario = golden("change_setting")
+    result = asyncio.run(rerun(cassette, device=device, scenario=scenario))
+    assert result.status == "healed"
+    assert [(h.live, h.by) for h in result.heals] == [("#options", "position")]
+
+
+def test_a_removed_button_is_a_regression_at_its_step_with_both_screenshots(tmp_path):
+    device = demo_app(tmp_path, SETTINGS_BUTTON + REMOVED_TAP, "\n")
+    cassette, scenario = golden("change_setting")
+    result = asyncio.run(rerun(cassette, device=device, scenario=scenario))
+    assert result.status == "regressed" and not result.report.ok
+    first = result.first_regression
+    assert (first.step, first.kind, first.expected) == (1, "target", "#settings")
+    assert first.found == "none on Home"
+    assert first.recorded.data and first.live.data and first.recorded != first.live
+    saved = result.save_screenshots(tmp_path / "shots")
+    assert [p.name for p in saved] == ["step1-recorded.png", "step1-live.png"]
+
+
+def test_a_check_the_app_no_longer_meets_is_a_goal_regression(tmp_path):
+    device = demo_app(tmp_path, "id: settings, label: Settings", "id: preferences, label: Settings")
+    cassette, scenario = golden("login")  # its goal: #settings is visible
+    result = asyncio.run(rerun(cassette, device=device, scenario=scenario))
+    assert result.status == "regressed"
+    assert [(r.kind, r.step) for r in result.regressions] == [("goal", 5)]
+    assert "#settings is visible" in result.regressions[0].found
+
+
+def test_the_fallback_agent_is_asked_only_off_the_recorded_path(tmp_path):
+    device = demo_app(tmp_path, SETTINGS_BUTTON + REMOVED_TAP, "\n")
+    asked = []
+
+    def decide(context):
+        asked.append(context.step)
+        return Decision(action=Done(success=False, summary="no settings button"))
+
+    cassette, scenario = golden("change_setting")
+    result = asyncio.run(
+        rerun(cassette, device=device, scenario=scenario, agent=FunctionAgent(decide))
+    )
+    assert asked == [1] and result.asked == 1 and result.status == "regressed"
+
+
+def test_a_secret_needs_the_scenario_file_and_a_failed_run_is_no_golden(tmp_path):
+    cassette, scenario = golden("change_setting")
+    with pytest.raises(InputError, match="types a secret"):
+        asyncio.run(rerun(cassette, device="sim"))
+    device = demo_app(tmp_path, SETTINGS_BUTTON + REMOVED_TAP, "\n")
+    failed = tmp_path / "failed.cassette"
+    recording = asyncio.run(record(scenario, failed, device=device))
+    assert not recording.report.ok
+    with pytest.raises(InputError, match=r"did not pass \(failed\): no golden"):
+        asyncio.run(rerun(failed, device="sim", scenario=scenario))
+
+
+def test_the_scenario_is_found_by_name():
+    assert find_scenario("change_setting", [SCENARIOS]).goal.startswith("Switch notifications")
+    assert find_scenario("no such scenario", [SCENARIOS / "textual"]) is None
+
+
+def test_repeat_reports_pass_at_k():
+    cassette, scenario = golden("open_detail")
+    repeated = asyncio.run(repeat(cassette, 2, device="sim", scenario=scenario))
+    assert repeated.passed == 2 and not repeated.flaky and repeated.flipped == ()
+    assert repeated.explain() == "open_detail.cassette: passed, pass@2 = 2/2"
+
+
+TEXTUAL_SOURCE = ROOT / "orav" / "demo_tui.py"
+
+
+def textual_app(tmp_path: Path, monkeypatch, module: str, old: str, new: str) -> str:
+    source = TEXTUAL_SOURCE.read_text()
+    assert old in source
+    (tmp_path / f"{module}.py").write_text(source.replace(old, new, 1))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return f"textual:{module}:DemoApp"
+
+
+def test_on_a_textual_app_a_renamed_button_heals_and_a_removed_one_regresses(tmp_path, monkeypatch):
+    cassette = RECORDINGS / "textual" / "settings.cassette"
+    scenario = load_scenario(SCENARIOS / "textual" / "settings.yaml")
+    button = 'yield Button("Settings", id="settings")'
+    same = asyncio.run(rerun(cassette, device=f"textual:{scenario.app}", scenario=scenario))
+    assert same.status == "passed" and same.asked == 0
+    renamed = textual_app(
+        tmp_path, monkeypatch, "renamed_tui", button, 'yield Button("Settings", id="prefs")'
+    )
+    healed = asyncio.run(rerun(cassette, device=renamed, scenario=scenario))
+    assert healed.status == "healed"
+    assert [(h.step, h.live, h.by) for h in healed.heals] == [(4, "#prefs", "label")]
+    removed = textual_app(tmp_path, monkeypatch, "removed_tui", button, "yield Label('')")
+    broken = asyncio.run(rerun(cassette, device=removed, scenario=scenario))
+    assert broken.status == "regressed"
+    first = broken.first_regression
+    assert (first.step, first.kind, first.expected) == (4, "target", "#settings")
