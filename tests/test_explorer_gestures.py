@@ -14,7 +14,7 @@ from fast_clock import FastClock
 from test_explorer import BACK, Run, Tiny, button, heading, text_field
 
 from orav.agents.coverage import write_coverage
-from orav.agents.explorer import ESCAPE, ExplorerAgent, sample_text, screen_moves
+from orav.agents.explorer import ESCAPE, ExplorerAgent, app_chrome, sample_text, screen_moves
 from orav.model import (
     Credentials,
     Element,
@@ -180,3 +180,16 @@ async def test_every_control_of_every_screen_comes_before_any_gesture():
     assert set(run.taps()[:4]) == {"#open", "#later", "#like", "#back"}
     assert all(kind == "Tap" for kind in kinds[:first_swipe])
     assert run.coverage.finished and run.coverage.elements_tried == run.coverage.elements_total
+
+
+def test_the_apps_chrome_is_in_the_trees_order_whatever_the_hash_seed() -> None:
+    """Walks go through the chrome in this order: a set of strings (another order under
+    another PYTHONHASHSEED) made two runs of the Textual notes app differ."""
+    bar = Element("AXGroup", "Tab Bar", frame=Frame(0, 761, 390, 83))
+    tabs = tuple(
+        Element("AXButton", name, f"tab_{name}", frame=Frame(10 + 100 * i, 770, 90, 49))
+        for i, name in enumerate("cab")
+    )
+    key = Element("AXButton", "Help", frame=Frame(0, 700, 50, 1), traits=("binding:f1",))
+    observation = Observation((heading("Home"), button("go", "Go"), key, bar, *tabs), app="x")
+    assert app_chrome(observation) == ("'Help'", "#tab_c", "#tab_a", "#tab_b")

@@ -141,15 +141,16 @@ def sample_text(element: Element, credentials: Credentials | None) -> TypeText:
     return TypeText(SAMPLE_TEXT)
 
 
-def app_chrome(observation: Observation) -> set[str]:
+def app_chrome(observation: Observation) -> tuple[str, ...]:
     """The refs of the app's own controls that every screen shows alike: a tab bar's buttons,
-    a terminal app's tabs and footer keys (not Back: where it leads depends on the screen)."""
+    a terminal app's tabs and footer keys (not Back: where it leads depends on the screen);
+    in the tree's order, so that walks through them are the same in every run."""
     bars = [
         e.frame
         for e in observation.elements
         if e.role == "AXTabBar" or (e.role == "AXGroup" and e.label == "Tab Bar")
     ]
-    return {
+    found = (
         ref(e)
         for e in app_elements(observation)
         if is_control(e)
@@ -159,7 +160,8 @@ def app_chrome(observation: Observation) -> set[str]:
             or e.role == "AXTab"
             or any(bar.contains(e.frame.center) for bar in bars)
         )
-    }
+    )
+    return tuple(dict.fromkeys(found))
 
 
 def screen_moves(observation: Observation, platform: str | None) -> dict[str, Swipe | PressKey]:
@@ -224,7 +226,7 @@ class _Screen:
     skipped: list[str] = field(factory=list)
     present: set[str] = field(factory=set)  # refs on screen the last time it was seen
     enabled: set[str] = field(factory=set)  # refs ever seen enabled
-    chrome: set[str] = field(factory=set)  # the app's chrome on it, when last seen
+    chrome: tuple[str, ...] = ()  # the app's chrome on it, when last seen
     alike: str | None = None  # the screen found before with the same controls
     retry: list[str] = field(factory=list)  # tried on the empty form: once more, filled
     refilled: bool = False
@@ -246,7 +248,7 @@ class _Screen:
         observation: Observation,
         credentials: Credentials | None,
         platform: str | None,
-        chrome: set[str],
+        chrome: tuple[str, ...],
     ) -> None:
         """Take in the current state of the screen's elements (enabled, value, frame) and the
         gestures and keys it offers."""
@@ -466,7 +468,7 @@ class ExplorerAgent:
             and name not in self._chrome
         ]
 
-    def _share_chrome(self, screen: _Screen, chrome: set[str]) -> None:
+    def _share_chrome(self, screen: _Screen, chrome: tuple[str, ...]) -> None:
         """The app's chrome is tried on a screen that shows it until it is known to lead
         somewhere (a tab does nothing on its own screen), then not again: on the other
         screens it is neither listed nor tried, only walked through."""
