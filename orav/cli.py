@@ -603,8 +603,9 @@ def _after_suite(outcomes, junit: Path | None, *, single: bool) -> None:
         from orav.report.run import read_run
 
         runs = [read_run(o.job.out) for o in outcomes if o.report is not None]
+        attempts = {o.job.out: o.attempts for o in outcomes}
         with _file_errors("write", junit):
-            click.echo(f"junit:    {write_junit(runs, junit)}")
+            click.echo(f"junit:    {write_junit(runs, junit, attempts=attempts)}")
     if any(o.report is None for o in outcomes):
         sys.exit(2)
     sys.exit(0 if all(o.ok for o in outcomes) else 1)
@@ -909,7 +910,9 @@ def _print_reports(rows, flaky: set[int] = frozenset()) -> None:
     table = Table(show_edge=False, pad_edge=False)
     for column in ("scenario", "status", "steps", "duration", "replay", "cassette"):
         justify = "right" if column in ("steps", "duration") else "left"
-        table.add_column(column, justify=justify, overflow="fold")
+        # Words stay whole at 80 columns: only the scenario and the path may fold.
+        whole = column not in ("scenario", "cassette")
+        table.add_column(column, justify=justify, overflow="fold", no_wrap=whole)
     for report, path, outcome in rows:
         if report is None:  # a cassette cut off mid-run, replayed as far as it goes
             cut = f"cut after step {outcome.cut_after}"

@@ -27,7 +27,7 @@ from orav.cassette import (
     VerificationEvent,
     read_cassette,
 )
-from orav.machines import leaf_states, machine_classes
+from orav.machines import flat_transitions, leaf_states, machine_classes
 from orav.model import Done, Transition, show_action
 from orav.report.audit import recovery_paths
 from orav.report.diagram import draw_machine
@@ -276,7 +276,7 @@ def check_report_dom(dom: Node, cassette: Path) -> None:
     assert fired == recorded
     if run.report is not None:  # each at the step the engine had under way, as its report says
         assert run.transitions == run.report.transitions
-    defined = sum(len(s.transitions) for cls in machine_classes() for s in cls.states)
+    defined = sum(len(flat_transitions(cls)) for cls in machine_classes())  # one per event
     assert len([r for r in rows if "unknown" not in r.classes]) == defined
 
     # Errors of the report, all shown.
@@ -328,8 +328,12 @@ def test_a_resolved_recovery_is_shown_with_its_path(recovered_run: Path, tmp_pat
     assert "dismissing_alert —cleared→ resolved" in recovery.text
     assert "tap 'OK'" in recovery.text
     assert dom.one("header").one("span", "status").text == "completed with errors"
-    # The fault's screen is the alert the engine saw.
-    assert recovery.one("img", "shot").attrs["alt"] == "the screen that showed the alert fault"
+    # The fault's screen is the alert the engine saw: its image, or a link to the same screen
+    # shown earlier on the page (each screen is stored once).
+    (figure,) = recovery.all("figure")
+    assert figure.one("figcaption").text == "fault" and len(shown_screens(figure)) == 1
+    for image in figure.all("img", "shot"):
+        assert image.attrs["alt"] == "the screen that showed the alert fault"
 
 
 @needs_chromium
@@ -428,6 +432,9 @@ def test_index_links_every_report(recovered_run: Path, failed_run: Path, tmp_pat
         when = datetime.fromisoformat(run.header.created_at).strftime("%Y-%m-%d %H:%M:%S")
         assert row.one("td", "when").text == f"{when} UTC"
     assert "3 of 4 met their goal" in dom.text
+    # Why a run did not pass, on the index too (as the terminal says it).
+    whys = [row.one("td", "why").text.strip() for row in rows]
+    assert whys[0] == whys[3] == "" and whys[2].startswith("aborted: ")
 
 
 def test_an_unfinished_recording_still_reports_its_steps(tmp_path: Path):

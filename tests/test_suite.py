@@ -177,10 +177,13 @@ def test_progress_on_a_terminal_and_as_plain_lines(tmp_path: Path):
 def test_a_failed_run_says_what_was_expected_and_found_and_never_blocks_the_next(tmp_path: Path):
     path = copy_example(tmp_path, "change_setting", edit=wrong_value)
     for _ in range(2):  # the failed cassette is no golden: the second attempt records over it
-        done = orav("record", path, "-q", "--retries", "1", cwd=tmp_path)
+        done = orav("record", path, "-q", "--retries", "1", "--junit", "j.xml", cwd=tmp_path)
         assert done.returncode == 1, done.stderr
         assert "expected #notifications_switch has value 'off'; found value '0'" in done.stderr
         assert "retry 1 of 1" in done.stderr
+    junit = (tmp_path / "j.xml").read_text()
+    assert "goal missed: #notifications_switch has value 'off'; found value '0'" in junit
+    assert '<property name="attempts" value="2" />' in junit and "flaky" not in junit
     html = render_html(read_run(tmp_path / "recordings" / "change_setting.cassette"))
     verdict = re.search(r'id="verdict".*?</div>', html).group(0)
     assert "Failed: the goal is not reached" in verdict and "found value '0'" in verdict

@@ -193,6 +193,9 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
                     _el("code", None, run.path.name),
                 ),
                 _el("td", None, _status(run.status)),
+                _el("td", {"class": "why"}, "; ".join(reasons(run.report, run.path)[:2]))
+                if run.report is not None
+                else _el("td", {"class": "why"}),
                 _el("td", None, str(run.report.total_steps if run.report else len(run.steps))),
                 _el("td", None, str(len(run.recoveries))),
                 _el("td", None, _seconds(run.report.duration_seconds) if run.report else ""),
@@ -209,6 +212,7 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
         "scenario",
         "cassette",
         "status",
+        "why",
         "steps",
         "recoveries",
         "duration",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from orav.report.console import missed_found
 from orav.report.files import write_text
 from orav.report.run import RunView
 
@@ -22,15 +23,34 @@ SUITE = "orav"
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def write_junit(runs: Sequence[RunView], out: Path, *, suite: str = SUITE) -> Path:
+def write_junit(
+    runs: Sequence[RunView],
+    out: Path,
+    *,
+    suite: str = SUITE,
+    attempts: Mapping[Path, int] | None = None,
+) -> Path:
     """Write the JUnit XML of ``runs`` to ``out`` and return the path."""
-    return write_text(out, junit_xml(runs, suite=suite))  # whole, never through a symlink
+    text = junit_xml(runs, suite=suite, attempts=attempts)
+    return write_text(out, text)  # whole, never through a symlink
 
 
-def junit_xml(runs: Sequence[RunView], *, suite: str = SUITE) -> str:
-    """The JUnit XML document (``testsuites`` holding one ``testsuite``) as text."""
+def junit_xml(
+    runs: Sequence[RunView], *, suite: str = SUITE, attempts: Mapping[Path, int] | None = None
+) -> str:
+    """The JUnit XML document (``testsuites`` holding one ``testsuite``) as text.
+
+    ``attempts``: how many recordings each cassette took (``--retries``); a run that passed
+    after more than one is marked with the properties ``attempts`` and ``flaky``."""
     names = Counter(run.header.scenario.name for run in runs)
-    cases = [_testcase(run, unique=names[run.header.scenario.name] == 1) for run in runs]
+    cases = [
+        _testcase(
+            run,
+            unique=names[run.header.scenario.name] == 1,
+            attempts=(attempts or {}).get(run.path, 1),
+        )
+        for run in runs
+    ]
     totals = {
         "name": suite,
         "tests": str(len(cases)),
@@ -49,7 +69,7 @@ def junit_xml(runs: Sequence[RunView], *, suite: str = SUITE) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _testcase(run: RunView, *, unique: bool = True) -> ET.Element:
+def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Element:
     """One run; when several runs share a scenario, the cassette's name tells them apart
     (CI tools fold test cases with the same class and name into one)."""
     header, report = run.header, run.report
@@ -71,6 +91,8 @@ def _testcase(run: RunView, *, unique: bool = True) -> ET.Element:
         "model": header.model,
         "steps": str(report.total_steps if report else len(run.steps)),
         "recoveries": str(len(run.recoveries)),
+        "attempts": str(attempts) if attempts > 1 else "",
+        "flaky": "true" if attempts > 1 and report is not None and report.ok else "",
     }
     for name, value in facts.items():
         if value:
@@ -89,7 +111,11 @@ def _testcase(run: RunView, *, unique: bool = True) -> ET.Element:
         f"step {e.step}: {e.error}" + (" (resolved)" if e.resolved else "") for e in report.errors
     ]
     if not report.ok:
-        missed = [f"goal missed: {goal}" for goal in report.goals_missed]
+        found = missed_found(run.path) if report.goals_missed else {}
+        missed = [
+            f"goal missed: {goal}" + (f"; found {found[goal]}" if goal in found else "")
+            for goal in report.goals_missed
+        ]
         unresolved = next((e.error for e in report.errors if not e.resolved), None)
         message = report.summary or unresolved or ", ".join(report.goals_missed) or report.status
         failure = ET.SubElement(

@@ -1,0 +1,118 @@
+"""The HTML report of a long run: weight per step and headless Chromium's load time.
+
+Records two 500-step runs on the simulator with the scripted agent and renders their reports:
+*revisiting* (the settings screen's notifications switch toggled 500 times: two screens, seen
+again and again, as a long LLM run revisits its screens) and *typing* (one character typed
+into the email field per step: a new screen at every step, the worst case for a report that
+stores each screen once). Prints the bytes per step of each, the golden cassettes' per-step
+weights, and Chromium's ``--dump-dom`` time of each 500-step report (best of 3), when chromium
+is installed. Targets (issue 14): <= 60 KB a step, <= 2 s to load.
+
+Run: /work/venv/bin/python bench/report_weight.py [STEPS]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from attrs import evolve
+
+from orav import runner
+from orav.model import Decision, Done, Tap, Target, TypeText
+from orav.report.html import render_html, write_html
+from orav.report.run import read_run
+from orav.scenario import example_scenarios
+
+ROOT = Path(__file__).resolve().parent.parent
+STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+
+
+def long_scenario(steps: int):
+    from orav.scenario import load_scenario
+
+    base = load_scenario(next(p for p in example_scenarios() if p.stem == "change_setting"))
+    toggle = Decision(action=Tap(target=Target(id="notifications_switch")), reasoning="toggle")
+    script = [Decision(action=Tap(target=Target(id="settings")), reasoning="open settings")]
+    script += [toggle] * (steps - 1)
+    script.append(Decision(action=Done(success=True, summary="toggled")))
+    return evolve(
+        base,
+        script=tuple(script),
+        max_steps=steps + 1,
+        timeout_seconds=3600,
+        success_criteria=(),
+        settle_seconds=0,
+    )
+
+
+def typing_scenario(steps: int):
+    from orav.scenario import load_scenario
+
+    base = load_scenario(next(p for p in example_scenarios() if p.stem == "login"))
+    script = [Decision(action=Tap(target=Target(id="email")), reasoning="focus the field")]
+    script += [Decision(action=TypeText(text="a"), reasoning="one more")] * (steps - 1)
+    script.append(Decision(action=Done(success=True, summary="typed")))
+    return evolve(
+        base,
+        script=tuple(script),
+        max_steps=steps + 1,
+        timeout_seconds=3600,
+        success_criteria=(),
+        settle_seconds=0,
+    )
+
+
+def main() -> None:
+    for kind, scenario in (
+        ("revisiting", long_scenario(STEPS)),
+        ("typing", typing_scenario(STEPS)),
+    ):
+        measure(kind, scenario)
+    for path in sorted((ROOT / "recordings").glob("*.cassette")):
+        golden = read_run(path)
+        size = len(render_html(golden).encode()) / 1024
+        print(f"  {path.stem}: {size:.0f} KB, {size / max(1, len(golden.steps)):.0f} KB a step")
+
+
+def measure(kind: str, scenario) -> None:
+    with tempfile.TemporaryDirectory() as temp:
+        cassette = Path(temp) / "long.cassette"
+        started = time.perf_counter()
+        result = asyncio.run(runner.record(scenario, cassette))
+        recorded = time.perf_counter() - started
+        run = read_run(cassette)
+        html = render_html(run).encode()
+        steps = len(run.steps)
+        print(f"{kind}: {steps}-step run ({result.report.status}) recorded in {recorded:.1f} s")
+        print(f"  report: {len(html) / 1024:.0f} KB, {len(html) / 1024 / steps:.1f} KB a step")
+        chromium = shutil.which("chromium")
+        if chromium is None:
+            print("  chromium is not installed: no load time")
+            return
+        page = write_html(run, Path(temp) / "long.html")
+        command = [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={temp}/profile",
+            "--dump-dom",
+            page.as_uri(),
+        ]
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            subprocess.run(command, capture_output=True, check=True, timeout=120)
+            times.append(time.perf_counter() - started)
+        print(f"  chromium --dump-dom of the report: {min(times):.2f} s (best of 3)")
+
+
+if __name__ == "__main__":
+    main()
