@@ -294,3 +294,19 @@ def test_quiet_never_before_the_modelled_end_and_the_old_screen_until_then(
         assert moment.until > ticker.now
         in_flux = ticker.now < due
         assert (motion.seen(new) is old) == in_flux  # the old screen exactly while in flux
+
+
+async def test_a_route_in_the_running_app_animates_as_an_input_does():
+    routed = APP.replace(
+        "start: home\n", 'start: home\nroutes: {"anim://details": [{to: details}]}\n'
+    )
+    async with SimCompanion(load_app_model(routed)) as sim:
+        host, port = sim.address.split(":")
+        address = TCPAddress(host=host, port=int(port))
+        async with Client.build(address=address, logger=logging.getLogger("test")) as client:
+            opened = time.monotonic()
+            await client.open_url("anim://details")
+            assert await title(client) == "Home"
+            await states_until_quiet(client)
+            assert time.monotonic() - opened >= 0.3
+            assert await title(client) == "Details"

@@ -520,10 +520,16 @@ class CompanionService(CompanionServiceBase):
         for bundle_id, app in self.apps.items():
             if app.installed and app.routes_for(request.url):
                 self.front = bundle_id
+                shown = app.motion.before(app.view) if app.foreground else None
+                layout, app.hint_ms = app.layout(), None
                 try:
                     app.open_url(request.url)
                 except AppModelError as exc:
                     raise GRPCError(Status.FAILED_PRECONDITION, str(exc)) from None
+                if shown is None:
+                    app.motion.stop()  # a link that launches the app shows it at once
+                else:
+                    self._moved(app, layout, shown)  # a route in the running app animates
                 # idb's proto answers open_url with the request type, not OpenUrlResponse
                 await stream.send_message(pb.OpenUrlRequest(url=request.url))
                 return
