@@ -16,7 +16,18 @@ docs/textual.md shows a whole test):
 
 Golden cassettes: ``pytest --orav-cassettes recordings/`` (or ``orav_cassettes = recordings``
 in the ini file) makes each ``*.cassette`` under those folders one test item, ``replay``, that
-passes when the replay is faithful.
+passes when the replay is faithful and the recorded run passed (a failed or aborted recording
+is no golden). With ``--orav-live`` each is rerun live on ``--orav-device`` instead
+(``orav.golden.rerun``): the app itself is tested.
+
+Scenarios as tests, in pytest-recording's terms (docs/goldens.md): a test marked
+``@pytest.mark.orav(scenario="scenarios/login.yaml")`` runs that scenario with its cassette
+named after the test, ``cassettes/{module}/{test}.cassette`` beside the test file (the
+``orav_cassette_dir`` and ``orav_cassette_name`` fixtures), in ``--orav-record-mode``
+(``orav_record_mode`` in the ini file): ``none`` (the default: replay, fail without a cassette),
+``once``, ``new_episodes``, ``all`` (as vcrpy) or ``rerun`` (live, as ``--orav-live``).
+``--orav-repeat N`` reruns N times: pass@k, and a test that passes only some of the times is
+reported flaky (a JUnit property), not failed. The ``orav`` fixture gives the outcome.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ if TYPE_CHECKING:
     from orav.agents import Agent
     from orav.model import RunReport, Scenario
 
+RECORD_MODES = ("none", "once", "new_episodes", "all", "rerun")
 LIVE_ENV = "ORAV_LIVE_AI"
 MODEL_ENV = "ORAV_MODEL"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -60,7 +72,41 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=f"uat_driver uses the live LLM agent in every test (or {LIVE_ENV}=1)",
     )
+    group.addoption(
+        "--orav-record-mode",
+        default=None,
+        choices=RECORD_MODES,
+        help="how @pytest.mark.orav tests use their cassettes (default: none, replay only)",
+    )
+    group.addoption(
+        "--orav-live",
+        action="store_true",
+        default=False,
+        help="rerun golden cassettes live on --orav-device instead of replaying them",
+    )
+    group.addoption(
+        "--orav-device",
+        default=None,
+        metavar="SPEC",
+        help="the device of live runs: sim, sim:APP.yaml, idb:HOST:PORT, textual:module:App",
+    )
+    group.addoption(
+        "--orav-repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="rerun each golden N times live: pass@k, flaky steps",
+    )
+    group.addoption(
+        "--orav-scenarios",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="where a collected cassette's scenario file is found for --orav-live",
+    )
     parser.addini("orav_cassettes", "folders whose *.cassette files are replayed", type="paths")
+    parser.addini("orav_record_mode", "record mode of @pytest.mark.orav tests (none)")
+    parser.addini("orav_scenarios", "folders of the scenarios of collected cassettes", type="paths")
     parser.addini("orav_app", "the Textual app of the uat_app fixture, package.module:AppClass")
     parser.addini("orav_size", "the terminal size of the uat_driver fixture, WIDTHxHEIGHT")
 
@@ -73,6 +119,20 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "uat_app(**kwargs): keyword arguments for the app the uat_app fixture builds"
     )
+    config.addinivalue_line(
+        "markers",
+        "orav(scenario, device='sim', agent='scripted', expect='passed'): run the scenario "
+        "with a cassette named after the test, in --orav-record-mode",
+    )
+    _collect_cassette_folders(config)
+
+
+def _collect_cassette_folders(config: pytest.Config) -> None:
+    """``--orav-cassettes DIR`` collects DIR even where ``testpaths`` names other folders
+    (pytest would otherwise never look there)."""
+    given = config.getoption("orav_cassettes")
+    if given and config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+        config.args = [*config.args, *(str(Path(p).resolve()) for p in given)]
 
 
 # --- UAT fixtures -------------------------------------------------------------------------------
@@ -240,25 +300,237 @@ class CassetteFile(pytest.File):
 
 
 class CassetteReplay(pytest.Item):
-    """Replays one cassette offline; faithful or failed."""
+    """Replays one cassette offline (faithful, and its recorded run passed), or reruns it
+    live with ``--orav-live``."""
 
     def runtest(self) -> None:
         from orav.runner import replay
 
+        config = self.config
+        if config.getoption("orav_live"):
+            _check_rerun(self, _rerun(self.path, config, scenario=self._scenario()))
+            return
         outcome = asyncio.run(replay(self.path))
         if not outcome.faithful:
             raise CassetteDiverged("; ".join(outcome.differences))
+        _check_status(outcome.recorded, "passed")
+
+    def _scenario(self) -> Scenario | None:
+        """The scenario file of the cassette's scenario, where ``--orav-scenarios`` says."""
+        from orav.cassette import read_cassette
+        from orav.golden import find_scenario
+
+        config = self.config
+        folders = [Path(p) for p in config.getoption("orav_scenarios")]
+        folders += [Path(p) for p in config.getini("orav_scenarios")]
+        name = read_cassette(self.path).header.scenario.name
+        return find_scenario(name, folders) if folders else None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
         from orav.errors import OravError
 
-        if isinstance(excinfo.value, (CassetteDiverged, OravError)):
-            return f"{self.path.name}: {excinfo.value}"
+        if isinstance(excinfo.value, (GoldenFailed, OravError)):
+            return _named(self.path, excinfo.value)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"replay {self.path.name}"
 
 
-class CassetteDiverged(Exception):
+class GoldenFailed(Exception):
+    """A golden that does not hold: a replay that was not faithful, a recorded or live run
+    that did not end as expected, a live rerun that regressed."""
+
+
+class CassetteDiverged(GoldenFailed):
     """A replay that was not faithful."""
+
+
+def _named(cassette: Path, exc: BaseException) -> str:
+    """The failure, named by its cassette once."""
+    text = str(exc)
+    return text if text.startswith(f"{cassette.name}: ") else f"{cassette.name}: {text}"
+
+
+def _check_status(report: RunReport | None, expect: str) -> None:
+    """Fail unless ``report`` ended as ``expect`` (``passed``: the goal was met)."""
+    if report is None:
+        raise GoldenFailed("the recorded run did not finish: no golden")
+    met = report.ok if expect == "passed" else report.status == expect
+    if not met:
+        raise GoldenFailed(
+            f"the run ended {report.status}, not {expect}: {report.summary or 'no summary'}"
+            + ("" if expect != "passed" else "; a run that did not pass is no golden")
+        )
+
+
+def _rerun(path: Path, config: pytest.Config, *, scenario: Scenario | None, device=None):
+    """Rerun ``path`` live (``--orav-repeat`` times): a Repeated."""
+    from orav.golden import repeat
+
+    device = config.getoption("orav_device") or device or "sim"
+    times = config.getoption("orav_repeat")
+    return asyncio.run(repeat(path, times, device=device, scenario=scenario))
+
+
+def _check_rerun(item: pytest.Item, repeated: Any) -> None:
+    """Fail when no live run passed; a test that passed only some of the times is flaky,
+    which its JUnit properties say."""
+    for run in repeated.runs:
+        item.user_properties.append(("orav_rerun", run.explain()))
+    if repeated.passed == 0:
+        raise GoldenFailed(repeated.runs[0].explain())
+    if repeated.flaky:
+        item.user_properties.append(("orav_flaky", repeated.explain()))
+        item.warn(pytest.PytestWarning(f"flaky: {repeated.explain()}"))
+
+
+# --- scenarios as tests, with cassettes named after them (pytest-recording's terms) ------------
+
+
+@pytest.fixture
+def orav_cassette_dir(request: pytest.FixtureRequest) -> Path:
+    """Where a marked test's cassette lives: ``cassettes/{module}`` beside the test file."""
+    path = request.node.path
+    return path.parent / "cassettes" / path.stem
+
+
+@pytest.fixture
+def orav_cassette_name(request: pytest.FixtureRequest) -> str:
+    """The cassette's name: the test's (``Class.test`` in a class), ``.cassette`` added."""
+    node = request.node
+    name = node.name.replace("/", "-")
+    if node.cls is not None:
+        name = f"{node.cls.__name__}.{name}"
+    return f"{name}.cassette"
+
+
+GOLDEN = pytest.StashKey["Golden"]()
+
+
+class Golden:
+    """What a marked test ran: its ``cassette``, ``mode``, the run's ``report``, and the
+    ``replay``, ``recording`` or ``reruns`` (an ``orav.golden.Repeated``) behind it."""
+
+    def __init__(self, cassette: Path, mode: str) -> None:
+        self.cassette = cassette
+        self.mode = mode
+        self.report: RunReport | None = None
+        self.replay: Any = None
+        self.recording: Any = None
+        self.reruns: Any = None
+        self.failure = ""  # why the golden did not hold ("" when it did)
+
+
+@pytest.fixture
+def orav(
+    request: pytest.FixtureRequest, orav_cassette_dir: Path, orav_cassette_name: str
+) -> Golden:
+    """Runs the scenario of the test's ``orav`` marker in the record mode; the test fails
+    unless the run ended as the marker expects (``expect``, ``passed`` by default)."""
+    from orav.errors import OravError
+
+    marker = request.node.get_closest_marker("orav")
+    if marker is None:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: the orav fixture needs @pytest.mark.orav(scenario=...)"
+        )
+    options = dict(marker.kwargs)
+    if marker.args:
+        options.setdefault("scenario", marker.args[0])
+    unknown = set(options) - {"scenario", "device", "agent", "expect", "cassette"}
+    if unknown or "scenario" not in options:
+        raise pytest.UsageError(
+            f"{request.node.nodeid}: @pytest.mark.orav takes scenario= (required), device=, "
+            f"agent=, expect= and cassette=; not {sorted(unknown) or 'without scenario'}"
+        )
+    config = request.config
+    mode = "rerun" if config.getoption("orav_live") else _record_mode(config)
+    golden = Golden(orav_cassette_dir / options.get("cassette", orav_cassette_name), mode)
+    request.node.stash[GOLDEN] = golden
+    try:
+        _run_golden(request, golden, options)
+    except (GoldenFailed, OravError) as exc:
+        golden.failure = _named(golden.cassette, exc)
+    return golden
+
+
+def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -> None:
+    """Replay, record or rerun the marked test's scenario, as its mode says."""
+    config = request.config
+    cassette, mode = golden.cassette, golden.mode
+    scenario = _scenario_of(request, options["scenario"])
+    device = config.getoption("orav_device") or options.get("device", "sim")
+    expect = options.get("expect", "passed")
+    if mode == "once" and cassette.exists():
+        from orav.runner import passed
+
+        mode = "none" if passed(cassette) else "once"  # a failed one is recorded over
+    if mode == "none":
+        _replay(golden, expect)
+    elif mode == "rerun":
+        if not cassette.exists():
+            raise GoldenFailed(f"no cassette at {cassette}: record it (--orav-record-mode once)")
+        golden.reruns = _rerun(cassette, config, scenario=scenario, device=device)
+        golden.report = golden.reruns.runs[-1].report
+        _check_rerun(request.node, golden.reruns)
+    else:
+        from orav.runner import make_agent, record
+
+        agent = make_agent(options.get("agent", "scripted"))
+        golden.recording = asyncio.run(
+            record(scenario, cassette, device=device, agent=agent, mode=mode)
+        )
+        golden.report = golden.recording.report
+        _check_status(golden.report, expect)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """A marked test whose golden did not hold fails (a failure of the test, not an error
+    of its setup), before its body runs."""
+    golden = item.stash.get(GOLDEN, None)
+    if golden is not None and golden.failure:
+        pytest.fail(golden.failure, pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _orav_marked(request: pytest.FixtureRequest) -> None:
+    """A test marked ``orav`` runs its scenario whether or not it asks for the fixture."""
+    if request.node.get_closest_marker("orav") is not None:
+        request.getfixturevalue("orav")
+
+
+def _record_mode(config: pytest.Config) -> str:
+    mode = config.getoption("orav_record_mode") or config.getini("orav_record_mode") or "none"
+    if mode not in RECORD_MODES:
+        raise pytest.UsageError(f"orav_record_mode: {mode!r} is not one of {RECORD_MODES}")
+    return mode
+
+
+def _scenario_of(request: pytest.FixtureRequest, given: Any) -> Scenario:
+    """The marker's scenario: a Scenario, or a YAML path relative to the test file (else to
+    the rootdir)."""
+    from orav.scenario import load_scenario
+
+    if hasattr(given, "goal"):
+        return given
+    path = Path(given)
+    if not path.is_absolute():
+        beside = request.node.path.parent / path
+        path = beside if beside.exists() else request.config.rootpath / path
+    return load_scenario(path)
+
+
+def _replay(golden: Golden, expect: str) -> None:
+    from orav.runner import replay
+
+    if not golden.cassette.exists():
+        raise GoldenFailed(
+            f"no cassette at {golden.cassette}: record it with --orav-record-mode once"
+        )
+    golden.replay = asyncio.run(replay(golden.cassette))
+    if not golden.replay.faithful:
+        raise CassetteDiverged("; ".join(golden.replay.differences))
+    golden.report = golden.replay.recorded
+    _check_status(golden.report, expect)

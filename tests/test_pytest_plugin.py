@@ -181,3 +181,111 @@ def test_a_live_ai_test_talks_to_the_model_server(pytester, monkeypatch):
     finally:
         model.httpd.shutdown()
         model.httpd.server_close()
+
+
+# --- goldens: failed recordings, the orav marker, record modes, live reruns -------------------
+
+DEMO_APP = ROOT / "orav" / "sim" / "demo.yaml"
+CHANGE_SETTING = ROOT / "orav" / "scenarios" / "change_setting.yaml"
+SETTINGS_BUTTON = (
+    "      - {role: AXButton, id: settings, label: Settings, frame: [290, 47, 92, 44],\n"
+    "         on_tap: [{to: settings}]}\n"
+)
+MARKED_TEST = """
+import pytest
+
+
+@pytest.mark.orav(scenario={scenario!r}{extra})
+def test_change_setting(orav):
+    assert orav.report.status == {status!r}
+"""
+PLAIN = ("-p", "no:cacheprovider", "-p", "no:asyncio")
+
+
+def app_model(pytester, name: str, old: str, new: str) -> str:
+    """The demo app with one edit, as a ``sim:`` device spec."""
+    text = DEMO_APP.read_text()
+    assert old in text
+    path = pytester.path / f"{name}.yaml"
+    path.write_text(text.replace(old, new, 1))
+    return f"sim:{path}"
+
+
+def marked(pytester, extra: str = "", status: str = "passed") -> None:
+    source = MARKED_TEST.format(scenario=str(CHANGE_SETTING), extra=extra, status=status)
+    pytester.makepyfile(test_app=source)
+
+
+def test_a_marked_test_records_once_then_replays_its_cassette_named_after_it(pytester):
+    marked(pytester)
+    cassette = pytester.path / "cassettes" / "test_app" / "test_change_setting.cassette"
+    missing = pytester.runpytest(*PLAIN)  # the default mode is none: replay only
+    missing.assert_outcomes(failed=1)
+    missing.stdout.fnmatch_lines(["*no cassette at *test_change_setting.cassette*mode once*"])
+    pytester.runpytest("--orav-record-mode", "once", *PLAIN).assert_outcomes(passed=1)
+    assert cassette.exists()
+    pytester.runpytest(*PLAIN).assert_outcomes(passed=1)  # replayed offline
+    pytester.makeini("[pytest]\norav_record_mode = once\n")  # present: replayed, not recorded
+    before = cassette.read_bytes()
+    pytester.runpytest(*PLAIN).assert_outcomes(passed=1)
+    assert cassette.read_bytes() == before
+
+
+def test_a_failed_recording_fails_its_test_unless_the_test_expects_it(pytester):
+    broken = app_model(pytester, "broken", SETTINGS_BUTTON, "")
+    marked(pytester)
+    failed = pytester.runpytest("--orav-record-mode", "all", "--orav-device", broken, *PLAIN)
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines(["*the run ended failed, not passed*no golden*"])
+    replayed = pytester.runpytest(*PLAIN)  # the failed cassette replays faithfully: still red
+    replayed.assert_outcomes(failed=1)
+    marked(pytester, extra=", expect='failed'", status="failed")
+    pytester.runpytest(*PLAIN).assert_outcomes(passed=1)
+
+
+def test_live_reruns_heal_a_renamed_id_and_fail_a_removed_button(pytester):
+    marked(pytester)
+    pytester.runpytest("--orav-record-mode", "once", *PLAIN).assert_outcomes(passed=1)
+    renamed = app_model(pytester, "renamed", "id: settings,", "id: preferences,")
+    removed = app_model(pytester, "removed", SETTINGS_BUTTON, "")
+    junit = pytester.path / "junit.xml"
+    healed = pytester.runpytest(
+        "--orav-live", "--orav-device", renamed, f"--junitxml={junit}", *PLAIN
+    )
+    healed.assert_outcomes(passed=1)
+    assert "healed step 1: #settings is now #preferences (by label)" in junit.read_text()
+    replay = pytester.runpytest("--orav-device", removed, *PLAIN)  # a replay never sees the app
+    replay.assert_outcomes(passed=1)
+    broken = pytester.runpytest("--orav-record-mode", "rerun", "--orav-device", removed, *PLAIN)
+    broken.assert_outcomes(failed=1)
+    broken.stdout.fnmatch_lines(
+        ["*regressed*", "*regression at step 1: target: expected #settings*"]
+    )
+
+
+def test_collected_cassettes_of_failed_runs_fail_and_rerun_live(pytester):
+    broken = app_model(pytester, "broken", SETTINGS_BUTTON, "")
+    marked(pytester)
+    pytester.runpytest("--orav-record-mode", "once", *PLAIN).assert_outcomes(passed=1)
+    recorded = pytester.path / "cassettes" / "test_app" / "test_change_setting.cassette"
+    (pytester.path / "golden").mkdir()
+    (pytester.path / "golden" / "good.cassette").write_bytes(recorded.read_bytes())
+    pytester.runpytest("--orav-record-mode", "all", "--orav-device", broken, *PLAIN)
+    pytester.makeini("[pytest]\ntestpaths = elsewhere\n")  # as in the orav repo: tests/ only
+    (pytester.path / "elsewhere").mkdir()
+    result = pytester.runpytest(
+        "--orav-cassettes", "cassettes", "--orav-cassettes", "golden", *PLAIN
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*test_change_setting.cassette: the run ended failed*"])
+    scenarios = str(ROOT / "orav" / "scenarios")
+    live = ("--orav-cassettes", "golden", "--orav-live", "--orav-scenarios", scenarios)
+    regressed = pytester.runpytest(*live, "--orav-device", broken, *PLAIN)
+    regressed.assert_outcomes(failed=1)
+    regressed.stdout.fnmatch_lines(
+        [
+            "good.cassette: regressed (failed, *",
+            "*regression at step 1: target: expected #settings*",
+        ]
+    )
+    pytester.runpytest(*live, "--orav-repeat", "2", *PLAIN).assert_outcomes(passed=1)
