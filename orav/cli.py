@@ -266,7 +266,8 @@ def _with(options):
     "--device",
     default=None,
     help="'sim' (the simulator; default), 'sim:APP.yaml' (with your app model), "
-    "'idb:HOST:PORT' (an idb companion) or 'textual:package.module:AppClass' (a Textual app, "
+    "'idb:HOST:PORT' (an idb companion; several, comma-separated, run a suite one scenario "
+    "per companion at a time) or 'textual:package.module:AppClass' (a Textual app, "
     "in-process).",
 )
 @click.option(
@@ -390,6 +391,8 @@ def record(
         for job in jobs:
             _same_scenario(job.out, job.scenario)
         ctx.invoke(replay, cassettes=tuple(job.out for job in jobs))  # exits with its status
+    devices = _devices(device, workers)
+    device = devices[0]
     agent = _agent(agent_spec, base_url, agent_options, config)  # refuse a bad agent up front
     kept = _goldens(jobs) if mode == "once" else {}
     console = _progress_console()
@@ -411,7 +414,7 @@ def record(
         if verbosity:
             _say_outcome(console, outcome)
 
-    if workers == 1:
+    if workers == 1 and len(devices) == 1:
         outcomes = suite.run_serial(
             jobs,
             lambda job, n: _record_here(job, agent, device, mode, seed, 0, verbosity, n).report,
@@ -419,8 +422,9 @@ def record(
             done=done,
         )
     else:
-        argv = _worker_argv(device, agent_spec, base_url, agent_options, mode, seed)
-        outcomes = suite.run_parallel(jobs, argv, workers=workers, retries=retries, done=done)
+        argv = _worker_argv(agent_spec, base_url, agent_options, mode, seed)
+        pool = devices if len(devices) > 1 else devices * workers
+        outcomes = suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
     _after_suite([*replays.values(), *outcomes], junit, single=False)
 
 
@@ -446,6 +450,21 @@ def _replay_golden(job):
         return suite.Outcome(job, report, 0, time.monotonic() - started, replayed=replayed)
     report = replayed.report or replayed.recorded
     return suite.Outcome(job, report, 0, time.monotonic() - started, replayed=replayed)
+
+
+def _devices(spec: str, workers: int) -> list[str]:
+    """``--device`` as a list: several ``idb:`` companions, comma-separated, run a suite one
+    scenario per companion at a time (as many workers as companions)."""
+    devices = [part.strip() for part in spec.split(",")] if "," in spec else [spec]
+    if len(devices) > 1:
+        if not all(d.startswith("idb:") and len(d) > 4 for d in devices):
+            raise InputError("several devices are idb:HOST:PORT companions only", "--device")
+        if len(set(devices)) != len(devices):
+            raise InputError("a companion is listed twice: one run at a time each", "--device")
+        if workers not in (1, len(devices)):
+            what = f"{len(devices)} companions run {len(devices)} scenarios at once"
+            raise InputError(f"{what}, not --workers {workers}", "--workers")
+    return devices
 
 
 def _jobs(paths, config, out: Path | None, tags, skip_tags, shard) -> list:
@@ -527,8 +546,8 @@ def _record_here(job, agent, device, mode, seed, retries, verbosity, attempt):
     return suite.Outcome(job, result.report, n - attempt + 1, time.monotonic() - started)
 
 
-def _worker_argv(device, agent_spec, base_url, agent_options, mode, seed):
-    def argv(job, attempt: int) -> list[str]:
+def _worker_argv(agent_spec, base_url, agent_options, mode, seed):
+    def argv(job, attempt: int, device: str) -> list[str]:
         command = [sys.executable, "-m", "orav", "record", str(job.path), "--out", str(job.out)]
         command += ["--device", device, "--agent", agent_spec, "--seed", str(seed), "-q"]
         command += ["--record-mode", mode if attempt == 1 else "all", "--retries", "0"]

@@ -181,24 +181,42 @@ def run_serial(
 
 def run_parallel(
     jobs: Sequence[Job],
-    argv: Callable[[Job, int], list[str]],
+    argv: Callable[[Job, int, str], list[str]],
     *,
-    workers: int,
+    devices: Sequence[str],
     retries: int = 0,
     done: Callable[[Outcome], None] = lambda _: None,
 ) -> list[Outcome]:
-    """Run up to ``workers`` jobs at once, each in an ``orav record`` process of its own (its
-    own simulator companion or device: ``argv(job, n)``), within a time limit of twice the
-    scenario's timeout plus a minute. Outcomes come back in the jobs' order."""
-    from concurrent.futures import ThreadPoolExecutor
+    """Run one job per device at once, each in an ``orav record`` process of its own
+    (``argv(job, attempt, device)``), within a time limit of twice the scenario's timeout plus
+    a minute. ``devices`` may repeat a spec that starts a device of its own (``sim``: each
+    process its own simulator companion); an ``idb:`` companion is listed once, so no two
+    runs share it. Outcomes come back in the jobs' order."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+    from queue import SimpleQueue
+
+    free: SimpleQueue[str] = SimpleQueue()
+    for device in devices:
+        free.put(device)
 
     def one(job: Job) -> Outcome:
+        device = free.get()  # never waits: there are as many workers as devices
+        try:
+            return attempts(job, device)
+        finally:
+            free.put(device)
+
+    def attempts(job: Job, device: str) -> Outcome:
         started = time.monotonic()
         limit = 2 * job.scenario.timeout_seconds + 60
         for n in range(1, retries + 2):
             try:
                 finished = subprocess.run(
-                    argv(job, n), capture_output=True, text=True, timeout=limit, check=False
+                    argv(job, n, device),
+                    capture_output=True,
+                    text=True,
+                    timeout=limit,
+                    check=False,
                 )
             except subprocess.TimeoutExpired:
                 return Outcome(
@@ -215,10 +233,8 @@ def run_parallel(
     # The longest first (as last recorded), so no long run starts last and runs alone.
     order = sorted(range(len(jobs)), key=lambda index: -_last_duration(jobs[index].out))
     outcomes: dict[int, Outcome] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=len(devices)) as pool:
         futures = {pool.submit(one, jobs[index]): index for index in order}
-        from concurrent.futures import as_completed
-
         for future in as_completed(futures):
             outcome = future.result()
             done(outcome)

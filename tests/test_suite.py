@@ -235,3 +235,27 @@ def test_orav_help_still_imports_no_rich_console_progress_machinery():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=False
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_a_suite_over_two_idb_companions_runs_one_scenario_on_each_at_a_time(tmp_path: Path):
+    """Two simulated idb companions (`orav sim`, real gRPC), one scenario each at a time."""
+    folder = tmp_path / "scenarios"
+    for name in ("login", "open_detail", "submit_form"):  # a companion keeps the app's state:
+        copy_example(folder, name, edit=lambda t: t + "reset: [keychain]\n")  # sign out first
+    companions = [
+        subprocess.Popen([*ORAV, "sim"], stdout=subprocess.PIPE, text=True) for _ in range(2)
+    ]
+    try:
+        addresses = [c.stdout.readline().strip() for c in companions]
+        devices = ",".join(f"idb:{a}" for a in addresses)
+        done = orav("record", "--device", devices, "--record-mode", "all", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "3 of 3 passed" in done.stdout
+        twice = orav("record", "--device", f"idb:{addresses[0]},idb:{addresses[0]}", cwd=tmp_path)
+        assert twice.returncode == 2 and "--device: a companion is listed twice" in twice.stderr
+        mixed = orav("record", "--device", "sim,idb:1.2.3.4:5", cwd=tmp_path)
+        assert mixed.returncode == 2 and "idb:HOST:PORT companions only" in mixed.stderr
+    finally:
+        for companion in companions:
+            companion.terminate()
+            companion.wait(timeout=10)
