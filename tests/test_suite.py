@@ -188,6 +188,12 @@ def test_a_failed_run_says_what_was_expected_and_found_and_never_blocks_the_next
     verdict = re.search(r'id="verdict".*?</div>', html).group(0)
     assert "Failed: the goal is not reached" in verdict and "found value '0'" in verdict
     assert "the goal is reached</h3>" not in html  # the agent's claim is not the headline
+    # Each step folds the tree the agent saw, its target marked, values readable.
+    marked = re.findall(r'<li class="target">([^<]*)</li>', html)
+    assert marked == [
+        "Button 'Settings' #settings at 290,47 92×44 ← target",
+        "Switch 'Notifications' #notifications_switch value '1' at 0,100 390×52 ← target",
+    ]
 
 
 def test_a_suite_with_workers_gives_the_serial_verdicts(tmp_path: Path):

@@ -23,7 +23,14 @@ from pathlib import Path
 from statemachine import StateChart
 
 from orav.machines import flat_transitions, machine_classes
-from orav.model import Decision, Screenshot, Transition, Verification, show_action
+from orav.model import (
+    Decision,
+    Observation,
+    Screenshot,
+    Transition,
+    Verification,
+    show_action,
+)
 from orav.report import coverage, diagram
 from orav.report.console import reasons
 from orav.report.files import write_text
@@ -70,6 +77,8 @@ table { border-collapse: collapse; }
 .verdict.warn { border-left-color: var(--warn); }
 .verdict.bad { border-left-color: var(--bad); background: #fff5f5; }
 .verdict ul { margin: 4px 0; }
+details.tree ul { font: 12px ui-monospace, monospace; margin: 4px 0; padding-left: 18px; }
+details.tree li.target { background: #fff3b0; font-weight: bold; }
 a.noshot.same { display: flex; align-items: center; justify-content: center; text-align: center;
   font-size: 12px; }
 .card.conclusion { border-left: 7px solid var(--gray); }
@@ -343,6 +352,8 @@ def _step(step: StepView) -> ET.Element:
         fields.append(_field("verified", _verification(step.verification)))
     if step.errors:
         fields.append(_error_list(step.errors))
+    if step.tree:
+        fields.append(_tree(step))
     failed = bool(step.errors) or any(not p.ok for p in step.actions)
     after = (
         "no screen was observed after it" if step.verification is not None else "no verification"
@@ -362,6 +373,39 @@ def _step(step: StepView) -> ET.Element:
             ),
         ),
         _el("div", None, fields),
+    )
+
+
+def _tree(step: StepView) -> ET.Element:
+    """The accessibility tree the agent saw, folded: each element with its type, label, id,
+    value and frame; the one the decision targeted is marked."""
+    from orav.perceive.targets import target_element
+
+    target = getattr(step.decision.action, "target", None) if step.decision else None
+    aimed = target_element(Observation(elements=step.tree), target) if target else None
+    items = []
+    for element in step.tree:
+        frame = element.frame
+        parts = [element.type]
+        parts += [repr(element.label)] if element.label else []
+        parts += [f"#{element.unique_id}"] if element.unique_id else []
+        parts += [f"value {element.value!r}"] if element.value is not None else []
+        parts += ["disabled"] if not element.enabled else []
+        parts.append(f"at {frame.x:g},{frame.y:g} {frame.width:g}×{frame.height:g}")
+        marked = element is aimed
+        items.append(
+            _el(
+                "li",
+                {"class": "target"} if marked else None,
+                " ".join(parts),
+                " ← target" if marked else "",
+            )
+        )
+    return _el(
+        "details",
+        {"class": "tree"},
+        _el("summary", None, f"accessibility tree ({len(step.tree)} elements)"),
+        _el("ul", None, items),
     )
 
 

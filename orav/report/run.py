@@ -37,11 +37,13 @@ from orav.cassette import (
     read_cassette,
 )
 from orav.codec import structure
+from orav.errors import OravError
 from orav.model import (
     Action,
     ActionResult,
     Decision,
     Done,
+    Element,
     Launch,
     RunReport,
     Screenshot,
@@ -77,6 +79,7 @@ class StepView:
     verification: Verification | None = None
     errors: tuple[str, ...] = ()
     reused: bool = False  # the decision came from an earlier cassette (record mode new_episodes)
+    tree: tuple[Element, ...] = ()  # the accessibility tree of ``before``, as recorded
 
 
 @frozen
@@ -160,7 +163,8 @@ def read_run(path: str | Path) -> RunView:
     """Read the cassette at ``path`` into a RunView (InputError when it cannot be read)."""
     cassette = read_cassette(path)
     walk = _Walk(cassette)
-    for event in cassette.events:
+    for index, event in enumerate(cassette.events):
+        walk.index = index
         walk.take(event)
     walk.close_block()
     return RunView(
@@ -195,6 +199,8 @@ class _Walk:
         self.deciding = False  # ``block`` is a step whose decision has not been acted on yet
         self.verified = 0  # steps verified so far: the engine's ``len(history)``
         self.screenshot: Screenshot | None = None
+        self.tree: tuple[Element, ...] = ()  # the last observed screen's elements
+        self.index = 0  # of the event being taken
         self.ending: Decision | None = None
         self.state = ""  # the run machine's state
 
@@ -215,12 +221,14 @@ class _Walk:
         match event:
             case StepEvent(step=number):
                 self.close_block()
-                self.block, self.deciding = StepView(number, before=self.screenshot), True
+                step = StepView(number, before=self.screenshot, tree=self.tree)
+                self.block, self.deciding = step, True
             case ObserveEvent(observation=stored, raised=raised):
                 if raised is not None:
                     self.add_error(f"observe failed: {raised.message}")
                 elif stored is not None and stored.screenshot is not None:
                     self.screenshot = self.resolve(stored.screenshot)
+                    self.tree = self.elements()
                     self.on_screen(self.screenshot)
             case DecideEvent(decision=decision, raised=raised, reused=reused) if isinstance(
                 self.block, StepView
@@ -283,6 +291,13 @@ class _Walk:
         self.block = RecoveryView(step, transition.source, screenshot=self.screenshot)
         if isinstance(decided, StepView):
             self.block = evolve(self.block, set_aside=decided.decision, errors=decided.errors)
+
+    def elements(self) -> tuple[Element, ...]:
+        """The elements of the observation being taken (blobs are decoded once each)."""
+        try:
+            return self.cassette.observation(self.index).elements
+        except (ValueError, OravError):
+            return ()
 
     def resolve(self, screenshot: Screenshot) -> Screenshot:
         blobs = self.cassette.blobs
