@@ -188,6 +188,10 @@ def test_a_failed_run_says_what_was_expected_and_found_and_never_blocks_the_next
     verdict = re.search(r'id="verdict".*?</div>', html).group(0)
     assert "Failed: the goal is not reached" in verdict and "found value '0'" in verdict
     assert "the goal is reached</h3>" not in html  # the agent's claim is not the headline
+    # The timeline: a chip per step, each a link to its card.
+    timeline = re.search(r'<nav class="timeline".*?</nav>', html).group(0)
+    assert re.findall(r'href="#([^"]+)"', timeline) == ["step-1", "step-2"]
+    assert all(f'id="step-{n}"' in html for n in (1, 2))
     # Each step folds the tree the agent saw, its target marked, values readable.
     marked = re.findall(r'<li class="target">([^<]*)</li>', html)
     assert marked == [

@@ -102,6 +102,8 @@ img.shot { width: 240px; display: block; border: 1px solid var(--line); border-r
 .chip.ok { border-color: #8ddb9b; background: #dafbe1; color: #116329; }
 .chip.bad { border-color: #ffaba8; background: #ffebe9; color: #a40e26; }
 .chip.gray { color: var(--gray); }
+.chip.warn { border-color: #e3b341; background: #fff8c5; color: #7d4e00; }
+nav.timeline a.chip { text-decoration: none; }
 .badge { display: inline-block; border-radius: 4px; padding: 1px 8px; font-size: 12px;
   font-weight: 700; letter-spacing: .04em; text-transform: uppercase; color: #fff;
   background: var(--warn); }
@@ -176,7 +178,8 @@ def _body(run: RunView) -> ET.Element:
         _header(run),
         _setup(run),
         _el("h2", None, "Steps"),
-        [_block(block) for block in run.timeline] or _el("p", None, "No step was recorded."),
+        _timeline(run),
+        _blocks(run) or _el("p", None, "No step was recorded."),
         _conclusion(run),
         _coverage(run),
         _machines(run),
@@ -374,6 +377,36 @@ def _step(step: StepView) -> ET.Element:
         ),
         _el("div", None, fields),
     )
+
+
+def _blocks(run: RunView) -> list[ET.Element]:
+    """The step and recovery cards in order; recovery K is ``#recovery-K``."""
+    cards = [_block(block) for block in run.timeline]
+    recoveries = (
+        c for c, b in zip(cards, run.timeline, strict=True) if isinstance(b, RecoveryView)
+    )
+    for number, card in enumerate(recoveries, 1):
+        card.set("id", f"recovery-{number}")
+    return cards
+
+
+def _timeline(run: RunView) -> ET.Element | None:
+    """The run at a glance: a chip per step (green, red when it failed) and per recovery
+    (amber, red when it failed), each a link to its card."""
+    chips: list[Child] = []
+    recovery = 0
+    for block in run.timeline:
+        if isinstance(block, StepView):
+            failed = bool(block.errors) or any(not p.ok for p in block.actions)
+            href, kind, text = f"#step-{block.number}", "bad" if failed else "ok", str(block.number)
+        else:
+            recovery += 1
+            href, kind = f"#recovery-{recovery}", "warn" if block.resolved else "bad"
+            text = f"⟲ {block.fault}"
+        chips.append(_el("a", {"class": f"chip {kind}", "href": href}, text))
+    if not chips:
+        return None
+    return _el("nav", {"class": "timeline", "id": "timeline"}, chips)
 
 
 def _tree(step: StepView) -> ET.Element:
