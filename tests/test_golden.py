@@ -156,3 +156,20 @@ def test_on_a_textual_app_a_renamed_button_heals_and_a_removed_one_regresses(tmp
     assert broken.status == "regressed"
     first = broken.first_regression
     assert (first.step, first.kind, first.expected) == (4, "target", "#settings")
+
+
+def test_a_repeat_that_passes_only_sometimes_is_flaky_and_names_the_steps_that_flip():
+    from orav.cassette.rerun import Heal, Regression
+    from orav.golden import Repeated, Rerun
+    from orav.model import RunReport
+
+    ok = RunReport("r", "s", "passed", total_steps=4)
+    failed = RunReport("r", "s", "failed", total_steps=4)
+    runs = (
+        Rerun(Path("a.cassette"), ok, heals=(Heal(2, "#a", "#b", "label"),)),
+        Rerun(Path("a.cassette"), failed, regressions=(Regression(4, "screen", "A", "B"),)),
+        Rerun(Path("a.cassette"), ok, heals=(Heal(2, "#a", "#b", "label"),)),
+    )
+    repeated = Repeated(Path("a.cassette"), runs)
+    assert (repeated.passed, repeated.flaky, repeated.flipped) == (2, True, (2, 4))
+    assert repeated.explain() == "a.cassette: flaky, pass@3 = 2/3; steps that flip: 2, 4"
