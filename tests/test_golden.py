@@ -6,11 +6,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from orav.agents.function import FunctionAgent
+from orav.cassette.rerun import heal_target
 from orav.errors import InputError
 from orav.golden import find_scenario, repeat, rerun
-from orav.model import Decision, Done
+from orav.model import Decision, Done, Element, Frame, Observation, Target
 from orav.runner import record
 from orav.scenario import load_scenario
 from orav.sim.server import DEMO_APP
@@ -173,3 +176,35 @@ def test_a_repeat_that_passes_only_sometimes_is_flaky_and_names_the_steps_that_f
     repeated = Repeated(Path("a.cassette"), runs)
     assert (repeated.passed, repeated.flaky, repeated.flipped) == (2, True, (2, 4))
     assert repeated.explain() == "a.cassette: flaky, pass@3 = 2/3; steps that flip: 2, 4"
+
+
+names = st.text(alphabet="abcxyz", min_size=1, max_size=6)
+
+
+@given(
+    st.lists(
+        st.tuples(names, names), min_size=1, max_size=6, unique_by=(lambda t: t[0], lambda t: t[1])
+    ),
+    st.data(),
+)
+def test_a_moved_or_renamed_control_heals_to_itself(controls, data):
+    """Buttons in a column; one gets a new id, a new label or both: the heal finds that button
+    (by label, by id, by position), and an unchanged screen needs no heal."""
+
+    def button(i, uid, label):
+        return Element("AXButton", label=label, unique_id=uid, frame=Frame(0, 50 * i, 100, 40))
+
+    recorded = Observation(tuple(button(i, u, label) for i, (u, label) in enumerate(controls)))
+    index = data.draw(st.integers(0, len(controls) - 1))
+    change = data.draw(st.sampled_from(["id", "label", "both"]))
+    uid, label = controls[index]
+    new_uid = "new-" + uid if change in ("id", "both") else uid
+    new_label = "New " + label if change in ("label", "both") else label
+    live_controls = list(controls)
+    live_controls[index] = (new_uid, new_label)
+    live = Observation(tuple(button(i, u, lab) for i, (u, lab) in enumerate(live_controls)))
+    target = Target(id=uid)
+    assert heal_target(recorded, recorded, target) == (recorded.elements[index], "")
+    found, by = heal_target(recorded, live, target)
+    assert found == live.elements[index]
+    assert by == {"id": "label", "label": "", "both": "position"}[change]

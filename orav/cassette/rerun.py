@@ -73,7 +73,9 @@ def _name(element: Element) -> str:
     return str(Target(label=element.label, id=element.unique_id))
 
 
-def heal_target(recorded: Observation, live: Observation, target: Target) -> tuple[Element, str]:
+def heal_target(
+    recorded: Observation, live: Observation, target: Target
+) -> tuple[Element | None, str]:
     """The live element ``target`` means and how it was found (``""``: as recorded), or
     ``(None, "")``: as recorded, else by the recorded element's id, its label, its position."""
     found = target_element(live, target)
