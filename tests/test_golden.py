@@ -208,3 +208,12 @@ def test_a_moved_or_renamed_control_heals_to_itself(controls, data):
     found, by = heal_target(recorded, live, target)
     assert found == live.elements[index]
     assert by == {"id": "label", "label": "", "both": "position"}[change]
+
+
+def test_a_button_that_leads_elsewhere_is_a_screen_regression_at_the_next_step(tmp_path):
+    device = demo_app(tmp_path, "on_tap: [{to: settings}]}", "on_tap: [{to: form}]}")
+    cassette, scenario = golden("change_setting")
+    result = asyncio.run(rerun(cassette, device=device, scenario=scenario))
+    first = result.first_regression
+    assert (first.step, first.kind, first.expected) == (2, "screen", "Settings")
+    assert first.found != "Settings" and first.recorded.data and first.live.data
