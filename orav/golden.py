@@ -82,13 +82,14 @@ class Rerun:
 async def rerun(
     cassette: Path,
     *,
-    device: str = "sim",
+    device: str | None = None,
     agent: Agent | None = None,
     scenario: Scenario | None = None,
     seed: int = 0,
 ) -> Rerun:
     """Play ``cassette``'s recorded decisions live on ``device`` (a spec as ``orav record``
-    takes: ``sim``, ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:module:App``).
+    takes: ``sim``, ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:module:App``; by default
+    the scenario's Textual app when its ``app`` is ``module:App``, else ``sim``).
 
     ``agent`` (an LLM) decides where the app left the recorded path; without one the run ends
     at the first regression. A cassette whose recorded run did not pass is no golden:
@@ -113,6 +114,7 @@ async def rerun(
                 str(cassette),
             )
     deciding = RerunAgent(recorded, agent)
+    device = device or default_device(scenario)
     async with open_device(device, scenario, seed=seed) as live:
         try:
             result = await Engine(live, deciding).run(scenario)
@@ -134,6 +136,12 @@ async def rerun(
         deciding.served,
         deciding.asked,
     )
+
+
+def default_device(scenario: Scenario) -> str:
+    """The device a scenario runs on unless told: its Textual app (``module:App``), else the
+    simulator (which serves the shipped app of its bundle id)."""
+    return f"textual:{scenario.app}" if ":" in scenario.app else "sim"
 
 
 def find_scenario(name: str, folders: Sequence[Path]) -> Scenario | None:

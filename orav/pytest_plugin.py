@@ -121,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
-        "orav(scenario, device='sim', agent='scripted', expect='passed'): run the scenario "
+        "orav(scenario, device=None, agent='scripted', expect='passed'): run the scenario "
         "with a cassette named after the test, in --orav-record-mode",
     )
     _collect_cassette_folders(config)
@@ -368,7 +368,7 @@ def _rerun(path: Path, config: pytest.Config, *, scenario: Scenario | None, devi
     """Rerun ``path`` live (``--orav-repeat`` times): a Repeated."""
     from orav.golden import repeat
 
-    device = config.getoption("orav_device") or device or "sim"
+    device = config.getoption("orav_device") or device
     times = config.getoption("orav_repeat")
     return asyncio.run(repeat(path, times, device=device, scenario=scenario))
 
@@ -460,7 +460,7 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
     config = request.config
     cassette, mode = golden.cassette, golden.mode
     scenario = _scenario_of(request, options["scenario"])
-    device = config.getoption("orav_device") or options.get("device", "sim")
+    device = config.getoption("orav_device") or options.get("device")
     expect = options.get("expect", "passed")
     if mode == "once" and cassette.exists():
         from orav.runner import passed
@@ -475,8 +475,10 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
         golden.report = golden.reruns.runs[-1].report
         _check_rerun(request.node, golden.reruns)
     else:
+        from orav.golden import default_device
         from orav.runner import make_agent, record
 
+        device = device or default_device(scenario)
         agent = make_agent(options.get("agent", "scripted"))
         golden.recording = asyncio.run(
             record(scenario, cassette, device=device, agent=agent, mode=mode)

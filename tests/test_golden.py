@@ -146,7 +146,7 @@ def test_on_a_textual_app_a_renamed_button_heals_and_a_removed_one_regresses(tmp
     cassette = RECORDINGS / "textual" / "settings.cassette"
     scenario = load_scenario(SCENARIOS / "textual" / "settings.yaml")
     button = 'yield Button("Settings", id="settings")'
-    same = asyncio.run(rerun(cassette, device=f"textual:{scenario.app}", scenario=scenario))
+    same = asyncio.run(rerun(cassette, scenario=scenario))  # the scenario's own app
     assert same.status == "passed" and same.asked == 0
     renamed = textual_app(
         tmp_path, monkeypatch, "renamed_tui", button, 'yield Button("Settings", id="prefs")'
