@@ -25,7 +25,7 @@ from statemachine import StateChart
 from orav.machines import flat_transitions, leaf_states
 from orav.model import Transition
 
-FULL_STATES = 14
+FULL_STATES = 16
 CATCH_ALL = 3
 
 STATE_FONT = 7.3  # px per character of a state name (12 px monospace)
