@@ -79,7 +79,7 @@ BACK_MOVES = (BACK_GESTURE, ESCAPE)
 SWIPES = ("left", "right", "up", "down")
 ARROWS = ("up", "down", "left", "right")
 # Keys never pressed: they quit a Textual app or interrupt it.
-_QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q"})
+_QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q", "ctrl+p"})  # ctrl+p: Textual's palette
 # How often one control may be walked through to reach other screens: walking learns nothing
 # new, so a loop through one control is cut off.
 WALK_BUDGET = 10
@@ -98,6 +98,12 @@ def _signs_out(element: Element) -> bool:
 
 def _quits(element: Element) -> bool:
     return bool(_QUIT.search(f"{element.label or ''} {element.unique_id or ''}"))
+
+
+def _palette(element: Element) -> bool:
+    """Textual's own command palette (its footer key): Textual's, not the app's, and its
+    search answers on its own clock, so two runs would see different results."""
+    return is_footer_key(element) and "binding:ctrl+p" in element.traits
 
 
 def _risky(element: Element) -> bool:
@@ -275,8 +281,8 @@ class _Screen:
             if first and _signs_out(element) and credentials is None:
                 self.skipped.append(name)  # a login wall the engine could not pass
                 continue
-            if first and _quits(element):
-                self.skipped.append(name)  # it ends the app under test: nothing to learn
+            if first and (_quits(element) or _palette(element)):
+                self.skipped.append(name)  # it ends the app, or it is not the app's
                 continue
             ranked.append((rank, index, name))
         for index, (name, move) in enumerate(screen_moves(observation, platform).items()):
@@ -301,7 +307,7 @@ class _Screen:
         """On screen and enabled the last time the screen was seen (a gesture always is, in
         the round of gestures)."""
         if name in self.moves:
-            return gestures
+            return gestures or name in BACK_MOVES
         return name in self.present and self.elements[name].enabled
 
     def pending(self, gestures: bool = True) -> bool:
@@ -429,14 +435,22 @@ class ExplorerAgent:
         tried = pending.stage in ("tap", "gesture") and pending.element not in source.tried
         if tried:
             source.tried.append(pending.element)
+        stays = key == pending.screen
+        if pending.stage == "navigate" and (dropped or stays):
+            # it led somewhere once, no longer (a list emptied, a stack popped): forget it
+            self._edges.get(pending.screen, {}).pop(pending.element or "", None)
+            if pending.element in self._chrome:
+                self._chrome[pending.element] = None
         if dropped:
-            if pending.stage == "navigate":  # it led somewhere once, no longer: forget it
-                self._edges.get(pending.screen, {}).pop(pending.element or "", None)
-            elif pending.element is not None and pending.element not in source.no_effect:
+            walked = pending.stage == "navigate"
+            if (
+                not walked
+                and pending.element is not None
+                and pending.element not in source.no_effect
+            ):
                 source.no_effect.append(pending.element)
             self._field = None
             return False if pending.expect is not None else None
-        stays = key == pending.screen
         element = source.elements.get(pending.element or "")
         if pending.stage in ("tap", "type") and stays and element and is_text_field(element):
             self._field = pending  # tapped or typed into: the next stage follows
@@ -564,8 +578,8 @@ class ExplorerAgent:
                 )
         for name in screen.untried():
             if name in screen.moves:
-                if not self._gestures:
-                    continue  # the second round
+                if not self._gestures and name not in BACK_MOVES:
+                    continue  # the second round (the back gesture teaches the way back: first)
                 self._wandered, self._backed = 0, set()
                 return self._try_move(context, screen, name)
             element = target_element(observation, target_of(screen.elements[name]))
@@ -589,8 +603,8 @@ class ExplorerAgent:
         hop = self._route(screen, observation, goals)
         if hop is not None:
             return self._navigate(screen, observation, hop)
-        if screen.key not in self._backed and not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}:
-            self._backed.add(screen.key)  # once per screen and walk: a stack may be deep
+        if not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}:  # while it works: a stack
+            self._backed.add(screen.key)  # may be deep (bounded by ``wander``)
             return self._go_back(context, screen)
         return self._done(f"no known way to {_names(waiting)}. {self._counts()}")
 
