@@ -134,6 +134,23 @@ def check(assertion: Assert, observation: Observation) -> bool:
     return element is not None
 
 
+def found_instead(assertion: Assert, observation: Observation | None) -> str:
+    """What ``observation`` shows where ``assertion`` did not hold: the evidence a missed
+    check needs beside what was expected ("#switch has value '1'": found value '0')."""
+    if observation is None:
+        return "nothing was observed"
+    if assertion.target is None:
+        text = " ".join(screen_text(observation).split())
+        return f"the screen reads {text[:120]!r}" if text else "the screen shows no text"
+    element = target_element(observation, assertion.target)
+    if element is None:
+        return f"no {assertion.target} on the screen"
+    if assertion.condition == "absent":
+        return f"{assertion.target} is on the screen"
+    shown = [f"label {element.label!r}" if element.label else "", f"value {element.value!r}"]
+    return ", ".join(part for part in shown if part)
+
+
 def describe_assertion(assertion: Assert) -> str:
     if assertion.condition in TEXT_CONDITIONS:
         where = "the screen" if assertion.target is None else str(assertion.target)
@@ -226,6 +243,7 @@ class _Run:
         self.crashes_recovered = 0
         self.attempt = 0  # index into history where the current attempt at the goal began
         self.achieved: list[str] = []
+        self.asserted: list[Assert] = []  # the assert actions that failed (missed goals)
         self.missed: list[str] = []
         self.summary = ""
 
@@ -236,6 +254,7 @@ class _Run:
 
     def note_error(self, error: RunError) -> None:
         self.errors.append(error)
+        self.machine.ledger.errors += 1
         if self.writer is not None:
             self.writer.write(ErrorEvent(error.error))
 
@@ -370,6 +389,7 @@ class _Run:
             self.interacted.append(str(target))
         if isinstance(action, Assert) and not self.result.ok:
             self.missed.append(describe_assertion(action))  # a failed check fails the run
+            self.asserted.append(action)
         if not self.result.ok:
             self.note_error(
                 RunError(
@@ -504,6 +524,7 @@ class _Run:
         if outcome.handed_back or (outcome.kind == "no_effect" and outcome.resolved):
             return
         action = detection.action
+        self.machine.ledger.errors += 1
         self.errors.append(
             RunError(
                 step=self.step,
@@ -611,12 +632,16 @@ class _Run:
 
     def build_report(self) -> RunReport:
         status = self.machine.state
-        if status == "passed" and self.errors:  # the reference's summary: recovered, but errors
-            status = "completed_with_errors"
         achieved, missed = self.achieved, self.missed
         if status in ("step_limit", "timed_out", "aborted"):
             criteria = self.scenario.success_criteria
             missed = [describe_assertion(a) for a in criteria] or [self.scenario.goal]
+        checks = {describe_assertion(a): a for a in self.scenario.success_criteria}
+        checks.update({describe_assertion(a): a for a in self.asserted})
+        found = [
+            found_instead(checks[goal], self.observation) if goal in checks else ""
+            for goal in missed
+        ]
         results = [step.result for step in self.history]
         usage = Usage.of(self.calls) if self.calls else None
         return RunReport(
@@ -632,6 +657,7 @@ class _Run:
             errors=tuple(self.errors),
             goals_achieved=tuple(achieved),
             goals_missed=tuple(missed),
+            goals_found=tuple(found) if any(found) else (),
             screens_visited=tuple(self.screens),
             elements_interacted=tuple(self.interacted),
             transitions=tuple(self.transitions),

@@ -32,6 +32,7 @@ class Ledger:
     restarts: int = 0  # times the goal started over after a relaunch
     ineffective: list[str] = field(factory=list)  # different actions in a row that did nothing
     unanswered: bool = False  # one of them was input every responsive app answers
+    errors: int = 0  # errors the run met (failed actions, recoveries): the goal met with them
 
 
 class RunMachine(StateChart):
@@ -60,6 +61,7 @@ class RunMachine(StateChart):
         goal_complete = State()
 
     passed = State(final=True)
+    completed_with_errors = State(final=True)  # the goal met, with errors on the way (recovered)
     failed = State(final=True)
     step_limit = State(final=True)
     timed_out = State(final=True)
@@ -99,7 +101,11 @@ class RunMachine(StateChart):
         | running.recovering.to(running.observing)
     )
     unrecovered = running.recovering.to(aborted, on="keep_error")
-    checked = running.goal_complete.to(passed, cond="goal_met") | running.goal_complete.to(failed)
+    checked = (
+        running.goal_complete.to(passed, cond="goal_met", unless="had_errors")
+        | running.goal_complete.to(completed_with_errors, cond="goal_met")
+        | running.goal_complete.to(failed)
+    )
     time_up = running.to(timed_out) | idle.to(timed_out)
     abort = running.to(aborted, on="keep_error") | idle.to(aborted, on="keep_error")
     error_execution = running.to(aborted, on="keep_error") | idle.to(aborted, on="keep_error")
@@ -144,6 +150,9 @@ class RunMachine(StateChart):
 
     def goal_met(self, met: bool = False) -> bool:
         return met
+
+    def had_errors(self) -> bool:
+        return self.ledger.errors > 0
 
     def restarted(self, restarted: bool = False) -> bool:
         return restarted

@@ -80,6 +80,8 @@ class RunReport:
     errors: tuple[RunError, ...] = ()
     goals_achieved: tuple[str, ...] = ()
     goals_missed: tuple[str, ...] = ()
+    # what the last screen showed for each missed goal, in the same order ("" when not a check)
+    goals_found: tuple[str, ...] = ()
     screens_visited: tuple[str, ...] = ()
     elements_interacted: tuple[str, ...] = ()
     transitions: tuple[Transition, ...] = field(factory=tuple)
