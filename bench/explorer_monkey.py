@@ -204,7 +204,9 @@ async def run(app: str, agent, folder: Path) -> list[str | None]:
 
 
 def reached(screens: list[str | None], budget: int) -> int:
-    return len({s for s in screens[: budget + 1] if s is not None})
+    """Screens shown within the budget (Textual's command palette is not the app's)."""
+    shown = {s for s in screens[: budget + 1] if s is not None}
+    return len({s for s in shown if not s.startswith("screen:CommandPalette")})
 
 
 async def bench(app: str) -> dict:
@@ -218,8 +220,8 @@ async def bench(app: str) -> dict:
         if app in APPS:
             path = Path(folder) / "generated.yaml" if app == GENERATED else ROOT / APPS[app][0]
             screens = set(load_app_model(path).screens)
-        else:
-            screens = seen - {None}
+        else:  # Textual's command palette is Textual's, not the app's
+            screens = {s for s in seen - {None} if not s.startswith("screen:CommandPalette")}
     return {
         "app": app,
         "screens": len(screens),
