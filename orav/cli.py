@@ -585,7 +585,7 @@ def _say_reasons(report, cassette: Path) -> None:
     """Why a run did not pass, on stderr, below its progress."""
     from orav.report.console import reasons
 
-    for line in reasons(report, cassette):
+    for line in reasons(report):
         click.echo(f"{cassette}: {line}", err=True)
 
 
@@ -606,7 +606,7 @@ def _after_suite(outcomes, junit: Path | None, *, single: bool) -> None:
         for outcome in bad:  # every reason again, together, below the table
             if outcome.report is None:
                 click.echo(f"{outcome.job.path}: {outcome.error}", err=True)
-            for line in reasons(outcome.report, outcome.job.out) if outcome.report else ():
+            for line in reasons(outcome.report) if outcome.report else ():
                 click.echo(f"{outcome.job.out}: {line}", err=True)
             if outcome.replayed is not None and outcome.replayed.differences:
                 first = outcome.replayed.differences[0]

@@ -135,20 +135,25 @@ def check(assertion: Assert, observation: Observation) -> bool:
 
 
 def found_instead(assertion: Assert, observation: Observation | None) -> str:
-    """What ``observation`` shows where ``assertion`` did not hold: the evidence a missed
-    check needs beside what was expected ("#switch has value '1'": found value '0')."""
+    """What ``observation`` shows where ``assertion`` looked, in the user's terms: the evidence
+    a missed check needs beside what was expected ("#switch has value '1'": value '0')."""
     if observation is None:
         return "nothing was observed"
     if assertion.target is None:
         text = " ".join(screen_text(observation).split())
-        return f"the screen reads {text[:120]!r}" if text else "the screen shows no text"
+        return f"the screen reads {_clip(text)!r}" if text else "an empty screen"
     element = target_element(observation, assertion.target)
     if element is None:
-        return f"no {assertion.target} on the screen"
+        return f"no {assertion.target} on the last screen"
+    if assertion.condition == "value_equals":
+        return f"value {element.value!r}"
     if assertion.condition == "absent":
-        return f"{assertion.target} is on the screen"
-    shown = [f"label {element.label!r}" if element.label else "", f"value {element.value!r}"]
-    return ", ".join(part for part in shown if part)
+        return f"it is still there ({_clip(element.label or element.value or '')!r})"
+    return f"label {_clip(element.label or '')!r}, value {_clip(element.value or '')!r}"
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def describe_assertion(assertion: Assert) -> str:

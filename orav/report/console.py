@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import IO
 
 from rich.console import Console
@@ -30,7 +29,7 @@ from orav.cassette.events import (
     StepEvent,
     TransitionEvent,
 )
-from orav.model import Assert, Done, RunReport, show_action
+from orav.model import Done, RunReport, show_action
 
 FAILED = ("failed", "step_limit", "timed_out", "aborted", "interrupted")
 
@@ -133,12 +132,12 @@ class Progress:
         )
 
 
-def reasons(report: RunReport, cassette: Path | None = None) -> list[str]:
+def reasons(report: RunReport) -> list[str]:
     """Why a run did not pass, in a line or two each (nothing when it passed): its summary, each
-    missed criterion with what the last recorded screen showed, the unresolved errors."""
+    missed criterion with what the last screen showed (``goals_found``), the unresolved errors."""
     if report.status not in FAILED:
         return []
-    found = missed_found(cassette) if cassette is not None else {}
+    found = dict(zip(report.goals_missed, report.goals_found, strict=False))
     status = report.status.replace("_", " ")
     lines = [f"{status}: {report.summary}" if report.summary else status]
     if report.status in ("failed", "step_limit", "timed_out"):  # else the error ended it
@@ -149,54 +148,3 @@ def reasons(report: RunReport, cassette: Path | None = None) -> list[str]:
         if not error.resolved and error.error not in report.summary:
             lines.append(f"step {error.step}: {error.error}")
     return lines
-
-
-def missed_found(cassette: Path) -> dict[str, str]:
-    """For each success criterion the last recorded screen fails, keyed by how the report
-    names it: what that screen showed instead (the value, the label, that nothing matched)."""
-    from orav.cassette import read_cassette
-    from orav.engine import check, describe_assertion
-    from orav.errors import OravError
-
-    try:
-        recorded = read_cassette(cassette)
-    except OravError:
-        return {}
-    last = max(
-        (
-            i
-            for i, e in enumerate(recorded.events)
-            if isinstance(e, ObserveEvent) and e.observation is not None
-        ),
-        default=None,
-    )
-    if last is None:
-        return {}
-    observation = recorded.observation(last)
-    return {
-        describe_assertion(assertion): found_instead(assertion, observation)
-        for assertion in recorded.header.scenario.success_criteria
-        if not check(assertion, observation)
-    }
-
-
-def found_instead(assertion: Assert, observation) -> str:
-    """What ``observation`` shows where ``assertion`` looked, in the user's terms."""
-    from orav.model.action import screen_text
-    from orav.perceive.targets import target_element
-
-    if assertion.target is None:
-        text = " ".join(screen_text(observation).split())
-        return f"the screen reads {_clip(text)!r}" if text else "an empty screen"
-    element = target_element(observation, assertion.target)
-    if element is None:
-        return f"no {assertion.target} on the last screen"
-    if assertion.condition == "value_equals":
-        return f"value {element.value!r}"
-    if assertion.condition == "absent":
-        return f"it is still there ({_clip(element.label or element.value or '')!r})"
-    return f"label {_clip(element.label or '')!r}, value {_clip(element.value or '')!r}"
-
-
-def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

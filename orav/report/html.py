@@ -205,7 +205,7 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
                     _el("code", None, run.path.name),
                 ),
                 _el("td", None, _status(run.status)),
-                _el("td", {"class": "why"}, "; ".join(reasons(run.report, run.path)[:2]))
+                _el("td", {"class": "why"}, "; ".join(reasons(run.report)[:2]))
                 if run.report is not None
                 else _el("td", {"class": "why"}),
                 _el("td", None, str(run.report.total_steps if run.report else len(run.steps))),
@@ -551,7 +551,7 @@ VERDICTS = {
 def _verdict(run: RunView) -> ET.Element:
     """The verdict under the title, and for a run that did not pass, why: the missed criteria
     with what the last screen showed, the unresolved errors (as the terminal says it)."""
-    why = reasons(run.report, run.path) if run.report is not None else []
+    why = reasons(run.report) if run.report is not None else []
     first = next(
         (
             f"step-{block.number}"

@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from orav.report.console import missed_found
 from orav.report.files import write_text
 from orav.report.run import RunView
 
@@ -111,7 +110,7 @@ def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Ele
         f"step {e.step}: {e.error}" + (" (resolved)" if e.resolved else "") for e in report.errors
     ]
     if not report.ok:
-        found = missed_found(run.path) if report.goals_missed else {}
+        found = dict(zip(report.goals_missed, report.goals_found, strict=False))
         missed = [
             f"goal missed: {goal}" + (f"; found {found[goal]}" if goal in found else "")
             for goal in report.goals_missed
