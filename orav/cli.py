@@ -735,6 +735,104 @@ def replay(
     sys.exit(0 if not failed and all(outcome.ok for _, _, outcome in rows) else 1)
 
 
+@cli.command()
+@click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--device",
+    "device_spec",
+    default=None,
+    help="Where the app runs: as `orav record` takes it. Default: the scenario's Textual app "
+    "when its app is module:App, else 'sim'.",
+)
+@click.option(
+    "--scenario",
+    "scenario_path",
+    type=click.Path(path_type=Path),
+    help="The scenario file (needed when it types a secret: the cassette holds bullets). "
+    "Default: the one of that name beside the cassette or under scenarios/, else the "
+    "cassette's own.",
+)
+@click.option(
+    "--agent",
+    "agent_spec",
+    default=None,
+    help="A fallback agent asked where the app left the recorded path (e.g. 'openai:MODEL'). "
+    "Default: none, the rerun ends at the first regression.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Rerun each cassette N times: pass@k and the steps that flip.",
+)
+@click.option(
+    "--screenshots",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write each regression's recorded and live screenshots under DIR/CASSETTE/.",
+)
+@_base_url_option
+@_agent_options
+def rerun(
+    cassettes: tuple[Path, ...],
+    device_spec: str | None,
+    scenario_path: Path | None,
+    agent_spec: str | None,
+    repeat: int,
+    screenshots: Path | None,
+    base_url: str | None,
+    agent_options: tuple[str, ...],
+) -> None:
+    """Play golden cassettes live against the app: the recorded decisions on the real screens,
+    each target found again on the live screen (healed when its id or label moved), the first
+    step where the app no longer matches named. Exit 0 when every cassette passed or healed,
+    1 when one regressed, 2 on bad input. See docs/goldens.md."""
+    from orav import golden
+    from orav.scenario import load_scenario
+
+    if agent_spec is None and (base_url or agent_options):
+        raise click.UsageError("--base-url and --agent-option need --agent")
+    regressed, bad = False, False
+    for path in _expanded(cassettes, (".cassette",)):
+        try:
+            if isinstance(path, InputError):
+                raise path
+            scenario = load_scenario(scenario_path) if scenario_path else _golden_scenario(path)
+            options = {"device": device_spec, "scenario": scenario}
+            if agent_spec is not None:
+                options["agent"] = _agent(agent_spec, base_url, agent_options)
+            if repeat > 1:
+                repeated = _run(golden.repeat(path, repeat, **options))
+                click.echo(repeated.explain())
+                regressed |= repeated.passed == 0  # none of the N held: a regression
+                continue
+            result = _run(golden.rerun(path, **options))
+        except InputError as exc:
+            click.echo(f"orav: error: {exc}", err=True)
+            bad = True
+            continue
+        click.echo(result.explain())
+        if screenshots is not None and result.regressions:
+            for written in result.save_screenshots(screenshots / path.stem):
+                click.echo(f"  screenshot: {written}")
+        regressed |= not result.ok
+    if bad:
+        sys.exit(2)
+    sys.exit(1 if regressed else 0)
+
+
+def _golden_scenario(cassette: Path):
+    """The scenario file of a cassette's run: by its name beside it or under ./scenarios and
+    orav's examples; None to rerun the cassette's own copy."""
+    from orav import golden
+    from orav.cassette import read_cassette
+
+    name = read_cassette(cassette).header.scenario.name
+    folders = [cassette.parent, Path("scenarios"), Path(__file__).parent / "scenarios"]
+    return golden.find_scenario(name, [f for f in folders if f.is_dir()])
+
+
 def _candidate(spec, scenario_path, base_url, options):
     """The agent a decision regression judges, or None to replay the recorded decisions."""
     if spec is None:

@@ -217,3 +217,23 @@ def test_a_button_that_leads_elsewhere_is_a_screen_regression_at_the_next_step(t
     first = result.first_regression
     assert (first.step, first.kind, first.expected) == (2, "screen", "Settings")
     assert first.found != "Settings" and first.recorded.data and first.live.data
+
+
+def test_orav_rerun_names_the_regression_and_exits_1_where_replay_still_passes(tmp_path):
+    """The command a CI job runs: the same golden replays faithfully (orav's engine did not
+    change) while the app with its Settings button removed fails the live rerun."""
+    from command import orav
+
+    device = demo_app(tmp_path, SETTINGS_BUTTON + REMOVED_TAP, "\n")
+    cassette, _ = golden("change_setting")
+    shots = tmp_path / "shots"
+    done = orav("rerun", cassette, "--device", device, "--screenshots", shots)
+    assert done.returncode == 1, done.stderr
+    assert "change_setting.cassette: regressed" in done.stdout
+    assert "regression at step 1" in done.stdout
+    assert (shots / "change_setting" / "step1-live.png").exists()
+    healed = demo_app(tmp_path, "id: settings, label: Settings", "id: prefs, label: Settings")
+    done = orav("rerun", cassette, "--device", healed)
+    assert done.returncode == 0 and "healed step 1" in done.stdout, done.stdout
+    done = orav("rerun", tmp_path / "missing.cassette")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
