@@ -249,19 +249,17 @@ class TextualDevice:
 
     async def settle(self, limit: float) -> Settled | None:
         """Wait until the app is idle: its scheduled animations done and its message queue
-        empty (Pilot's own waits), at most ``limit`` seconds; None when it is not running."""
+        empty (Pilot's own waits), at most ``limit`` seconds, measured where the app runs so a
+        game that never stops animating holds nothing up; None when it is not running."""
         session = self._session
         if session is None or not session.running:
             return None
         start = time.monotonic()
         try:
-            async with asyncio.timeout(limit):
-                await session.run(_idle)
-        except TimeoutError:
-            return Settled(False, round(time.monotonic() - start, 3), "idle")
+            quiet = await session.run(lambda pilot: _idle(pilot, limit))
         except Exception:  # noqa: BLE001 - the app failed meanwhile: the next look says how
             return None
-        return Settled(True, round(time.monotonic() - start, 3), "idle")
+        return Settled(quiet, round(time.monotonic() - start, 3), "idle")
 
     # --- perform -----------------------------------------------------------------------------
 
@@ -308,9 +306,15 @@ class TextualDevice:
 # --- observing --------------------------------------------------------------------------------
 
 
-async def _idle(pilot: Pilot) -> None:
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause()
+async def _idle(pilot: Pilot, limit: float) -> bool:
+    """Whether the app fell idle within ``limit`` seconds (run in the app's own task)."""
+    try:
+        async with asyncio.timeout(limit):
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause()
+    except TimeoutError:
+        return False
+    return True
 
 
 async def _look(pilot: Pilot) -> tuple[tuple[Element, ...], list]:
