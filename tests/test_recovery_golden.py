@@ -28,12 +28,13 @@ from orav.runner import replay
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = sorted((ROOT / "recordings" / "recovery").glob("*.cassette"))
 # The recoveries each injected fault takes: input dropped once is an action with no effect,
-# retried until it works; a failed list_apps and a slow dump are rungs of the ladder, no fault;
+# retried until it works; a failed list_apps is no fault; a dump slower than its 5 s rung is a
+# failed dump, re-dumped;
 # a crash whose relaunch is slow is a crash.
 PATHS = {
     "frozen": ["no_effect"],
     "list_apps_error": [],
-    "slow_describe": [],
+    "slow_describe": ["empty_dump"],  # the stalled look is a failed dump: re-dumped
     "slow_launch": ["crash"],
 }
 
