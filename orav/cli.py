@@ -32,6 +32,9 @@ class _Group(click.Group):
             sys.exit(130)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # usage errors (exit 2), --help and friends: click reports them itself
+        except BrokenPipeError:  # `orav audit … | head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
         except Exception as exc:  # a bug in orav: one line, the traceback only when asked for
             if os.environ.get("ORAV_DEBUG"):
                 raise
