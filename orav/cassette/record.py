@@ -13,7 +13,7 @@ Screenshots and element lists become blobs, stored once: an unchanged tree costs
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,9 +33,10 @@ from orav.cassette.events import (
     StoredObservation,
     TerminateEvent,
 )
+from orav.cassette.lifecycle import LifecycleCalls
 from orav.cassette.writer import CassetteWriter
-from orav.codec import structure, unstructure
-from orav.device import CrashReport, Device, Lifecycle, Settling
+from orav.codec import unstructure
+from orav.device import Device, Lifecycle, Settling
 from orav.errors import AgentError, InputError, OravError
 from orav.model import (
     Action,
@@ -73,7 +74,7 @@ def _failures(writer: CassetteWriter, event: Callable[[Raised], Event]) -> Itera
         raise
 
 
-class RecordingDevice:
+class RecordingDevice(LifecycleCalls):
     """A Device that passes every call to ``device`` and records it in order."""
 
     def __init__(self, device: Device, writer: CassetteWriter) -> None:
@@ -121,30 +122,6 @@ class RecordingDevice:
             await self._device.launch(bundle_id)
         self._writer.write(LaunchEvent(bundle_id))
 
-    # --- the lifecycle of an iOS target (orav.device.Lifecycle), recorded as LifecycleEvents
-
-    async def install(self, bundle: Path) -> str:
-        return await self._lifecycle("install", {"bundle": str(bundle)})
-
-    async def uninstall(self, bundle_id: str) -> None:
-        await self._lifecycle("uninstall", {"bundle_id": bundle_id})
-
-    async def approve(self, bundle_id: str, permissions: Iterable[str]) -> None:
-        await self._lifecycle("approve", {"bundle_id": bundle_id, "permissions": list(permissions)})
-
-    async def revoke(self, bundle_id: str, permissions: Iterable[str]) -> None:
-        await self._lifecycle("revoke", {"bundle_id": bundle_id, "permissions": list(permissions)})
-
-    async def clear_keychain(self) -> None:
-        await self._lifecycle("clear_keychain", {})
-
-    async def open_url(self, url: str) -> None:
-        await self._lifecycle("open_url", {"url": url})
-
-    async def crash_reports(self, bundle_id: str, since: float = 0.0) -> list[CrashReport]:
-        found = await self._lifecycle("crash_reports", {"bundle_id": bundle_id, "since": since})
-        return structure(found, list[CrashReport])
-
     async def _lifecycle(self, call: str, arguments: dict[str, Any]) -> Any:
         """Call the wrapped device's lifecycle method ``call`` and record it; a device without
         the lifecycle (a Textual app) refuses it as bad input, as ``orav.provision`` does."""
@@ -162,7 +139,7 @@ class RecordingDevice:
                 result = await method(**given)
         recorded = unstructure(result) if result is not None else None
         self._writer.write(LifecycleEvent(call, arguments, recorded))
-        return recorded if call == "crash_reports" else result
+        return recorded
 
     async def terminate(self, bundle_id: str) -> None:
         with _failures(self._writer, lambda raised: TerminateEvent(bundle_id, raised=raised)):

@@ -16,8 +16,7 @@ A call recorded as raising an OravError raises it again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -39,10 +38,10 @@ from orav.cassette.events import (
     SleepEvent,
     TerminateEvent,
 )
+from orav.cassette.lifecycle import LifecycleCalls
 from orav.cassette.reader import Cassette
 from orav.cassette.redact import Scrubber, matches_redacted
-from orav.codec import structure, unstructure
-from orav.device import CrashReport
+from orav.codec import unstructure
 from orav.errors import ReplayDivergence
 from orav.model import (
     Action,
@@ -143,7 +142,7 @@ def _raise_if(raised: Raised | None) -> None:
         raise raised.exception()
 
 
-class ReplayDevice:
+class ReplayDevice(LifecycleCalls):
     """A Device that serves the recorded device calls of a cassette; no I/O, no waiting."""
 
     def __init__(self, cassette: Cassette, *, scrubber: Scrubber | None = None) -> None:
@@ -188,28 +187,6 @@ class ReplayDevice:
             await self._lifecycle("launch", {"bundle_id": bundle_id, **given})
             return
         await self._bundle_call(LaunchEvent, bundle_id)
-
-    async def install(self, bundle: Path) -> str:
-        return await self._lifecycle("install", {"bundle": str(bundle)})
-
-    async def uninstall(self, bundle_id: str) -> None:
-        await self._lifecycle("uninstall", {"bundle_id": bundle_id})
-
-    async def approve(self, bundle_id: str, permissions: Iterable[str]) -> None:
-        await self._lifecycle("approve", {"bundle_id": bundle_id, "permissions": list(permissions)})
-
-    async def revoke(self, bundle_id: str, permissions: Iterable[str]) -> None:
-        await self._lifecycle("revoke", {"bundle_id": bundle_id, "permissions": list(permissions)})
-
-    async def clear_keychain(self) -> None:
-        await self._lifecycle("clear_keychain", {})
-
-    async def open_url(self, url: str) -> None:
-        await self._lifecycle("open_url", {"url": url})
-
-    async def crash_reports(self, bundle_id: str, since: float = 0.0) -> list[CrashReport]:
-        found = await self._lifecycle("crash_reports", {"bundle_id": bundle_id, "since": since})
-        return structure(found or [], list[CrashReport])
 
     async def _lifecycle(self, call: str, arguments: dict[str, Any]) -> Any:
         actual = f"{call} {arguments}"
