@@ -69,6 +69,11 @@ class Interrupted(KeyboardInterrupt):
         return 143 if self.signal == "SIGTERM" else 130
 
 
+class ReplayedError(Exception):
+    """The replay of an unexpected exception a recorded call raised; reads as the original
+    ("TypeError: ..."), which is how the engine reports any unexpected exception."""
+
+
 class ReplayDivergence(OravError):
     """A replay asked for something other than what the cassette recorded next.
 

@@ -25,6 +25,7 @@ from orav.errors import (
     InputError,
     Interrupted,
     OravError,
+    ReplayedError,
 )
 from orav.model import (
     Action,
@@ -76,11 +77,6 @@ converter.register_unstructure_hook(
 DEADLINE = "TimeoutError"
 UNEXPECTED = "Unexpected"
 INTERRUPTED = "Interrupted"
-
-
-class ReplayedError(Exception):
-    """The replay of an unexpected exception a recorded call raised; reads as the original
-    ("TypeError: ..."), which is how the engine reports any unexpected exception."""
 
 
 _RAISABLE: dict[str, type[OravError]] = {

@@ -20,7 +20,7 @@ from typing import Any
 from attrs import define, field
 from statemachine import State, StateChart
 
-from orav.errors import OravError
+from orav.errors import OravError, ReplayedError
 
 
 @define
@@ -207,7 +207,7 @@ class RunMachine(StateChart):
         self.raised = error
         if error is None:
             self.error = "internal error"
-        elif isinstance(error, OravError) or type(error).__name__ == "ReplayedError":
+        elif isinstance(error, (OravError, ReplayedError)):
             self.error = str(error)  # a replayed bug reads as the recorded one did
         else:
             self.error = f"{type(error).__name__}: {error}"

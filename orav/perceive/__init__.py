@@ -24,7 +24,7 @@ from orav.perceive.faults import (
     shows,
 )
 from orav.perceive.screens import screen_id, screen_name, screen_state
-from orav.perceive.targets import action_point, resolve, target_element, target_missing
+from orav.perceive.targets import action_point, resolve, target_element
 
 __all__ = [
     "FAULT_KINDS",
@@ -52,5 +52,4 @@ __all__ = [
     "screen_state",
     "shows",
     "target_element",
-    "target_missing",
 ]

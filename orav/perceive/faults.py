@@ -174,25 +174,27 @@ def blocks(detection: Detection, observation: Observation, action: Action) -> bo
             element = action_element(observation, action)
             return element is None or not _inside(detection, element)
         return False
-    return any(target_absent(observation, action))
+    return target_absent(observation, action)
 
 
-def target_absent(observation: Observation, action: Action) -> Iterable[bool]:
-    """One answer per target ``action`` needs present: is it missing from the screen?"""
+def target_absent(observation: Observation, action: Action) -> bool:
+    """Whether something ``action`` needs on screen is missing: a targeted tap's element (a
+    selector is the driver's to find), an assertion's, the focused field text goes into."""
     if isinstance(action, Tap) and action.x is None and action.target is not None:
-        if action.target.label is not None or action.target.id is not None:
-            yield target_element(observation, action.target) is None
-    elif isinstance(action, Assert) and action.condition != "absent" and action.target:
-        yield target_element(observation, action.target) is None
-    elif isinstance(action, TypeText):
-        yield observation.focused is None
+        has_name = action.target.label is not None or action.target.id is not None
+        return has_name and target_element(observation, action.target) is None
+    if isinstance(action, Assert) and action.condition != "absent" and action.target:
+        return target_element(observation, action.target) is None
+    if isinstance(action, TypeText):
+        return observation.focused is None
+    return False
 
 
 def done_blocked(detection: Detection, observation: Observation, done: Done, criteria) -> bool:
     """A ``done`` is blocked when an interruption hides a success criterion's target."""
     if detection.kind not in INTERRUPTION_KINDS or not done.success:
         return False
-    return any(any(target_absent(observation, assertion)) for assertion in criteria)
+    return any(target_absent(observation, assertion) for assertion in criteria)
 
 
 def _inside(detection: Detection, element: Element) -> bool:

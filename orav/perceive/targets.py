@@ -73,17 +73,6 @@ def resolve(action: Action, observation: Observation) -> Action:
     return action
 
 
-def target_missing(observation: Observation, action: Action) -> bool:
-    """True when a targeted tap's target is not on ``observation`` (a selector is never
-    missing here: only the driver can resolve it)."""
-    if not isinstance(action, Tap) or action.target is None or action.x is not None:
-        return False
-    target = action.target
-    if target.label is None and target.id is None:
-        return False
-    return target_element(observation, target) is None
-
-
 def tap_on(element: Element) -> Tap:
     """A tap on an element by id or label when it has one (readable in cassettes), else at
     its centre."""
