@@ -316,13 +316,14 @@ class _Run:
         if restarted:
             self.attempt = len(self.history)
             self.previous = None
+        # Each precondition acts on the screen the previous one settled on; the last settled
+        # screen is the first the run observes (no precondition: the run looks itself).
+        self.observation = await self.look() if self.scenario.preconditions else None
         for action in self.scenario.preconditions:
-            self.observation = await self.look()
             result = await self.perform(resolve(action, self.observation))
             if not result.ok:
                 raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
-            await self.settle(self.observation)
-        self.observation = None
+            self.observation, _ = await self.settle(self.observation)
         await self.machine.send("prepared")
 
     async def on_enter_observing(self) -> None:
