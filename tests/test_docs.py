@@ -1,5 +1,6 @@
 """Generated docs stay true to the code."""
 
+import re
 from pathlib import Path
 
 from orav.cli import reference
@@ -29,14 +30,20 @@ def test_every_doc_the_readme_links_exists():
         assert (DOCS / f"{name}.md").exists(), name
 
 
-def test_architecture_names_every_module():
+def test_architecture_names_every_module_once():
+    """One line per module (``- `orav/...`: what it owns``); no line for a module that is gone."""
     text = (DOCS / "architecture.md").read_text()
-    package = DOCS.parent / "orav"
-    for module in package.rglob("*.py"):
-        if module.name in ("__init__.py", "__main__.py"):
-            continue
-        relative = module.relative_to(package.parent)
-        named = f"`{relative.as_posix()}`" in text or (
-            f"`{relative.parent.as_posix()}/`" in text and f"`{module.stem}`" in text
-        )
-        assert named, f"docs/architecture.md does not name {relative}"
+    root = DOCS.parent
+    lines = re.findall(r"^- `(orav/[^`]+)`", text, flags=re.MULTILINE)
+    for named in re.findall(r"`(orav/[\w./]+)`", text):
+        assert (root / named).exists(), f"docs/architecture.md names {named}, which does not exist"
+    modules = {
+        module.relative_to(root).as_posix()
+        for module in (root / "orav").rglob("*.py")
+        if module.name not in ("__init__.py", "__main__.py")
+    }
+    for module in sorted(modules):
+        count = lines.count(module)
+        assert count == 1, f"docs/architecture.md has {count} lines for {module}, wants one"
+    twice = sorted({line for line in lines if lines.count(line) > 1})
+    assert not twice, f"docs/architecture.md has more than one line for {twice}"
