@@ -1,5 +1,12 @@
 """The errors orav shows to a user: one line that says where and what, never a traceback."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # errors sit below every layer: the name is for the type checker only
+    from orav.model.decision import ModelCall
+
 
 class OravError(Exception):
     """Base of every error the CLI prints as a plain message (exit status 2 unless noted)."""
@@ -47,7 +54,7 @@ class AgentError(OravError):
     """
 
     exit_code = 1
-    call = None
+    call: ModelCall | None = None
 
 
 class Interrupted(KeyboardInterrupt):

@@ -138,8 +138,8 @@ def _fill_action(
         elif any(e is not None and e.secure for e in (element, focused)):
             action["secure"] = True
     elif kind == "assert" and element is not None:
-        target = action.get("target")
-        if not isinstance(target, dict) or not any(target.get(k) for k in ("label", "id")):
+        given = action.get("target")
+        if not isinstance(given, dict) or not any(given.get(k) for k in ("label", "id")):
             action["target"] = _target(element)
     return action
 

@@ -166,10 +166,13 @@ def _kept(text: str) -> str:
 def _tokens(completion: Any) -> tuple[int, int]:
     """Prompt and completion tokens of a response, 0 where the server sent none or nonsense."""
     usage = getattr(completion, "usage", None)
-    counts = (getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0))
-    return tuple(
-        n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0 for n in counts
+    return _count(getattr(usage, "prompt_tokens", 0)), _count(
+        getattr(usage, "completion_tokens", 0)
     )
+
+
+def _count(n: object) -> int:
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
 
 
 def _answer_text(completion: ChatCompletion, max_tokens: int) -> str:

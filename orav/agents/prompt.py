@@ -176,13 +176,13 @@ def encode_tree(
         if keyboard is not None and _inside(element.frame, keyboard[1]):
             keys += 1
             continue
-        if keys:
+        if keyboard is not None and keys:
             lines[keyboard[0]] += f" ({keys} keys: use type_text and press_key)"
             keyboard, keys = None, 0
         if element.type == "Keyboard":
             keyboard = (len(lines), element.frame)
         lines.append(element_line(ref, element, screen))
-    if keys:
+    if keyboard is not None and keys:
         lines[keyboard[0]] += f" ({keys} keys: use type_text and press_key)"
     return "\n".join(lines), refs
 
@@ -258,7 +258,7 @@ def screenshot_data_url(shot: Screenshot, max_side: int) -> tuple[str, float]:
     """
     from PIL import Image
 
-    image = Image.open(io.BytesIO(shot.data))
+    image: Image.Image = Image.open(io.BytesIO(shot.data))
     scale = max(shot.scale, 1.0, max(image.size) / max_side if max_side > 0 else 1.0)
     if scale > 1.0:
         if float(scale).is_integer():  # box-average by a whole factor: 5x faster than resize
@@ -304,7 +304,7 @@ def build_messages(
             {"type": "text", "text": text},
             {"type": "image_url", "image_url": {"url": url, "detail": detail}},
         ]
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": content},
     ]

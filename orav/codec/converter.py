@@ -132,7 +132,7 @@ converter.register_unstructure_hook(
 )
 
 
-def _action_tag(cls: type) -> str:
+def _action_tag(cls: type[Action]) -> str:
     return cls.kind
 
 
@@ -146,7 +146,8 @@ converter.register_unstructure_hook_func(
 )
 converter.register_structure_hook_func(
     lambda t: t == _OPTIONAL_ACTION,
-    lambda value, _: None if value is None else converter.structure(value, Action),
+    # cattrs types the target as type[T], yet structures a union (the tag picks the member)
+    lambda value, _: None if value is None else converter.structure(value, Action),  # type: ignore[arg-type]
 )
 
 
@@ -165,8 +166,8 @@ def _leaves(exc: BaseException, path: tuple[PathPart, ...] = ()) -> Iterator[tup
         for sub in without:
             yield from _leaves(sub, path)
     elif isinstance(exc, BaseExceptionGroup):
-        for sub in exc.exceptions:
-            yield from _leaves(sub, path)
+        for member in exc.exceptions:
+            yield from _leaves(member, path)
     else:
         yield path, exc
 

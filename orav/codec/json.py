@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS, MAX_JSON_BYTES, size
@@ -56,6 +57,7 @@ def depth(data: Any) -> int:
     stack = [(data, 1)]
     while stack:
         node, level = stack.pop()
+        children: Iterable[Any]
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, list):

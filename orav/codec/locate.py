@@ -24,7 +24,8 @@ def _key(node: Any, part: PathPart) -> Any:
 
 def position(root: Any, path: Sequence[PathPart], source: str) -> str:
     """file:line:col of the deepest node on ``path`` that exists (1-based, as editors count)."""
-    line = col = None
+    line: int | None = None
+    col: int | None = None
     node = root
     if path and path[-1] is None:  # the key of the last step, not its value
         *path, _ = path
@@ -39,26 +40,25 @@ def position(root: Any, path: Sequence[PathPart], source: str) -> str:
         except (KeyError, IndexError, TypeError):
             pass
     for part in path:
-        lc = getattr(node, "lc", None)
         part = _key(node, part)
         try:
             if isinstance(node, CommentedMap) and part in node:
                 line, col = (
-                    lc.value(part)
+                    node.lc.value(part)
                     if not isinstance(node[part], (CommentedMap, CommentedSeq))
-                    else lc.key(part)
+                    else node.lc.key(part)
                 )
                 node = node[part]
             elif isinstance(node, CommentedSeq) and isinstance(part, int) and part < len(node):
-                line, col = lc.item(part)
+                line, col = node.lc.item(part)
                 node = node[part]
             else:
-                if isinstance(node, CommentedMap) and lc is not None and line is None:
-                    line, col = lc.line, lc.col
+                if isinstance(node, CommentedMap) and line is None:
+                    line, col = node.lc.line, node.lc.col
                 break
         except (AttributeError, KeyError, TypeError):
             break
-    if line is None:
+    if line is None or col is None:
         lc = getattr(root, "lc", None)
         line, col = (lc.line, lc.col) if lc is not None else (0, 0)
     return f"{source}:{line + 1}:{col + 1}"

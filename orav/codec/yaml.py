@@ -194,7 +194,9 @@ class _Plain:
 def _start(root: Any, source: str) -> str:
     lc = getattr(root, "lc", None)
     line = getattr(lc, "line", None)  # a tagged scalar's is None
-    return _where(source, (line, lc.col or 0)) if line is not None else f"{source}:1:1"
+    if lc is None or line is None:
+        return f"{source}:1:1"
+    return _where(source, (line, lc.col or 0))
 
 
 def plain(root: Any, source: str) -> Any:
@@ -247,7 +249,8 @@ def load_yaml(text_or_path: str | Path, cls: type[T], *, source: str | None = No
 def dump_yaml(obj: Any) -> str:
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False
+    # ruamel declares this None (its "sort" default) and reads any bool
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     out = io.StringIO()
     yaml.dump(unstructure(obj), out)
     return out.getvalue()

@@ -142,7 +142,7 @@ def _since_last_relaunch(run: RunView, flow: _Commands) -> tuple[StepView | Reco
     an app that then crashed, and the agent went over them again after the relaunch."""
     timeline = run.timeline
     relaunched = [
-        i
+        (i, block)
         for i, block in enumerate(timeline)
         if isinstance(block, RecoveryView)
         and block.resolved
@@ -150,15 +150,15 @@ def _since_last_relaunch(run: RunView, flow: _Commands) -> tuple[StepView | Reco
     ]
     if not relaunched:
         return timeline
-    dropped = [b.number for b in timeline[: relaunched[-1]] if isinstance(b, StepView)]
+    last, recovery = relaunched[-1]
+    dropped = [b.number for b in timeline[:last] if isinstance(b, StepView)]
     if dropped:
         flow.note(
             f"step{'s' if len(dropped) > 1 else ''} {', '.join(map(str, dropped))} left out: "
             "the app was relaunched after them "
-            "(recovery at step "
-            f"{timeline[relaunched[-1]].step}) and the agent went that way again"
+            f"(recovery at step {recovery.step}) and the agent went that way again"
         )
-    return timeline[relaunched[-1] :]
+    return timeline[last:]
 
 
 class _Commands:
