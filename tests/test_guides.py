@@ -1,0 +1,48 @@
+"""The guides teach what works: their example files are the files, their commands run."""
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+from command import orav
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+GUIDES = sorted(path.name for path in DOCS.glob("guide-*.md"))
+# A fenced block whose first line names its file: ``# docs/examples/...``.
+FILE_BLOCK = re.compile(r"```(?:yaml|python)\n# (docs/examples/\S+)\n(.*?)```", re.DOTALL)
+BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
+
+
+def example_files(page: str) -> list[tuple[str, str]]:
+    return FILE_BLOCK.findall((DOCS / page).read_text())
+
+
+def commands(page: str) -> list[list[str]]:
+    """The ``orav`` commands of a guide that run anywhere (not those needing a Mac's idb)."""
+    found = []
+    for block in BASH_BLOCK.findall((DOCS / page).read_text()):
+        for line in block.splitlines():
+            if line.startswith("orav ") and "idb:" not in line:
+                found.append(shlex.split(line)[1:])
+    return found
+
+
+@pytest.mark.parametrize("page", GUIDES)
+def test_a_guide_shows_its_example_files_as_they_are(page):
+    shown = example_files(page)
+    assert shown or page == "guide-agent.md" or page == "guide-device.md", page
+    for path, body in shown:
+        assert (ROOT / path).read_text() == body, f"{page} shows {path} otherwise than it is"
+
+
+def test_the_ios_guide_runs_on_the_simulator(tmp_path: Path):
+    shutil.copytree(DOCS / "examples", tmp_path / "docs" / "examples")
+    steps = commands("guide-ios-app.md")
+    assert [step[0] for step in steps] == ["validate", "record", "replay"]
+    for step in steps:
+        done = orav(*step, cwd=tmp_path)
+        assert done.returncode == 0, (step, done.stdout, done.stderr)
+    assert (tmp_path / "recordings" / "tally" / "count_to_two.html").exists()
