@@ -27,7 +27,7 @@ from orav.model import DeviceInfo, Fault, Observation, Scenario, Screenshot
 from orav.sim import DEMO_APP, AppState, load_app_model
 from orav.sim.accessibility import describe_all
 from orav.sim.render import encode
-from orav.sim.state import ScreenState
+from orav.sim.screen import ScreenState
 
 ANSWER = json.dumps(
     {

@@ -20,9 +20,10 @@ from orav.agents.scripted import ScriptedAgent
 from orav.engine import Engine
 from orav.golden import rerun
 from orav.model import RunReport
-from orav.runner import open_device, record
-from orav.scenario import load_scenario
-from orav.sim.server import DEMO_APP
+from orav.scenario_loader import load_scenario
+from orav.session import record
+from orav.sim import DEMO_APP
+from orav.specs import open_device
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("login", "change_setting", "open_detail", "submit_form")

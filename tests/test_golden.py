@@ -14,9 +14,9 @@ from orav.cassette.rerun import heal_target
 from orav.errors import InputError
 from orav.golden import find_scenario, repeat, rerun
 from orav.model import Decision, Done, Element, Frame, Observation, Target
-from orav.runner import record
-from orav.scenario import load_scenario
-from orav.sim.server import DEMO_APP
+from orav.scenario_loader import load_scenario
+from orav.session import record
+from orav.sim import DEMO_APP
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDINGS = ROOT / "recordings"

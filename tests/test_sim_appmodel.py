@@ -10,8 +10,8 @@ from idb.common.hid import KEY_MAP, text_to_events
 from orav.errors import InputError
 from orav.model import Point
 from orav.sim import DEMO_APP, SHOP_APP, AppState, load_app_model
-from orav.sim.server import CHARS, NAMED_KEYCODES, SHIFT
-from orav.sim.state import AppModelError
+from orav.sim.keys import CHARS, NAMED_KEYCODES, SHIFT
+from orav.sim.scope import AppModelError
 
 DEMO_TEXT = DEMO_APP.read_text()
 TYPABLE = "".join(c for c in KEY_MAP if c != "\n")

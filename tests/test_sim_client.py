@@ -290,8 +290,7 @@ async def test_empty_dump_and_frozen_last_their_duration() -> None:
 
 async def test_probability_under_a_seed_is_reproducible() -> None:
     def fired(seed: int) -> list[int]:
-        from orav.sim import AppState, load_app_model
-        from orav.sim.server import DEMO_APP
+        from orav.sim import DEMO_APP, AppState, load_app_model
 
         state = AppState(
             load_app_model(DEMO_APP), seed=seed, faults=[Fault("alert", probability=0.3, times=50)]

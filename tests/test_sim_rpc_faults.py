@@ -105,7 +105,7 @@ async def test_rpc_faults_follow_seeded_probability() -> None:
         for step in range(1, 40):
             state.begin_input()
             state.end_input()
-            if state.describe_stall():
+            if state.faults.describe_stall():
                 steps.append(step)
         return steps
 

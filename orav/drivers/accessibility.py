@@ -91,7 +91,7 @@ def _frame(node: Mapping[str, Any], where: str) -> Frame:
     frame = node.get("frame")
     try:
         if isinstance(frame, Mapping):
-            return Frame.from_dict(frame)
+            return Frame.from_dict(dict(frame))
         ax_frame = node.get("AXFrame")
         if isinstance(ax_frame, str):
             return Frame.parse(ax_frame)

@@ -17,7 +17,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from grpclib.const import Status
 from grpclib.exceptions import GRPCError, ProtocolError, StreamTerminatedError
@@ -396,6 +396,9 @@ class IdbDevice:
         else could be had); only an unreachable or silent companion raises DeviceError.
         """
         taken_at = time.time()
+        shot: Any  # fb-idb's screenshot and app list (untyped), or what each raised
+        elements: tuple[Element, ...] | BaseException
+        apps: Any
         shot, elements, apps = await asyncio.gather(
             self._rpc("screenshot", self._client.screenshot()),
             self._elements(),
@@ -501,20 +504,21 @@ class IdbDevice:
             point = Point(tap.x, tap.y)
             self._check_on_screen(point, "tap")
             return point
-        if tap.target.selector is not None:
-            raise _Invalid(f"a {tap.target} is a Textual CSS selector; iOS taps a label or an id")
+        target = tap.target
+        if target is None:  # a Tap has a target or both coordinates
+            raise _Invalid("a tap needs a target or both x and y")
+        if target.selector is not None:
+            raise _Invalid(f"a {target} is a Textual CSS selector; iOS taps a label or an id")
         try:
             elements = await self._elements()
         except AccessibilityError as exc:
-            raise _Invalid(f"cannot resolve target {tap.target}: {exc}") from None
-        element = locate(elements, tap.target.label, tap.target.id)
+            raise _Invalid(f"cannot resolve target {target}: {exc}") from None
+        element = locate(elements, target.label, target.id)
         if element is None:
-            raise _Invalid(f"no element {tap.target} on screen")
+            raise _Invalid(f"no element {target} on screen")
         centre = element.frame.center
         if not self._on_screen(centre):
-            raise _Invalid(
-                f"element {tap.target} is off screen (centre {centre.x:g}, {centre.y:g})"
-            )
+            raise _Invalid(f"element {target} is off screen (centre {centre.x:g}, {centre.y:g})")
         return centre
 
     def _on_screen(self, point: Point) -> bool:

@@ -11,7 +11,7 @@ import ast
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal, NewType
+from typing import TYPE_CHECKING, Any, Literal, NewType
 
 from attrs import field, frozen
 
@@ -42,12 +42,20 @@ MAX_REPEAT = 1_000  # rows one repeat draws at most
 MAX_PIXELS = 40_000_000  # of one screenshot: ~120 MB of RGB, drawn in about a second
 MAX_ANIMATION_MS = 10_000  # one animation, at most (iOS animations take a fraction of a second)
 
-# An id or a list of ids (``show: banner`` or ``show: [banner, total]``).
-Ids = NewType("Ids", tuple)
-# A condition: a mapping of field or state → required value (all must hold) or an expression.
-Condition = NewType("Condition", object)
-# ``enabled``: true / false, or an expression.
-Flag = NewType("Flag", object)
+# Field types with a converter hook of their own. At run time each is a distinct marker the
+# converter dispatches on; to the type checker, what the hook returns.
+if TYPE_CHECKING:
+    Ids = tuple[str, ...]
+    Condition = str | dict[str, str]
+    Flag = bool | str
+else:
+    # An id or a list of ids (``show: banner`` or ``show: [banner, total]``).
+    Ids = NewType("Ids", tuple)
+    # A condition: a mapping of field or state → required value (all must hold), or an
+    # expression.
+    Condition = NewType("Condition", object)
+    # ``enabled``: true / false, or an expression.
+    Flag = NewType("Flag", object)
 
 
 def _ids(value: Any, _: type) -> tuple[str, ...]:

@@ -63,10 +63,10 @@ def _members(data: bytes, name: str) -> dict[str, bytes] | None:
         return files
     try:
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            for member in archive.getmembers():
-                reader = archive.extractfile(member) if member.isfile() else None
+            for entry in archive.getmembers():
+                reader = archive.extractfile(entry) if entry.isfile() else None
                 if reader is not None:
-                    files[member.name.removeprefix("./")] = reader.read(MAX_YAML_BYTES + 1)
+                    files[entry.name.removeprefix("./")] = reader.read(MAX_YAML_BYTES + 1)
     except tarfile.TarError:
         return None
     return files

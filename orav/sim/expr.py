@@ -149,9 +149,9 @@ def _check(node: ast.AST, names: set[str], bound: frozenset[str]) -> None:
         for arg in node.args:
             _check(arg, names, bound)
     elif isinstance(node, ast.ListComp):
-        if len(node.generators) != 1 or not isinstance(node.generators[0].target, ast.Name):
-            raise ExprError("a list comprehension takes one `for NAME in ...`", col)
         gen = node.generators[0]
+        if len(node.generators) != 1 or not isinstance(gen.target, ast.Name):
+            raise ExprError("a list comprehension takes one `for NAME in ...`", col)
         _check(gen.iter, names, bound)
         inner = bound | {gen.target.id}
         for cond in gen.ifs:
@@ -205,9 +205,9 @@ def _eval(node: ast.expr, scope: Mapping[str, Value]) -> Value:
             return result
         case ast.Compare(left=left, ops=ops, comparators=comparators):
             current = _eval(left, scope)
-            for op, right in zip(ops, comparators, strict=True):
+            for comparison, right in zip(ops, comparators, strict=True):
                 other = _eval(right, scope)
-                if not _COMPARE[type(op)](current, other):
+                if not _COMPARE[type(comparison)](current, other):
                     return False
                 current = other
             return True
@@ -219,11 +219,13 @@ def _eval(node: ast.expr, scope: Mapping[str, Value]) -> Value:
             return tuple(_eval(e, scope) for e in elts)
         case ast.Call(func=ast.Name(id=func), args=args):
             return FUNCTIONS[func](*(_eval(a, scope) for a in args))
-        case ast.ListComp(elt=elt, generators=[gen]):
+        case ast.ListComp(
+            elt=elt, generators=[ast.comprehension(target=ast.Name(id=var), iter=source, ifs=ifs)]
+        ):
             out = []
-            for item in _eval(gen.iter, scope):
-                inner = {**scope, gen.target.id: item}
-                if all(_eval(cond, inner) for cond in gen.ifs):
+            for item in _eval(source, scope):
+                inner = {**scope, var: item}
+                if all(_eval(cond, inner) for cond in ifs):
                     out.append(_eval(elt, inner))
             return tuple(out)
     raise ExprError(f"{type(node).__name__} is not allowed")  # _check refused it already

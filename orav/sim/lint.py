@@ -51,7 +51,7 @@ def _dead_controls(model: AppModel) -> Iterator[Problem]:
         base = ("screens", name)
         if not screen.elements:
             yield base, f"screen {name!r} has no elements"
-        targets = {t for _, t in _transitions_of(model) for t in (*t.show, *t.hide)}
+        targets = {i for _, t in _transitions_of(model) for i in (*t.show, *t.hide)}
         for index, element in enumerate(screen.elements):
             yield from _element(model, element, (*base, "elements", index), targets, screen.scroll)
 

@@ -30,7 +30,7 @@ FORMATS = {"png": "PNG", "jpeg": "JPEG", "tiff": "TIFF"}
 
 
 @lru_cache(maxsize=64)
-def _font(pixels: int) -> ImageFont.FreeTypeFont:
+def _font(pixels: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(max(pixels, 6))
 
 
@@ -83,7 +83,9 @@ class _Painter:
             self.draw.text((x, y), line, font=font, fill=fill, anchor=anchor)
 
 
-def _wrap(text: str, font: ImageFont.FreeTypeFont, width: float, lines: int) -> list[str]:
+def _wrap(
+    text: str, font: ImageFont.FreeTypeFont | ImageFont.ImageFont, width: float, lines: int
+) -> list[str]:
     """``text`` in at most ``lines`` lines of at most ``width`` pixels, the last cut with "..."."""
     words = text.split()
     out: list[str] = []

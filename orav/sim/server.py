@@ -1,7 +1,10 @@
-"""The simulated idb companion: fb-idb's own gRPC service, served with grpclib on loopback.
+"""The simulated idb companion's service: fb-idb's own gRPC ``CompanionService``.
 
 The real fb-idb client and the real ``idb`` CLI drive it as they would a Mac's
-``idb_companion``; RPCs a simulator has no use for answer UNIMPLEMENTED.
+``idb_companion``; RPCs a simulator has no use for answer UNIMPLEMENTED. One big thing: one
+method per RPC idb defines, each turning a request into calls on the apps' states
+(``orav.sim.state``) and their answers back into idb's messages; ``orav.sim.companion``
+serves it on a socket.
 """
 
 from __future__ import annotations
@@ -12,48 +15,32 @@ import functools
 import hashlib
 import json
 import logging
-import socket
 import time
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
-from typing import Self
+from typing import Any
 
 from grpclib import GRPCError, Status
 from grpclib.exceptions import StreamTerminatedError
-from grpclib.protocol import H2Protocol
-from grpclib.server import Server, Stream
+from grpclib.server import Stream
 from h2.exceptions import StreamClosedError
-from idb.common.hid import KEY_MAP
 from idb.grpc import idb_pb2 as pb
 from idb.grpc.idb_grpc import CompanionServiceBase
 from PIL import Image
 
-from orav.errors import DeviceError, InputError
-from orav.model import Fault, Point
+from orav.errors import InputError
+from orav.model import Point
 from orav.sim.accessibility import describe_all, describe_marker, describe_point
-from orav.sim.appmodel import MAX_ANIMATION_MS, AppModel, load_app_model, pixels_problem
 from orav.sim.bundle import MAX_BUNDLE_BYTES, read_bundle
+from orav.sim.diagnostics import CrashReport
+from orav.sim.keys import CHARS, NAMED_KEYCODES, SHIFT
 from orav.sim.motion import BUSY_THRESHOLD_MS, QUIET_WINDOW_MS
 from orav.sim.render import encode, encode_image, render
-from orav.sim.state import AppModelError, AppState, CrashReport
+from orav.sim.scope import AppModelError
+from orav.sim.state import AppState
 from orav.sim.view import View
 
-DEMO_APP = Path(__file__).with_name("demo.yaml")
-SHOP_APP = Path(__file__).with_name("shop.yaml")
-BUNDLED = {"com.orav.demo": DEMO_APP, "com.orav.shop": SHOP_APP}
-
-
-def bundled_app(bundle_id: str) -> Path:
-    """The app model shipped for ``bundle_id`` (the shop or the demo app; the demo for any
-    other bundle id, as ``orav sim`` serves it by default)."""
-    return BUNDLED.get(bundle_id, DEMO_APP)
-
-
 UDID = "0RAV51M-0000-4000-8000-000000000001"
-SHIFT = 225
-NAMED_KEYCODES = {40: "return", 42: "backspace", 43: "tab", 41: "escape"}
 IMPLEMENTED = {
     "connect",
     "describe",
@@ -80,18 +67,6 @@ LOG_FOLLOW = 3600.0  # seconds a log stream follows the apps at most
 LOG_POLL = 0.1
 QUIESCENCE_FOLLOW = 3600.0  # seconds a quiescence stream follows an app at most
 
-
-def _invert_key_map() -> dict[tuple[int, bool], str]:
-    """(keycode, shifted) → character, read off fb-idb's own text → events table."""
-    table: dict[tuple[int, bool], str] = {}
-    for char, events in KEY_MAP.items():
-        codes = [e.action.keycode for e in events if e.direction.name == "DOWN"]
-        shifted = codes[0] == SHIFT and len(codes) == 2
-        table[(codes[-1], shifted)] = char
-    return table
-
-
-CHARS = _invert_key_map()
 
 # grpclib logs a failed request with its traceback; with no logging configured Python prints
 # that on stderr. A handler keeps it off the terminal (configured logging still receives it).
@@ -166,11 +141,11 @@ class CompanionService(CompanionServiceBase):
         return pb.CompanionInfo(udid=UDID, is_local=False, metadata=b"")
 
     async def connect(self, stream: Stream) -> None:
-        await stream.recv_message()
+        await stream.recv_message()  # its fields are not used
         await stream.send_message(pb.ConnectResponse(companion=self._companion()))
 
     async def describe(self, stream: Stream) -> None:
-        await stream.recv_message()
+        await stream.recv_message()  # its fields are not used
         model = self.state.model
         dimensions = pb.ScreenDimensions(
             width=round(model.width * self.scale),
@@ -195,8 +170,8 @@ class CompanionService(CompanionServiceBase):
         await stream.send_message(response)
 
     async def accessibility_info(self, stream: Stream) -> None:
-        request = await stream.recv_message()
-        await _stall(self.state.describe_stall())
+        request = await _receive(stream)
+        await _stall(self.state.faults.describe_stall())
         keys = tuple(request.keys)
         if request.marker and request.match:
             raise GRPCError(Status.INVALID_ARGUMENT, "marker and match are exclusive")
@@ -205,17 +180,21 @@ class CompanionService(CompanionServiceBase):
             point = Point(request.point.x, request.point.y)
             text = describe_point(state.motion.seen(state.view()), point, keys)  # no fault counts
         elif request.marker:
-            view = state.motion.seen(state.view())
-            text = describe_marker(
-                view, request.marker, request.match_key, request.ignore_case, keys
+            marked = describe_marker(
+                state.motion.seen(state.view()),
+                request.marker,
+                request.match_key,
+                request.ignore_case,
+                keys,
             )
-            if text is None:
+            if marked is None:
                 raise GRPCError(Status.NOT_FOUND, f"no element matches {request.marker!r}")
+            text = marked
         else:
-            view = state.observe_tree()  # an observation: counts the loading fault down
+            observed = state.observe_tree()  # an observation: counts the loading fault down
             state.motion.spinner(state.spinning)
             text = describe_all(
-                None if view is None else state.motion.seen(view),
+                None if observed is None else state.motion.seen(observed),
                 nested_form=request.format == pb.AccessibilityInfoRequest.NESTED,
                 keys=keys,
                 match=request.match,
@@ -225,7 +204,7 @@ class CompanionService(CompanionServiceBase):
         await stream.send_message(pb.AccessibilityInfoResponse(json=text))
 
     async def screenshot(self, stream: Stream) -> None:
-        request = await stream.recv_message()
+        request = await _receive(stream)
         fmt = pb.ScreenshotRequest.Format.Name(request.format).lower()
         if request.compression_quality and fmt != "jpeg":
             raise GRPCError(Status.INVALID_ARGUMENT, "compression_quality is for JPEG only")
@@ -338,16 +317,17 @@ class CompanionService(CompanionServiceBase):
     async def accessibility_quiescence(self, stream: Stream) -> None:
         """idb's quiescence stream, answered from the time model: the state once known, then
         every change, touches as they complete, until the client closes it or the app exits."""
-        request = await stream.recv_message()
+        request = await _receive(stream)
         target = request.WhichOneof("target")
         if target == "bundle_id":
             state = self._app(request.bundle_id)
         elif target == "pid":
-            state = next(
+            found = next(
                 (a for a in self.apps.values() if a.running and a.pid == request.pid), None
             )
-            if state is None:
+            if found is None:
                 raise GRPCError(Status.NOT_FOUND, f"no running app has pid {request.pid}")
+            state = found
         else:
             state = self.state
         if not state.running:
@@ -390,12 +370,12 @@ class CompanionService(CompanionServiceBase):
             self.state.type_char(CHARS[(code, shifted)])
 
     async def launch(self, stream: Stream) -> None:
-        request = await stream.recv_message()
+        request: Any = await stream.recv_message()
         if request is None or request.WhichOneof("control") != "start":
             raise GRPCError(Status.INVALID_ARGUMENT, "launch needs a start request first")
         start = request.start
         app = self._app(start.bundle_id)
-        await _stall(app.launch_stall())
+        await _stall(app.faults.launch_stall())
         self.front = start.bundle_id
         try:
             app.launch(tuple(start.app_args), dict(start.env))
@@ -406,16 +386,16 @@ class CompanionService(CompanionServiceBase):
             pass
 
     async def terminate(self, stream: Stream) -> None:
-        request = await stream.recv_message()
+        request = await _receive(stream)
         app = self._app(request.bundle_id)
         app.terminate()
         app.motion.stop()
         await stream.send_message(pb.TerminateResponse())
 
     async def list_apps(self, stream: Stream) -> None:
-        request = await stream.recv_message()
+        request = await _receive(stream)
         front = self.state
-        if front.running and front.list_apps_fails():
+        if front.running and front.faults.list_apps_fails():
             raise GRPCError(Status.INTERNAL, "list_apps failed: CoreSimulator did not answer")
         apps = []
         for state in self.apps.values():
@@ -487,7 +467,7 @@ class CompanionService(CompanionServiceBase):
         await stream.send_message(pb.InstallResponse(name=model.bundle_id, uuid=uuid))
 
     async def uninstall(self, stream: Stream) -> None:
-        request = await stream.recv_message()
+        request = await _receive(stream)
         app = self._app(request.bundle_id)
         app.terminate()
         app.installed = False
@@ -496,11 +476,11 @@ class CompanionService(CompanionServiceBase):
         await stream.send_message(pb.UninstallResponse())
 
     async def approve(self, stream: Stream) -> None:
-        await self._grant(await stream.recv_message(), True)
+        await self._grant(await _receive(stream), True)
         await stream.send_message(pb.ApproveResponse())
 
     async def revoke(self, stream: Stream) -> None:
-        await self._grant(await stream.recv_message(), False)
+        await self._grant(await _receive(stream), False)
         await stream.send_message(pb.RevokeResponse())
 
     async def _grant(self, request, allowed: bool) -> None:
@@ -510,13 +490,13 @@ class CompanionService(CompanionServiceBase):
             app.grants[name] = allowed
 
     async def clear_keychain(self, stream: Stream) -> None:
-        await stream.recv_message()
+        await stream.recv_message()  # its fields are not used
         for app in self.apps.values():
             app.clear_keychain()
         await stream.send_message(pb.ClearKeychainResponse())
 
     async def open_url(self, stream: Stream) -> None:
-        request = await stream.recv_message()
+        request = await _receive(stream)
         for bundle_id, app in self.apps.items():
             if app.installed and app.routes_for(request.url):
                 self.front = bundle_id
@@ -536,26 +516,26 @@ class CompanionService(CompanionServiceBase):
         raise GRPCError(Status.NOT_FOUND, f"no installed app opens {request.url!r}")
 
     async def set_location(self, stream: Stream) -> None:
-        request = await stream.recv_message()
+        request = await _receive(stream)
         location = (request.location.latitude, request.location.longitude)
         for app in self.apps.values():
             app.location = location
         await stream.send_message(pb.SetLocationResponse())
 
     async def crash_list(self, stream: Stream) -> None:
-        query = await stream.recv_message()
+        query = await _receive(stream)
         found = [_crash_info(r) for r in self._crashes(query)]
         await stream.send_message(pb.CrashLogResponse(list=found))
 
     async def crash_delete(self, stream: Stream) -> None:
-        query = await stream.recv_message()
+        query = await _receive(stream)
         doomed = self._crashes(query)
         for app in self.apps.values():
             app.crashes[:] = [r for r in app.crashes if r not in doomed]
         await stream.send_message(pb.CrashLogResponse(list=[_crash_info(r) for r in doomed]))
 
     async def crash_show(self, stream: Stream) -> None:
-        request = await stream.recv_message()
+        request = await _receive(stream)
         for app in self.apps.values():
             for report in app.crashes:
                 if report.name == request.name:
@@ -579,7 +559,7 @@ class CompanionService(CompanionServiceBase):
     async def log(self, stream: Stream) -> None:
         """The apps' log lines (the companion's own with source COMPANION), then the new ones
         as they come, until the client stops (at most LOG_FOLLOW seconds)."""
-        request = await stream.recv_message()
+        request = await _receive(stream)
         if request.source == pb.LogRequest.COMPANION:
             await stream.send_message(pb.LogResponse(output=b"orav sim companion\n"))
             return
@@ -622,116 +602,18 @@ def _crash_info(report: CrashReport) -> pb.CrashLogInfo:
     )
 
 
+async def _receive(stream: Stream) -> Any:
+    """The request of a unary or a server-streaming RPC (a client that sent none is refused).
+
+    fb-idb ships no type information: a request is one of its protobuf messages, as Any.
+    """
+    request = await stream.recv_message()
+    if request is None:
+        raise GRPCError(Status.INVALID_ARGUMENT, "the request is missing")
+    return request
+
+
 async def _stall(seconds: float) -> None:
     """Hold an RPC as a slow_* fault asks; the Fault model bounds ``seconds``."""
     if seconds > 0:
         await asyncio.sleep(seconds)
-
-
-class _Server(Server):
-    """grpclib's server, whose ``close`` also cuts the open client connections.
-
-    grpclib only stops listening and cancels running requests; a client holding a connection
-    would keep talking to a companion that is gone. A real companion that dies drops them.
-    """
-
-    def __init__(self, handlers: list) -> None:
-        super().__init__(handlers)
-        self._protocols: weakref.WeakSet[H2Protocol] = weakref.WeakSet()
-
-    def _protocol_factory(self) -> H2Protocol:
-        protocol = super()._protocol_factory()
-        self._protocols.add(protocol)
-        return protocol
-
-    def close(self) -> None:
-        super().close()
-        for protocol in list(self._protocols):
-            connection = getattr(protocol, "connection", None)  # set once the client connects
-            if connection is not None:
-                connection.close()
-
-
-class SimCompanion:
-    """A simulated companion serving one app, as an async context manager.
-
-    ``app`` is an AppModel, a path to an app-model YAML, or None for the demo app;
-    ``clock`` feeds the status-bar time (inject one to make screenshots tick on cue);
-    ``animation_ms`` replaces the app model's default animation time (``orav sim
-    --animation-ms``) and ``ticker`` (monotonic seconds) times the animations.
-    """
-
-    def __init__(
-        self,
-        app: AppModel | Path | str | None = None,
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        scale: float = 1.0,
-        seed: int = 0,
-        faults: Sequence[Fault] = (),
-        clock: Callable[[], datetime] = datetime.now,
-        animation_ms: int | None = None,
-        ticker: Callable[[], float] = time.monotonic,
-    ) -> None:
-        if isinstance(app, AppModel):
-            model = app
-            problem = pixels_problem(model, scale)
-            if problem is not None:
-                raise InputError(problem[1], "--scale")
-        else:
-            model = load_app_model(Path(app or DEMO_APP), scale=scale)
-        if animation_ms is not None and not 0 <= animation_ms <= MAX_ANIMATION_MS:
-            raise InputError(f"must be 0 to {MAX_ANIMATION_MS} milliseconds", "--animation-ms")
-        state = AppState(
-            model, seed=seed, faults=faults, clock=clock, ticker=ticker, animation_ms=animation_ms
-        )
-        self.service = CompanionService(
-            state, scale, seed=seed, clock=clock, ticker=ticker, animation_ms=animation_ms
-        )
-        self.host = host
-        self.port = port
-        self._server: _Server | None = None
-
-    @property
-    def address(self) -> str:
-        return f"{self.host}:{self.port}"
-
-    @property
-    def state(self) -> AppState:
-        """The app in front (the served app until another is installed and launched)."""
-        return self.service.state
-
-    def app(self, bundle_id: str) -> AppState:
-        """An installed app's state by bundle id."""
-        return self.service.apps[bundle_id]
-
-    def schedule(self, fault: Fault) -> None:
-        self.state.schedule(fault)
-
-    async def start(self) -> None:
-        # A socket created with IPPROTO_TCP gets TCP_NODELAY from asyncio (~1 ms per RPC,
-        # not ~44 ms of Nagle delay).
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((self.host, self.port))
-        except OSError as exc:
-            sock.close()
-            raise DeviceError(f"{self.address}: cannot listen: {exc.strerror}") from None
-        self.port = sock.getsockname()[1]
-        self._server = _Server([self.service])
-        await self._server.start(sock=sock)
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-            self._server = None
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()

@@ -4,145 +4,38 @@ Inputs arrive already decoded (a tap at a point, a swipe, a character, a named k
 state answers with a ``View`` of what the screen shows. No I/O and no clocks of its own: the
 time comes from injected callables (the status bar's and the animations' ``Motion``),
 randomness from a seeded generator.
+
+One big thing, kept together: how the app reacts to an input (taps, swipes, keys, the
+transitions they take, navigation and the faults that fire), over one mutable state. The
+pieces it stands on are elsewhere: one screen's elements (``orav.sim.screen``), drawing them
+(``orav.sim.draw``, ``orav.sim.chrome``), expressions (``orav.sim.scope``), when faults are due
+(``orav.sim.faults``), logs and crash reports (``orav.sim.diagnostics``).
 """
 
 from __future__ import annotations
 
-import random
 import time
 from collections import deque
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from attrs import define, field, frozen
-
 from orav.model import Fault, Frame, Point
-from orav.sim import chrome
-from orav.sim.appmodel import (
-    BACK,
-    MAX_REPEAT,
-    AlertButton,
-    AlertSpec,
-    AppModel,
-    ElementSpec,
-    Screen,
-    Transition,
-)
-from orav.sim.chrome import KEYBOARD_HEIGHT, TAB_BAR_HEIGHT
-from orav.sim.expr import ExprError, as_text, parse_expr, parse_template, truthy
+from orav.sim import chrome, draw
+from orav.sim.appmodel import BACK, AppModel, Direction, Transition
+from orav.sim.chrome import TAB_BAR_HEIGHT
+from orav.sim.diagnostics import MAX_CRASHES, AppLog, CrashReport, crash_report
+from orav.sim.draw import NAV_BAR_BOTTOM
+from orav.sim.expr import as_text, truthy
+from orav.sim.faults import RPC_FAULTS, FaultSchedule, login_wall, service
 from orav.sim.motion import Motion
-from orav.sim.view import APP_PID, DEFAULT_TRAITS, SPRINGBOARD_PID, Node, View
+from orav.sim.scope import LIST_CHANGES, AppModelError, Env, evaluate, initial, render, set_value
+from orav.sim.screen import Instance, Overlay, ScreenState
+from orav.sim.view import APP_PID, Node, View
 
-STATUS_BAR = 47.0
-NAV_BAR_BOTTOM = 91.0
 EDGE = 20.0  # a swipe starting this close to the left edge means "back"
-BULLET = "\u2022"
-RPC_FAULTS = ("list_apps_error", "slow_describe", "slow_launch")
-SWIPE_ACTION_WIDTH = 80.0
-MAX_LOG_LINES = 10_000
-MAX_CRASHES = 100
 
-__all__ = ["KEYBOARD_HEIGHT", "TAB_BAR_HEIGHT", "AppState", "ScreenState", "login_wall"]
-
-
-@frozen
-class CrashReport:
-    """A crash report as the simulator keeps it (a real one is an .ips file)."""
-
-    name: str
-    bundle_id: str
-    process_name: str
-    pid: int
-    timestamp: int
-    contents: str
-
-
-class AppLog:
-    """An app's log: the newest MAX_LOG_LINES lines; ``total`` counts every line written, so
-    a reader that follows it knows where it left off even after old lines were dropped."""
-
-    def __init__(self) -> None:
-        self.lines: deque[str] = deque(maxlen=MAX_LOG_LINES)
-        self.total = 0
-
-    def append(self, line: str) -> None:
-        self.lines.append(line)
-        self.total += 1
-
-    def since(self, position: int) -> list[str]:
-        """The lines written after the first ``position`` (those still kept)."""
-        kept_from = self.total - len(self.lines)
-        return list(self.lines)[max(position - kept_from, 0) :]
-
-
-class AppModelError(RuntimeError):
-    """An app model's expression failed while the app ran (a type error, an unknown screen)."""
-
-
-@frozen
-class Instance:
-    """One element as drawn now: its spec, its id and frame once templated, repeated and
-    scrolled, and the items of the repeats around it."""
-
-    spec: ElementSpec
-    id: str | None
-    frame: Frame
-    bindings: tuple[tuple[str, Any], ...] = ()
-
-
-@define
-class ScreenState:
-    """One entry of a navigation stack: a screen and what the user did on it."""
-
-    name: str
-    screen: Screen
-    values: dict[str, str]
-    shown: set[str] = field(factory=set)
-    hidden: set[str] = field(factory=set)
-    labels: dict[str, str] = field(factory=dict)
-    modal: bool = False
-    offset: float = 0.0  # how far a scrolling screen is scrolled, in points
-    revealed: str | None = None  # the element whose swipe actions show
-
-    @classmethod
-    def fresh(
-        cls,
-        name: str,
-        screen: Screen,
-        *,
-        modal: bool = False,
-        scope: Mapping[str, Any] | None = None,
-    ) -> ScreenState:
-        values = {
-            e.id: _render(e.value, scope or {}) if e.value else ""
-            for e in screen.elements
-            if e.id is not None and "{" not in e.id and e.repeat is None
-        }
-        return cls(name, screen, values, modal=modal)
-
-    def visible(self, element: ElementSpec, element_id: str | None) -> bool:
-        if element_id in self.hidden:
-            return False
-        return not element.hidden or element_id in self.shown
-
-
-@define
-class Overlay:
-    """What covers the screen: a fault (``kind`` alert, permission, network or loading) or an
-    alert of the app's own (``kind`` app_alert, with its ``alert``)."""
-
-    kind: str
-    title: str = ""
-    message: str = ""
-    remaining: int = 0  # loading: observations left (0: until remedied)
-    alert: AlertSpec | None = None
-    bindings: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def modal(self) -> bool:
-        """An alert: every tap outside it is swallowed, swipes do nothing."""
-        return self.kind in ("alert", "permission", "app_alert")
+__all__ = ["AppState"]
 
 
 class AppState:
@@ -164,9 +57,7 @@ class AppState:
         self.motion = Motion(ticker)  # what animates after an input, and until when
         self.animation_ms = animation_ms  # replaces the model's default (orav sim --animation-ms)
         self.hint_ms: int | None = None  # the animation time of the transition an input took
-        self.faults: list[Fault] = [*model.faults, *faults]
-        self.fired: list[int] = [0] * len(self.faults)
-        self.rng = random.Random(seed)
+        self.faults = FaultSchedule([*model.faults, *faults], seed)
         self.running = False
         self.installed = True
         self.background = False  # the home button sent it away; a launch resumes it
@@ -176,7 +67,7 @@ class AppState:
         self.tab: str | None = None  # the selected tab, None while no tab bar shows
         self.tab_stacks: dict[str, list[ScreenState]] = {}  # the stacks of the other tabs
         self.memory: dict[str, Any] = {}  # app-wide state, as a launch starts it
-        self.keychain: dict[str, Any] = _initial(model.keychain)  # outlives a relaunch
+        self.keychain: dict[str, Any] = initial(model.keychain)  # outlives a relaunch
         self.args: tuple[str, ...] = ()  # the launch's arguments and environment
         self.env: dict[str, str] = {}
         self.focus: str | None = None
@@ -186,9 +77,6 @@ class AppState:
         self.permissions: dict[str, bool] = {}
         self.empty_dumps = 0  # accessibility reads left that answer [] (-1: until relaunch)
         self.frozen_inputs = 0  # inputs left that are ignored (-1: until relaunch)
-        self.list_apps_errors = 0  # list_apps calls left that fail (-1: until relaunch)
-        self.describe_stalls: deque[float] = deque()  # seconds, one per accessibility read
-        self.launch_stalls: deque[float] = deque()  # seconds, one per launch
         self.grants: dict[str, bool] = {}  # permissions approved (True) or revoked up front
         self.location: tuple[float, float] | None = None
         self.crashes: list[CrashReport] = []  # oldest first, the newest MAX_CRASHES kept
@@ -270,15 +158,25 @@ class AppState:
         if not self.foreground:
             root = chrome.springboard(width, height, self.model.name if self.installed else None)
             return View(root, self.clock_text(), running=False)
-        children = [*self._screen_nodes()]
+        current = self.stack[-1]
+        base = self._scope(current)
+        children = draw.screen_nodes(
+            current,
+            self._instances(current, scope=base),
+            base,
+            overlay=self.overlay,
+            focus=self.focus,
+            pid=self.pid,
+            width=width,
+            height=height,
+        )
         if self.tab_bar_shown:
-            scope = self._scope(self.stack[-1])
-            tabs = [(t.id, _render(t.label, scope)) for t in self.model.tabs]
+            tabs = [(t.id, render(t.label, base)) for t in self.model.tabs]
             children.append(chrome.tab_bar(width, height, self.pid, tabs, self.tab or ""))
         if self.keyboard_shown:
             children.append(chrome.keyboard(width, height, self.pid, self.shift))
         if self.overlay is not None and self.overlay.modal:
-            children.append(self._alert(self.overlay))
+            children.append(draw.alert_node(self.overlay, width, height, self.pid))
         root = Node(
             "AXApplication",
             self.model.name,
@@ -315,14 +213,15 @@ class AppState:
         self.background = False
         self.launches += 1
         self.args, self.env = tuple(args), dict(env or {})
-        self.memory = _initial(self.model.state)
+        self.memory = initial(self.model.state)
         self.stack = []
         self.focus = None
         self.overlay = None
         self.pending.clear()
-        self.empty_dumps = self.frozen_inputs = self.list_apps_errors = 0
+        self.empty_dumps = self.frozen_inputs = 0
+        self.faults.relaunched()
         self.log.append(f"{self.model.bundle_id}: launched (pid {self.pid})")
-        start = _render(self.model.start, self._scope(None))
+        start = render(self.model.start, self._scope(None))
         if start not in self.model.screens:
             raise AppModelError(
                 f"app model start {self.model.start!r} gave {start!r}, not a screen"
@@ -344,7 +243,7 @@ class AppState:
             self.log.append(f"{self.model.bundle_id}: entered the background")
 
     def clear_keychain(self) -> None:
-        self.keychain = _initial(self.model.keychain)
+        self.keychain = initial(self.model.keychain)
 
     def routes_for(self, url: str) -> list[str]:
         """The app's routes that ``url`` starts with, longest last."""
@@ -363,25 +262,9 @@ class AppState:
         self._run(self.model.routes[routes[-1]], (("url", url),))
         return True
 
-    def list_apps_fails(self) -> bool:
-        """One list_apps call: True when a list_apps_error fault makes it fail."""
-        if not self.list_apps_errors:
-            return False
-        self.list_apps_errors -= 1 if self.list_apps_errors > 0 else 0
-        return True
-
-    def describe_stall(self) -> float:
-        """Seconds the next accessibility read stalls (a slow_describe fault; 0 if none)."""
-        return self.describe_stalls.popleft() if self.describe_stalls else 0.0
-
-    def launch_stall(self) -> float:
-        """Seconds the next launch stalls (a slow_launch fault; 0 if none)."""
-        return self.launch_stalls.popleft() if self.launch_stalls else 0.0
-
     def schedule(self, fault: Fault) -> None:
         """Add a fault at run time; it triggers like one from the app model."""
-        self.faults.append(fault)
-        self.fired.append(0)
+        self.faults.add(fault)
 
     # --- input ---------------------------------------------------------------------------
 
@@ -421,9 +304,9 @@ class AppState:
             if kind == "permission" and self.overlay is not None:
                 self.permissions[self.overlay.title] = arg == "Allow"
             self._clear_overlay()
-        elif kind == "app_alert" and self.overlay is not None and self.overlay.alert:
+        elif kind == "app_alert" and self.overlay is not None and self.overlay.alert is not None:
             overlay = self.overlay
-            button = overlay.alert.buttons[int(arg)]
+            button = self.overlay.alert.buttons[int(arg)]
             self.overlay = None  # dismissed first: the button's effects may present another
             self._run(button.on_tap, overlay.bindings)
             self._show_pending()
@@ -444,6 +327,7 @@ class AppState:
         if not self.foreground:
             return
         dx, dy = end.x - start.x, end.y - start.y
+        direction: Direction
         if abs(dx) >= abs(dy):
             direction = "right" if dx > 0 else "left"
         else:
@@ -565,7 +449,7 @@ class AppState:
     def _holds(self, transition: Transition, scope: Mapping[str, Any]) -> bool:
         when = transition.when
         if isinstance(when, str):
-            return truthy(_evaluate(when, scope))
+            return truthy(evaluate(when, scope))
         return all(as_text(scope.get(key, "")) == want for key, want in when.items())
 
     def _apply(
@@ -578,17 +462,17 @@ class AppState:
         if transition.animation_ms is not None:
             self.hint_ms = transition.animation_ms
         # Every value is computed from the state before the transition, then written.
-        writes = [(k, _value(v, scope)) for k, v in transition.set.items()]
-        for attr, change in (("append", _append), ("remove", _remove), ("remove_all", _purge)):
+        writes = [(k, set_value(v, scope)) for k, v in transition.set.items()]
+        for attr, change in LIST_CHANGES:
             for key, item in getattr(transition, attr).items():
-                writes.append((key, change(self._get(key), _value(item, scope))))
+                writes.append((key, change(self._get(key), set_value(item, scope))))
         for key, value in writes:
             self._put(current, key, value)
         if transition.log is not None:
-            self.log.append(f"{self.model.bundle_id}: {_render(transition.log, scope)}")
+            self.log.append(f"{self.model.bundle_id}: {render(transition.log, scope)}")
         for target in transition.toggle:
             current.values[target] = "0" if current.values.get(target) == "1" else "1"
-        message = _render(transition.message, scope) if transition.message is not None else None
+        message = render(transition.message, scope) if transition.message is not None else None
         for target in transition.show:
             current.shown.add(target)
             current.hidden.discard(target)
@@ -607,8 +491,8 @@ class AppState:
             alert = transition.alert
             self.focus = None  # UIKit resigns the responder under an app's alert
             after = self._scope(self.stack[-1], bindings)
-            title = _render(alert.title, after)
-            text = _render(alert.message, after) if alert.message else ""
+            title = render(alert.title, after)
+            text = render(alert.message, after) if alert.message else ""
             self.overlay = Overlay("app_alert", title, text, alert=alert, bindings=bindings)
 
     def _get(self, key: str) -> Any:
@@ -635,7 +519,7 @@ class AppState:
         else:
             self.tab_stacks[self.tab] = self.stack
             self.tab = tab_id
-            self.stack = self.tab_stacks.pop(tab_id, None) or [self._fresh(tab.screen)]
+            self.stack = self.tab_stacks.pop(tab_id, []) or [self._fresh(tab.screen)]
         self.focus = None
         self._clear_overlay()
         self._entered(self.stack[-1].name)
@@ -679,24 +563,9 @@ class AppState:
 
     def _check_faults(self, entered: str | None) -> None:
         """Fire the faults due now: after an input (``entered`` None) or on entering a screen."""
-        for index, fault in enumerate(self.faults):
-            if self.fired[index] >= fault.times:
-                continue
-            if entered is None:
-                if fault.on_screen is not None:
-                    continue
-                if fault.at_step is not None and fault.at_step != self.inputs:
-                    continue
-            else:
-                if fault.on_screen != entered:
-                    continue
-                if fault.at_step is not None and self.inputs < fault.at_step:
-                    continue
-            if fault.probability < 1.0 and self.rng.random() >= fault.probability:
-                continue
-            self.fired[index] += 1
+        for fault in self.faults.due(entered, self.inputs):
             if fault.type in RPC_FAULTS:
-                self._arm(fault)  # no overlay to wait for, and a crash must not drop it
+                self.faults.arm(fault)  # no overlay to wait for, and a crash must not drop it
             else:
                 self.pending.append(fault)
 
@@ -707,7 +576,17 @@ class AppState:
     def _fire(self, fault: Fault) -> None:
         until_relaunch = -1
         if fault.type == "crash":
-            self.crashes = [*self.crashes[-(MAX_CRASHES - 1) :], self._crash_report(fault)]
+            report = crash_report(
+                app=self.model.name,
+                bundle_id=self.model.bundle_id,
+                pid=self.pid,
+                screen=self.screen,
+                fault=fault,
+                inputs=self.inputs,
+                now=self.clock(),
+                number=len(self.crashes) + 1,
+            )
+            self.crashes = [*self.crashes[-(MAX_CRASHES - 1) :], report]
             self.log.append(f"{self.model.bundle_id}: crashed (EXC_BAD_ACCESS)")
             self.terminate()
         elif fault.type == "empty_dump":
@@ -723,7 +602,7 @@ class AppState:
             self.overlay = Overlay("alert", title, "Please try again later.")
         elif fault.type == "permission":
             title = fault.message or f"Allow \u201c{self.model.name}\u201d to use your location?"
-            if title in self.permissions or _service(title) in self.grants:
+            if title in self.permissions or service(title) in self.grants:
                 return  # iOS asks once and remembers the answer (or it was set up front)
             message = "Your location is used to show nearby places."
             self.overlay = Overlay("permission", title, message)
@@ -733,35 +612,6 @@ class AppState:
         elif fault.type == "loading":
             self.focus = None
             self.overlay = Overlay("loading", "In progress", remaining=fault.duration)
-
-    def _crash_report(self, fault: Fault) -> CrashReport:
-        """An .ips-like crash report: what a real simulator writes under DiagnosticReports."""
-        now = self.clock()
-        when = now.strftime("%Y-%m-%d %H:%M:%S")
-        contents = "\n".join(
-            (
-                f"Process:             {self.model.name} [{self.pid}]",
-                f"Identifier:          {self.model.bundle_id}",
-                f"Date/Time:           {when}",
-                "Exception Type:      EXC_BAD_ACCESS (SIGSEGV)",
-                f"Crashed on screen:   {self.screen}",
-                f"Reason:              {fault.message or 'injected crash (orav sim)'}",
-                f"After input:         {self.inputs}",
-            )
-        )
-        name = f"{self.model.name}-{now.strftime('%Y-%m-%d-%H%M%S')}-{len(self.crashes) + 1}.ips"
-        return CrashReport(
-            name, self.model.bundle_id, self.model.name, self.pid, int(now.timestamp()), contents
-        )
-
-    def _arm(self, fault: Fault) -> None:
-        """Faults of the RPCs themselves, not of the screen: they fire at once."""
-        if fault.type == "list_apps_error":
-            self.list_apps_errors = fault.duration or -1
-        elif fault.type == "slow_describe":
-            self.describe_stalls.append(fault.seconds)
-        elif fault.type == "slow_launch":
-            self.launch_stalls.append(fault.seconds)
 
     def _clear_overlay(self) -> None:
         self.overlay = None
@@ -779,15 +629,15 @@ class AppState:
             **self.keychain,
             **self.memory,
             "args": self.args,
-            "env": _Env(self.env),
-            "permissions": _Env({k: "allow" if v else "deny" for k, v in self.grants.items()}),
+            "env": Env(self.env),
+            "permissions": Env({k: "allow" if v else "deny" for k, v in self.grants.items()}),
             "location": self.location or (),
         }
         if current is not None:
             scope.update(current.values)
         scope.update(bindings)
         for name, expression in self.model.computed.items():
-            scope[name] = _evaluate(expression, scope)
+            scope[name] = evaluate(expression, scope)
         return scope
 
     def _viewport(self) -> tuple[float, float]:
@@ -806,47 +656,8 @@ class AppState:
         """The elements drawn now: templated, repeated, filtered by ``when`` and show / hide,
         and (on a scrolling screen) moved by the scroll and kept to the visible area."""
         scope = scope if scope is not None else self._scope(current)
-        found = list(self._expand(current, current.screen.elements, scope, (), 0.0))
-        if not current.screen.scroll:
-            return found
-        top, bottom = self._viewport()
-        out = []
-        for inst in found:
-            if inst.spec.fixed:
-                out.append(inst)
-                continue
-            f = inst.frame
-            moved = Frame(f.x, f.y - current.offset, f.width, f.height)
-            if not clip or (moved.y >= top and moved.y + moved.height <= bottom):
-                out.append(Instance(inst.spec, inst.id, moved, inst.bindings))
-        return out
-
-    def _expand(
-        self,
-        current: ScreenState,
-        elements: tuple[ElementSpec, ...],
-        scope: Mapping[str, Any],
-        bindings: tuple[tuple[str, Any], ...],
-        dy: float,
-    ) -> Iterator[Instance]:
-        for spec in elements:
-            if spec.repeat is not None:
-                items = _evaluate(spec.repeat, scope)
-                if not isinstance(items, (tuple, list, dict)):
-                    raise AppModelError(f"repeat {spec.repeat!r} gave {items!r}, not a list")
-                for index, item in enumerate(list(items)[:MAX_REPEAT]):
-                    inner = (*bindings, (spec.item, item))
-                    inner_scope = {**scope, spec.item: item}
-                    offset = dy + index * spec.step
-                    yield from self._expand(current, spec.elements, inner_scope, inner, offset)
-                continue
-            if spec.when is not None and not truthy(_evaluate(spec.when, scope)):
-                continue
-            element_id = _render(spec.id, scope) if spec.id is not None else None
-            if not current.visible(spec, element_id):
-                continue
-            x, y, w, h = spec.frame
-            yield Instance(spec, element_id, Frame(x, y + dy, w, h), bindings)
+        found = list(current.expand(current.screen.elements, scope))
+        return current.scrolled(found, self._viewport(), clip=clip)
 
     def _instance(self, current: ScreenState, element_id: str) -> Instance | None:
         return next((i for i in self._instances(current) if i.id == element_id), None)
@@ -864,250 +675,3 @@ class AppState:
         )
         _, bottom = self._viewport()
         return max(0.0, content + 20 - bottom)
-
-    # --- building the view ---------------------------------------------------------------
-
-    def _screen_nodes(self) -> list[Node]:
-        current = self.stack[-1]
-        nodes: list[Node] = []
-        base = self._scope(current)
-        if current.screen.title:
-            nodes.append(
-                Node(
-                    "AXHeading",
-                    _render(current.screen.title, base),
-                    Frame(0, STATUS_BAR, self.model.width, NAV_BAR_BOTTOM - STATUS_BAR),
-                    traits=("header",),
-                    pid=self.pid,
-                    style="title",
-                )
-            )
-        content_blocked = self.overlay is not None and self.overlay.kind in ("loading", "network")
-        for inst in self._instances(current, scope=base):
-            if content_blocked and inst.frame.y >= NAV_BAR_BOTTOM:
-                continue
-            nodes.append(self._node(current, inst, base))
-            if inst.id is not None and inst.id == current.revealed:
-                nodes.extend(self._swipe_actions(inst, base))
-        if self.overlay is not None and self.overlay.kind == "loading":
-            nodes.append(
-                Node(
-                    "AXActivityIndicator",
-                    "In progress",
-                    Frame(self.model.width / 2 - 20, self.model.height / 2 - 20, 40, 40),
-                    traits=DEFAULT_TRAITS["AXActivityIndicator"],
-                    pid=self.pid,
-                    style="spinner",
-                )
-            )
-        elif self.overlay is not None and self.overlay.kind == "network":
-            width = self.model.width
-            nodes.append(
-                Node(
-                    "AXStaticText",
-                    "No connection",
-                    Frame(0, NAV_BAR_BOTTOM, width, 60),
-                    traits=("staticText",),
-                    pid=self.pid,
-                    style="banner",
-                )
-            )
-            nodes.append(
-                Node(
-                    "AXButton",
-                    "Retry",
-                    Frame(width / 2 - 60, NAV_BAR_BOTTOM + 80, 120, 44),
-                    unique_id="retry",
-                    traits=("button",),
-                    pid=self.pid,
-                    action="retry:",
-                )
-            )
-        return nodes
-
-    def _swipe_actions(self, inst: Instance, base: Mapping[str, Any]) -> list[Node]:
-        """The buttons a swipe left reveals at the row's trailing edge (UIContextualAction)."""
-        f = inst.frame
-        actions: Sequence[AlertButton] = inst.spec.swipe_actions
-        scope = {**base, **dict(inst.bindings)}
-        nodes = []
-        for i, action in enumerate(actions):
-            x = f.x + f.width - SWIPE_ACTION_WIDTH * (len(actions) - i)
-            nodes.append(
-                Node(
-                    "AXButton",
-                    _render(action.label, scope),
-                    Frame(x, f.y, SWIPE_ACTION_WIDTH, f.height),
-                    unique_id=_render(action.id, scope) if action.id else None,
-                    traits=("button",),
-                    pid=self.pid,
-                    style="swipe_destructive" if action.style == "destructive" else "swipe",
-                    action=f"swipe:{i}",
-                )
-            )
-        return nodes
-
-    def _node(self, current: ScreenState, inst: Instance, base: Mapping[str, Any]) -> Node:
-        spec = inst.spec
-        scope = {**base, **dict(inst.bindings)} if inst.bindings else base
-        key = inst.id or ""
-        label = current.labels.get(key)
-        if label is None and spec.label is not None:
-            label = _render(spec.label, scope)
-        value: str | None = None
-        placeholder = None
-        focused = None
-        subrole = None
-        if spec.is_text_field:
-            text = current.values.get(key, "")
-            value = (BULLET * len(text) if spec.secure else text) or None
-            placeholder = _render(spec.placeholder, scope) if spec.placeholder else None
-            focused = self.focus == inst.id and self.overlay is None
-            subrole = "AXSecureTextField" if spec.secure else None
-        elif spec.role == "AXSwitch":
-            value = current.values.get(key) or (_render(spec.value, scope) if spec.value else "0")
-        elif spec.value is not None:
-            value = _render(spec.value, scope)
-        enabled = spec.enabled
-        if isinstance(enabled, str):
-            enabled = truthy(_evaluate(enabled, scope))
-        traits = (*DEFAULT_TRAITS.get(spec.role, ()), *spec.traits)
-        if not enabled:
-            traits = (*traits, "notEnabled")
-        if spec.role == "AXSwitch" and value == "1":
-            traits = (*traits, "selected")
-        style = "" if spec.tone == "normal" else spec.tone
-        return Node(
-            spec.role,
-            label,
-            inst.frame,
-            unique_id=inst.id,
-            value=value,
-            subrole=subrole,
-            enabled=enabled,
-            traits=tuple(dict.fromkeys(traits)),
-            placeholder=placeholder,
-            focused=focused,
-            pid=self.pid,
-            style=style,
-            action=f"el:{inst.id}" if inst.id is not None else "",
-        )
-
-    def _alert(self, overlay: Overlay) -> Node:
-        """An alert: the app's own (its pid, its id, its buttons), an injected one (the app's
-        pid, OK / Cancel) or a permission dialog (SpringBoard's pid: a system alert)."""
-        system = overlay.kind == "permission"
-        pid = SPRINGBOARD_PID if system else self.pid
-        spec = overlay.alert
-        if spec is not None:
-            buttons = [
-                chrome.Button(b.label, f"app_alert:{i}", b.id, b.style)
-                for i, b in enumerate(spec.buttons)
-            ]
-        else:
-            labels = ("Don't Allow", "Allow") if system else ("Cancel", "OK")
-            buttons = [chrome.Button(label, f"{overlay.kind}:{label}") for label in labels]
-        return chrome.alert(
-            self.model.width,
-            self.model.height,
-            pid,
-            overlay.title,
-            overlay.message,
-            buttons,
-            sheet=spec is not None and spec.style == "action_sheet",
-            alert_id=spec.id if spec is not None else None,
-        )
-
-
-SERVICES = ("photos", "camera", "contacts", "microphone", "notification", "location")
-
-
-def _service(title: str) -> str:
-    """Which permission a dialog asks for, read off its title (location unless it says)."""
-    lowered = title.lower()
-    return next((s for s in SERVICES if s.rstrip("s") in lowered), "location")
-
-
-class _Env(dict):
-    """The launch environment as expressions read it: a variable not set reads as ""."""
-
-    def __missing__(self, key: str) -> str:
-        return ""
-
-
-def _initial(values: Mapping[str, Any]) -> dict[str, Any]:
-    """State as a launch starts it: lists become tuples (values are never shared)."""
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-
-
-def _evaluate(text: str, scope: Mapping[str, Any]) -> Any:
-    try:
-        return parse_expr(text).evaluate(scope)
-    except ExprError as exc:
-        raise AppModelError(f"app model expression {text!r}: {exc.what}") from None
-
-
-def _render(text: str, scope: Mapping[str, Any]) -> str:
-    try:
-        return parse_template(text).render(scope)
-    except ExprError as exc:
-        raise AppModelError(f"app model template {text!r}: {exc.what}") from None
-
-
-def _value(value: Any, scope: Mapping[str, Any]) -> Any:
-    """A ``set`` value: a template (one ``{expression}`` alone keeps its type) or a literal."""
-    if isinstance(value, str):
-        try:
-            return parse_template(value).value(scope)
-        except ExprError as exc:
-            raise AppModelError(f"app model template {value!r}: {exc.what}") from None
-    return tuple(value) if isinstance(value, list) else value
-
-
-def _append(items: Any, item: Any) -> tuple:
-    return (*items, item)
-
-
-def _remove(items: Any, item: Any) -> tuple:
-    items = list(items)
-    if item in items:
-        items.remove(item)
-    return tuple(items)
-
-
-def _purge(items: Any, item: Any) -> tuple:
-    return tuple(i for i in items if i != item)
-
-
-def login_wall(model: AppModel) -> Screen:
-    """The screen a ``login`` fault puts in front of the current one: sign in again."""
-    creds = model.credentials
-    Spec = ElementSpec
-    ok: dict[str, str] = {"email": creds.username, "password": creds.password} if creds else {}
-    empty = "Enter your email and password"
-    submit = (
-        Transition(when={"email": ""}, show=("wall_error",), message=empty),
-        Transition(when={"password": ""}, show=("wall_error",), message=empty),
-        Transition(when=ok, to=BACK),
-        Transition(show=("wall_error",), message="Wrong email or password"),
-    )
-    return Screen(
-        title="Session expired",
-        elements=(
-            Spec(label="Your session has expired. Sign in again.", frame=(20, 110, 350, 50)),
-            Spec(
-                "AXTextField", "Email", "email", (20, 200, 350, 44), placeholder="you@example.com"
-            ),
-            Spec(
-                "AXTextField",
-                "Password",
-                "password",
-                (20, 260, 350, 44),
-                secure=True,
-                placeholder="Password",
-                on_return=submit,
-            ),
-            Spec(label="", id="wall_error", frame=(20, 312, 350, 28), hidden=True, tone="error"),
-            Spec("AXButton", "Sign in", "sign_in", (20, 352, 350, 50), on_tap=submit),
-        ),
-    )
