@@ -1,8 +1,11 @@
 """The guides teach what works: their example files are the files, their commands run."""
 
+import os
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,3 +49,18 @@ def test_the_ios_guide_runs_on_the_simulator(tmp_path: Path):
         done = orav(*step, cwd=tmp_path)
         assert done.returncode == 0, (step, done.stdout, done.stderr)
     assert (tmp_path / "recordings" / "tally" / "count_to_two.html").exists()
+
+
+@pytest.mark.parametrize("example", ["count_agent.py", "sign_in_agent.py"])
+def test_the_agent_guide_examples_run(example):
+    env = {**os.environ, "DEMO_PASSWORD": "Orav-Demo-1!"}
+    done = subprocess.run(
+        [sys.executable, str(DOCS / "examples" / example)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("passed"), done.stdout
