@@ -64,3 +64,15 @@ def test_the_agent_guide_examples_run(example):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("passed"), done.stdout
+
+
+def test_the_answer_agents_md_shows_is_one_the_llm_agent_accepts():
+    from orav.agents.answer import parse_answer
+    from orav.model import Element, Frame, Tap, Target
+
+    answer = re.search(r"```json\n(.*?)```", (DOCS / "agents.md").read_text(), re.DOTALL)
+    assert answer is not None
+    password = Element("AXTextField", "Password", "password", frame=Frame(20, 260, 350, 44))
+    decision = parse_answer(answer.group(1), {"e4": password})
+    assert decision.action == Tap(195, 282, Target("Password", "password"))
+    assert decision.expected_outcome == "The password field has focus."
