@@ -9,7 +9,8 @@ from typing import Protocol, runtime_checkable
 from attrs import frozen
 
 from orav.model import Action, Observation
-from orav.model.device_info import ActionResult, DeviceInfo, Settled
+from orav.model.action_result import ActionResult, Settled
+from orav.model.device_info import DeviceInfo
 
 
 @runtime_checkable

@@ -20,7 +20,7 @@ from orav.model import (
     TypeText,
     Wait,
 )
-from orav.model.fault import MAX_STALL, FaultType
+from orav.model.fault import INJECTED_FAULTS, MAX_STALL
 
 # Free text never contains digits, spaces or colons, so it cannot look like an API key, a
 # Bearer token or an Authorization header; secure values are digits only, so registering them
@@ -74,7 +74,7 @@ decisions = st.builds(
 )
 faults = st.builds(
     Fault,
-    type=st.sampled_from(FaultType.__args__),
+    type=st.sampled_from(INJECTED_FAULTS),
     at_step=st.none() | st.integers(1, 100),
     on_screen=st.none() | text,
     probability=st.floats(0, 1),

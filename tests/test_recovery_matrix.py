@@ -35,8 +35,8 @@ from orav.model import (
     Target,
 )
 from orav.perceive import keyboard_frame
-from orav.runner import record, replay
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
+from orav.session import record, replay
 from orav.sim import SimCompanion
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,8 +230,8 @@ TIME_SCALE = 0.1
 
 def scaled_time(monkeypatch: pytest.MonkeyPatch) -> None:
     import orav.drivers.idb
-    import orav.runner
     import orav.sim.server
+    import orav.specs
 
     stall = orav.sim.server._stall
 
@@ -240,7 +240,7 @@ def scaled_time(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(orav.sim.server, "_stall", scaled_stall)
     monkeypatch.setattr(orav.drivers.idb, "LAUNCH_TIMEOUT", 30.0 * TIME_SCALE)
-    defaults = orav.runner.open_device.__wrapped__.__kwdefaults__
+    defaults = orav.specs.open_device.__wrapped__.__kwdefaults__
     monkeypatch.setitem(defaults, "timeout", 5.0 * TIME_SCALE)
 
 
@@ -288,15 +288,15 @@ async def test_fault_is_recovered_or_reported(case: Case, tmp_path: Path, monkey
 
 
 def test_every_fault_type_is_in_the_matrix():
-    from orav.model.fault import FaultType
+    from orav.model import INJECTED_FAULTS
 
     injected = {f.type for case in CASES for f in scenario_of(case).faults}
-    assert injected == set(FaultType.__args__)
+    assert injected == set(INJECTED_FAULTS)
     assert {"keyboard", "no_effect"} <= {k for case in CASES for k in case.kinds}
 
 
 def test_fault_scenarios_are_not_demo_examples():
-    from orav.scenario import example_scenarios
+    from orav.scenario_loader import example_scenarios
 
     assert not any("faults" in p.parts for p in example_scenarios())
     assert {p.stem for p in FAULTS.glob("*.yaml")} == {

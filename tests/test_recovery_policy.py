@@ -18,7 +18,7 @@ from orav.agents.scripted import ScriptedAgent
 from orav.codec import load_yaml
 from orav.drivers.idb import IdbDevice
 from orav.engine import Engine, _Run, check
-from orav.machines.recovery import _nudged
+from orav.machines.aim import nudged
 from orav.model import (
     Assert,
     Decision,
@@ -237,7 +237,7 @@ def test_the_engine_the_keyboard_check_and_the_remedies_resolve_the_same_element
     assert check(Assert(tap.target), seen)  # the engine's assertion finds it
     assert keyboard_blocks(seen, tap)  # the keyboard check looks at the button
     assert keyboard_fault(seen, tap).kind == "keyboard"
-    assert _nudged(tap, seen, 10, 0) == Tap(centre.x + 10, centre.y, tap.target)  # a retry
+    assert nudged(tap, seen, 10, 0) == Tap(centre.x + 10, centre.y, tap.target)  # a retry
     again = tap_on(button)  # a remedy's tap on it names it back
     assert target_element(seen, again.target) == button
 

@@ -18,10 +18,18 @@ from orav.model.action import (
     Wait,
     show_action,
 )
+from orav.model.action_result import ActionResult, Settled
 from orav.model.decision import Decision, ModelCall, Verification
-from orav.model.device_info import ActionResult, DeviceInfo, Settled
+from orav.model.device_info import DeviceInfo
 from orav.model.element import Element
-from orav.model.fault import Fault, FaultType
+from orav.model.fault import (
+    FAULT_KINDS,
+    INJECTED_FAULTS,
+    AppFault,
+    Fault,
+    FaultKind,
+    InjectedFault,
+)
 from orav.model.geometry import Frame, Point
 from orav.model.observation import Observation, Screenshot, locate
 from orav.model.report import RunError, RunReport, RunStatus, Transition, Usage
@@ -31,9 +39,12 @@ from orav.model.step import Step
 __all__ = [
     "ACTION_KINDS",
     "ACTION_TYPES",
+    "FAULT_KINDS",
+    "INJECTED_FAULTS",
     "NAMED_KEYS",
     "Action",
     "ActionResult",
+    "AppFault",
     "Assert",
     "Credentials",
     "Decision",
@@ -41,8 +52,9 @@ __all__ = [
     "Done",
     "Element",
     "Fault",
-    "FaultType",
+    "FaultKind",
     "Frame",
+    "InjectedFault",
     "Launch",
     "ModelCall",
     "Observation",

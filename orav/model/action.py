@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from attrs import field, frozen
 from attrs.validators import optional
@@ -139,7 +139,7 @@ class Assert:
                 if len(self.value) > MAX_PATTERN:
                     raise InvalidValue("value", f"a regex is at most {MAX_PATTERN} characters")
                 try:
-                    parsed = re._parser.parse(self.value)  # private, stdlib
+                    parsed = re._parser.parse(self.value)  # type: ignore[attr-defined]  # private: typeshed lacks re._parser
                 except re.error as exc:
                     raise InvalidValue("value", f"not a regular expression: {exc}") from None
                 if _nested_repeat(parsed):
@@ -170,7 +170,7 @@ def _unbounded(items) -> int:
     for op, arg in items:
         name = str(op)
         if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            count += arg[1] is re._constants.MAXREPEAT
+            count += arg[1] is re._constants.MAXREPEAT  # type: ignore[attr-defined]  # typeshed lacks re._constants
             count += _unbounded(arg[2])
         elif name == "SUBPATTERN":
             count += _unbounded(arg[-1])
@@ -188,7 +188,7 @@ def _nested_repeat(items, inside: bool = False) -> bool:
         name = str(op)
         if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
             _low, high, body = arg
-            repeats = high is re._constants.MAXREPEAT or high > 1
+            repeats = high is re._constants.MAXREPEAT or high > 1  # type: ignore[attr-defined]  # typeshed lacks re._constants
             if inside and repeats:
                 return True
             if _nested_repeat(body, inside or repeats):
@@ -232,7 +232,7 @@ class Recover:
 
 
 Action = Tap | TypeText | Swipe | PressKey | Wait | Launch | Terminate | Assert | Done | Recover
-ACTION_TYPES: tuple[type, ...] = Action.__args__
+ACTION_TYPES: tuple[type[Action], ...] = get_args(Action)
 ACTION_KINDS: dict[str, type] = {cls.kind: cls for cls in ACTION_TYPES}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from attrs import frozen
 
 from orav.model.action import Action
-from orav.model.device_info import Settled
+from orav.model.action_result import Settled
 
 
 @frozen

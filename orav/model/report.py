@@ -16,7 +16,7 @@ RunStatus = Literal[
     "step_limit",  # max_steps reached before the goal
     "timed_out",  # timeout_seconds passed before the goal
     "aborted",  # an error ended the run (device gone, agent error, unrecovered fault)
-    "interrupted",  # SIGINT or SIGTERM ended the run (orav.runner writes this report)
+    "interrupted",  # SIGINT or SIGTERM ended the run (orav.session writes this report)
 ]
 
 
@@ -57,12 +57,12 @@ class Usage:
         """Sum over calls; the cost is None when any call is unpriced (a partial sum would
         understate it)."""
         calls = list(calls)
-        costs = [call.cost for call in calls]
+        costs = [call.cost for call in calls if call.cost is not None]
         return cls(
             calls=len(calls),
             prompt_tokens=sum(call.prompt_tokens for call in calls),
             completion_tokens=sum(call.completion_tokens for call in calls),
-            cost=None if None in costs else sum(costs),
+            cost=sum(costs) if len(costs) == len(calls) else None,
         )
 
 

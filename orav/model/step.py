@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from orav.model.action_result import ActionResult
 from orav.model.decision import Decision, Verification
-from orav.model.device_info import ActionResult
 
 
 @frozen

@@ -7,10 +7,8 @@
 
 from orav.perceive.change import Change, changed, measure, raster
 from orav.perceive.faults import (
-    FAULT_KINDS,
     INTERRUPTION_KINDS,
     Detection,
-    FaultKind,
     always_answered,
     blocks,
     done_blocked,
@@ -27,11 +25,9 @@ from orav.perceive.screens import screen_id, screen_name, screen_state
 from orav.perceive.targets import action_point, resolve, target_element
 
 __all__ = [
-    "FAULT_KINDS",
     "INTERRUPTION_KINDS",
     "Change",
     "Detection",
-    "FaultKind",
     "action_point",
     "always_answered",
     "blocks",

@@ -101,7 +101,7 @@ def _decode(screenshot: Screenshot) -> Raster | None:
     scale = screenshot.scale if screenshot.scale > 0 else 1.0
     cell = max(1, round(CELL_POINTS * scale))
     try:
-        image = Image.open(io.BytesIO(screenshot.data))
+        image: Image.Image = Image.open(io.BytesIO(screenshot.data))
         full_width = image.width
         # JPEG can decode straight to a smaller size; PNG ignores the hint.
         image.draft("L", (image.width // cell, image.height // cell))

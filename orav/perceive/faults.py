@@ -18,11 +18,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Literal
 
 from attrs import frozen
 
-from orav.model import Action, Assert, Done, Element, Frame, Observation, PressKey, Tap, TypeText
+from orav.model import (
+    Action,
+    Assert,
+    Done,
+    Element,
+    FaultKind,
+    Frame,
+    Observation,
+    PressKey,
+    Tap,
+    TypeText,
+)
 from orav.perceive.roles import (
     ALLOW_LABELS,
     BUTTON_ROLES,
@@ -43,20 +53,7 @@ from orav.perceive.roles import (
 )
 from orav.perceive.targets import action_element, action_point, modal_elements, target_element
 
-FaultKind = Literal[
-    "crash",  # the dump is empty or failed and the app is not running
-    "empty_dump",  # the accessibility dump came back empty or failed
-    "permission",  # a system dialog with Allow / Don't Allow
-    "keyboard",  # the keyboard covers the target of the decided action
-    "alert",  # an app alert or modal dialog (an interruption)
-    "login",  # a login form (an interruption)
-    "network",  # an error banner or a Retry control after an action (an interruption)
-    "loading",  # an indeterminate spinner or a "Loading…" text (an interruption)
-    "no_effect",  # an action changed nothing: retried, then handed back to the agent
-    "frozen",  # several different actions in a row changed nothing: the app is frozen
-]
-FAULT_KINDS: tuple[str, ...] = FaultKind.__args__
-INTERRUPTION_KINDS: tuple[str, ...] = ("alert", "login", "network", "loading")
+INTERRUPTION_KINDS: tuple[FaultKind, ...] = ("alert", "login", "network", "loading")
 
 _NETWORK_ERROR = re.compile(
     r"\b(?:network (?:error|unavailable|connection (?:was )?(?:lost|failed))"
@@ -254,7 +251,8 @@ def _network(elements: tuple[Element, ...], before: tuple[Element, ...] | None) 
         if was:
             return None  # it was there before the last action: the screen's own content
     evidence = tuple(e for e in (banner, retry) if e is not None)
-    return Detection("network", evidence, text_of(banner) if banner else "a Retry button")
+    note = (text_of(banner) or "a network error") if banner else "a Retry button"
+    return Detection("network", evidence, note)
 
 
 def _is_error_banner(element: Element, retry: bool) -> bool:

@@ -96,7 +96,7 @@ def screen_title(observation: Observation) -> str | None:
     alert = next((e for e in elements if is_alert(e)), None)
     heading = next((e for e in elements if e.role == "AXHeading" and e.label), None)
     if heading is not None:
-        title = f"title:{_COUNT.sub('(#)', heading.label)}"
+        title = f"title:{_COUNT.sub('(#)', heading.label or '')}"
     if alert is not None:
         return f"{title or ''}\x1falert:{alert.label or alert.unique_id or ''}"
     return title
@@ -151,10 +151,10 @@ def screen_name(observation: Observation) -> str:
         if element.role == "AXHeading" and element.label:
             return element.label
     alert = next((e for e in elements if is_alert(e) and e.label), None)
-    if alert is not None:
+    if alert is not None and alert.label:
         return alert.label
     for element in elements:
-        if is_heading(element):
+        if is_heading(element) and element.label:
             return element.label
     labels = (_readable(e.label) for e in elements)
     return next((label for label in labels if label), None) or screen_id(observation)
