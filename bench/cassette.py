@@ -22,11 +22,11 @@ from orav.cassette import (
     RecordingDevice,
     ReplayAgent,
     ReplayDevice,
-    SystemClock,
     TransitionEvent,
     VerificationEvent,
     read_cassette,
 )
+from orav.clock import SystemClock
 from orav.model import (
     ActionResult,
     Decision,

@@ -37,16 +37,18 @@ def child(settle: float | None, animation_ms: int, out: str) -> None:
     """Run `orav demo` in this interpreter with the variant's settle and animation time."""
     import attrs
 
-    import orav.runner
-    import orav.scenario
+    import orav.scenario_loader
+    import orav.specs
     from orav.cli import cli
 
     if settle is not None:
-        load = orav.scenario.load_scenario
-        orav.scenario.load_scenario = lambda path: attrs.evolve(load(path), settle_seconds=settle)
+        load = orav.scenario_loader.load_scenario
+        orav.scenario_loader.load_scenario = lambda path: attrs.evolve(
+            load(path), settle_seconds=settle
+        )
     if animation_ms:
-        model_of = orav.runner.app_model
-        orav.runner.app_model = lambda path: attrs.evolve(model_of(path), animation_ms=animation_ms)
+        model_of = orav.specs.app_model
+        orav.specs.app_model = lambda path: attrs.evolve(model_of(path), animation_ms=animation_ms)
     cli.main(["demo", "--out", out], standalone_mode=False)
 
 

@@ -37,8 +37,8 @@ from orav.cassette import (
     RecordingAgent,
     RecordingClock,
     RecordingDevice,
-    SystemClock,
 )
+from orav.clock import SystemClock
 from orav.device import Device
 from orav.drivers.idb import IdbDevice
 from orav.engine import Engine
@@ -53,7 +53,7 @@ from orav.model import (
     Target,
 )
 from orav.perceive.change import clear_rasters
-from orav.scenario import example_scenarios, load_scenario
+from orav.scenario_loader import example_scenarios, load_scenario
 from orav.sim import SimCompanion
 
 TARGET = 0.05

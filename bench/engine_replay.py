@@ -22,12 +22,12 @@ from pathlib import Path
 
 from attrs import evolve
 
-from orav import runner
+from orav import session
 from orav.cassette import Cassette, ReplayAgent, ReplayClock, ReplayDevice, read_cassette
 from orav.engine import Engine
 from orav.model import Decision, RunReport, Scenario, Tap, Target
 from orav.perceive.change import clear_rasters
-from orav.scenario import example_scenarios, load_scenario
+from orav.scenario_loader import example_scenarios, load_scenario
 
 TARGET_STEPS_PER_SECOND = 1000.0
 
@@ -73,7 +73,7 @@ async def main(toggles: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "toggle_many.cassette"
         start = time.perf_counter()
-        recording = await runner.record(scenario, path)
+        recording = await session.record(scenario, path)
         record_seconds = time.perf_counter() - start
         recorded = recording.report
         if not recorded.ok:

@@ -22,7 +22,7 @@ from test_explorer import BACK, Run, Tiny, button, heading
 from test_explorer_sim import FastClock, explore_scenario
 
 from orav.agents.explorer import ExplorerAgent
-from orav.runner import record
+from orav.session import record
 
 
 class Timed(ExplorerAgent):

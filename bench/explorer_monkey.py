@@ -39,7 +39,7 @@ from orav.agents.explorer import ExplorerAgent, sample_text
 from orav.model import Credentials, Decision, Scenario, Tap, Wait
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import app_elements, is_control, screen_title
-from orav.runner import record
+from orav.session import record
 from orav.sim import load_app_model
 
 BUDGETS = (25, 50, 100, 200)

@@ -35,8 +35,8 @@ import pytest
 from test_lookalikes import SettleClock
 
 from orav.model import Credentials, RunReport, Scenario
-from orav.runner import record
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
+from orav.session import record
 
 SCENARIOS = ROOT / "orav" / "scenarios"
 DEMO_APP = ROOT / "orav" / "sim" / "demo.yaml"

@@ -62,7 +62,7 @@ class Interrupted(KeyboardInterrupt):
     ``except Exception`` on the way takes it for a failure, and a caller that handles Ctrl-C
     (pytest, a REPL) handles it as one.
 
-    ``recording`` is what the interrupted recording kept (a ``runner.Recording``), if anything.
+    ``recording`` is what the interrupted recording kept (an ``orav.session.Recording``), if anything.
     """
 
     def __init__(self, signal: str = "SIGINT") -> None:

@@ -7,8 +7,8 @@ import pytest
 from attrs import evolve
 
 from orav.model import Fault
-from orav.runner import record
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
+from orav.session import record
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "recordings"

@@ -711,7 +711,7 @@ async def test_live_model_decides_one_step_on_the_login_screen():
 async def test_engine_runs_the_demo_login_on_scripted_model_answers(server):
     from orav.drivers.idb import IdbDevice
     from orav.engine import Engine
-    from orav.scenario import example_scenarios, load_scenario
+    from orav.scenario_loader import example_scenarios, load_scenario
     from orav.sim import DEMO_APP, SimCompanion, load_app_model
 
     app = load_app_model(DEMO_APP)
@@ -756,8 +756,8 @@ async def test_engine_runs_the_demo_login_on_scripted_model_answers(server):
 
 
 async def test_an_llm_run_records_and_replays_offline_without_key_or_network(server, tmp_path):
-    from orav.runner import record, replay
-    from orav.scenario import example_scenarios, load_scenario
+    from orav.scenario_loader import example_scenarios, load_scenario
+    from orav.session import record, replay
 
     login = next(path for path in example_scenarios() if path.stem == "login")
     scenario = attrs.evolve(load_scenario(login), script=(), settle_seconds=0.05)

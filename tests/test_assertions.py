@@ -18,8 +18,8 @@ from orav.engine import check, describe_assertion
 from orav.errors import InputError
 from orav.export.maestro import _assertion
 from orav.model import Assert, Element, Frame, Observation, Target, show_action
-from orav.runner import record, replay
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
+from orav.session import record, replay
 
 GRADE = Element("AXStaticText", "Grade C", "grade", frame=Frame(2, 2, 7, 1))
 METER = Element("AXProgressIndicator", None, "kept_meter", value="75%", frame=Frame(2, 4, 37, 1))

@@ -9,13 +9,13 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orav import runner
+from orav import session
 from orav.cassette import read_cassette
 from orav.cassette.events import PerformEvent
 from orav.cassette.redact import BULLET, MIN_SECRET_LENGTH, Scrubber
 from orav.codec import unstructure
 from orav.model import Decision, Element, Frame, TypeText
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -88,10 +88,10 @@ class LeakyAgent:
 def test_a_decision_typing_a_registered_secret_is_refused_before_it_reaches_the_app(tmp_path):
     scenario = load_scenario(ROOT / "orav" / "scenarios" / "login.yaml")
     out = tmp_path / "leak.cassette"
-    recording = asyncio.run(runner.record(scenario, out, agent=LeakyAgent()))
+    recording = asyncio.run(session.record(scenario, out, agent=LeakyAgent()))
     assert recording.report.status == "aborted"
     assert "decided to type a secret" in recording.report.errors[0].error
     assert b"sk-test-LEAKY" not in out.read_bytes()
     performed = [e.action for e in read_cassette(out).events if isinstance(e, PerformEvent)]
     assert not any(isinstance(action, TypeText) for action in performed)  # the app saw nothing
-    assert asyncio.run(runner.replay(out)).faithful
+    assert asyncio.run(session.replay(out)).faithful

@@ -33,8 +33,9 @@ from orav.model import (
     Wait,
 )
 from orav.perceive import fault, interruption, measure
-from orav.runner import open_device, record, replay
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
+from orav.session import record, replay
+from orav.specs import open_device
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "orav" / "scenarios" / "textual").glob("*.yaml"))

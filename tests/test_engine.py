@@ -13,8 +13,8 @@ from orav.codec import load_yaml
 from orav.drivers.idb import IdbDevice
 from orav.engine import Engine, RunTimeout, StepLimitExceeded
 from orav.model import Decision, Done, Scenario, Tap, Target, Wait
-from orav.runner import record, replay
-from orav.scenario import example_scenarios, load_scenario
+from orav.scenario_loader import example_scenarios, load_scenario
+from orav.session import record, replay
 from orav.sim import SimCompanion
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -323,8 +323,8 @@ async def test_a_bug_in_a_callee_is_recorded_so_the_cassette_still_replays(tmp_p
         RecordingAgent,
         RecordingClock,
         RecordingDevice,
-        SystemClock,
     )
+    from orav.clock import SystemClock
 
     scenario = _scenario(script=(TAP_EMAIL,))
     path = tmp_path / "bug.cassette"

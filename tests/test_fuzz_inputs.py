@@ -18,11 +18,11 @@ from fuzz_corpus import cassettes, documents, run_measured
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orav import runner
+from orav import session
 from orav.cassette import read_cassette
 from orav.errors import InputError, OravError
 from orav.model import Scenario
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
 from orav.sim import load_app_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def cassette(tmp_path_factory) -> bytes:
     """A real cassette of the demo login, recorded on the simulator."""
     out = tmp_path_factory.mktemp("fuzz") / "login.cassette"
     scenario = load_scenario(ROOT / "orav" / "scenarios" / "login.yaml")
-    asyncio.run(runner.record(scenario, out))
+    asyncio.run(session.record(scenario, out))
     return out.read_bytes()
 
 
@@ -129,7 +129,7 @@ def test_damaged_cassettes_are_read_and_replayed_or_refused(tmp_path_factory, ca
     path.write_bytes(data.draw(damaged(cassette)))
     try:
         read_cassette(path)
-        asyncio.run(runner.replay(path))  # faithful, or diverged: an OravError that says so
+        asyncio.run(session.replay(path))  # faithful, or diverged: an OravError that says so
     except InputError as exc:
         located(exc, str(path))
     except OravError:

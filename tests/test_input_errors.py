@@ -18,13 +18,13 @@ from grpclib.client import Channel
 from idb.grpc import idb_pb2 as pb
 from idb.grpc.idb_grpc import CompanionServiceStub
 
-from orav import runner
+from orav import session
 from orav.cassette import CassetteWriter, read_cassette
 from orav.cassette.events import Header
 from orav.codec import from_json, load_yaml
 from orav.errors import InputError
 from orav.model import Point, PressKey, Scenario, Swipe, Tap, Wait
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
 from orav.sim import SimCompanion
 from orav.sim.appmodel import ElementSpec, Screen, load_app_model
 
@@ -347,7 +347,7 @@ async def test_a_cut_cassette_says_it_was_cut_off_once(tmp_path: Path):
         cassette.truncated
         == f"line {line} (byte {start}): an incomplete event (no newline at the end)"
     )
-    outcome = await runner.replay(path)
+    outcome = await session.replay(path)
     assert f"the cassette was cut off at {cassette.truncated}" in outcome.differences
     assert all(difference.count("cut off") <= 1 for difference in outcome.differences)
 

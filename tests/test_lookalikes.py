@@ -36,8 +36,9 @@ from orav.model import (
     TypeText,
 )
 from orav.perceive.targets import target_element
-from orav.runner import open_device, record, replay
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
+from orav.session import record, replay
+from orav.specs import open_device
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOKALIKES = ROOT / "orav" / "scenarios" / "lookalikes"

@@ -17,8 +17,8 @@ from orav.demo.planner import PlannerApp
 from orav.demo.planner_store import Store, parse_commitment
 from orav.drivers.textual import TextualDevice
 from orav.model import PressKey, Scenario, TypeText
-from orav.runner import record, replay
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
+from orav.session import record, replay
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "orav" / "scenarios" / "planner").glob("*.yaml"))

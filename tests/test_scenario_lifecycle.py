@@ -14,7 +14,7 @@ from orav.drivers.idb import IdbDevice
 from orav.errors import InputError
 from orav.model import Assert, Fault, Scenario, Target
 from orav.provision import crash_report, needs_lifecycle, provision
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
 from orav.sim import SHOP_APP, SimCompanion
 
 SEED = (
@@ -135,7 +135,7 @@ async def test_a_provisioned_run_records_its_install_step_and_replays_it(tmp_pat
 
     from orav.cassette import LifecycleEvent, read_cassette
     from orav.model import Decision, Done
-    from orav.runner import record, replay
+    from orav.session import record, replay
 
     text = LIFECYCLE + "script:\n  - action: {kind: done, success: true}\n"
     path = tmp_path / "fresh.yaml"

@@ -8,7 +8,7 @@ from pathlib import Path
 from fast_clock import FastClock
 
 from orav.model import Decision, Done, Scenario, Tap, Target, TypeText
-from orav.runner import record
+from orav.session import record
 
 SECRET = "Orav-Demo-1!"
 

@@ -35,7 +35,7 @@ from orav.model import (
     Tap,
     Target,
 )
-from orav.runner import replay
+from orav.session import replay
 
 LADDER = RecoveryMachine.LADDER
 

@@ -10,8 +10,8 @@ from fast_clock import FastClock
 
 from orav.drivers.idb import IdbDevice
 from orav.model import Point, PressKey, Swipe, Tap, Target, TypeText
-from orav.runner import record, replay
-from orav.scenario import load_scenario, shop_scenarios
+from orav.scenario_loader import load_scenario, shop_scenarios
+from orav.session import record, replay
 from orav.sim import SHOP_APP, SimCompanion, load_app_model
 from orav.sim.lint import lint
 

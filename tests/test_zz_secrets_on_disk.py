@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from orav import runner
+from orav import session
 from orav.model import Scenario, TypeText
-from orav.scenario import load_scenario
+from orav.scenario_loader import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 # Every secret the suite registers: the demo password, the tests' API keys and passwords.
@@ -91,9 +91,9 @@ def hostile(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("secrets")
     scenario = folder / "edited.yaml"
     scenario.write_text(EDITED)
-    asyncio.run(runner.record(load_scenario(scenario), folder / "edited.cassette"))
+    asyncio.run(session.record(load_scenario(scenario), folder / "edited.cassette"))
     login = load_scenario(ROOT / "orav" / "scenarios" / "login.yaml")
-    asyncio.run(runner.record(login, folder / "login.cassette"))
+    asyncio.run(session.record(login, folder / "login.cassette"))
     return folder
 
 

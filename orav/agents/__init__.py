@@ -1,7 +1,18 @@
-"""The Agent protocol: given what the engine knows, decide the next action."""
+"""The Agent protocol: given what the engine knows, decide the next action.
+
+An agent needs ``name`` and ``decide``. What some agents have besides is declared here, one
+protocol per capability, as ``orav.device`` declares ``Settling`` and ``Lifecycle``:
+
+- ``UsesModel``: ``model``, the model behind the decisions (the cassette header names it);
+- ``HoldsSecrets``: ``secrets``, strings never to be written (an API key);
+- ``Closable``: ``close()``, resources to release when the run ends (an HTTP client).
+
+``model_of(agent)`` and ``close_agent(agent)`` ask for a capability the agent may lack.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from attrs import frozen
@@ -40,3 +51,37 @@ class Agent(Protocol):
     name: str
 
     async def decide(self, context: AgentContext) -> Decision: ...
+
+
+@runtime_checkable
+class UsesModel(Protocol):
+    """An agent whose decisions come from a model (``openai:gpt-4o``: ``gpt-4o``)."""
+
+    @property
+    def model(self) -> str: ...
+
+
+@runtime_checkable
+class HoldsSecrets(Protocol):
+    """An agent that holds strings no cassette, report or log may contain (an API key)."""
+
+    @property
+    def secrets(self) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class Closable(Protocol):
+    """An agent with resources to release once the run is over (an HTTP client)."""
+
+    async def close(self) -> None: ...
+
+
+def model_of(agent: Agent) -> str:
+    """The model behind ``agent``'s decisions, "" when it uses none."""
+    return agent.model if isinstance(agent, UsesModel) else ""
+
+
+async def close_agent(agent: Agent) -> None:
+    """Release ``agent``'s resources, if it holds any."""
+    if isinstance(agent, Closable):
+        await agent.close()

@@ -1,12 +1,7 @@
-"""The engine's clock, recordable and replayable like the device and the agent.
+"""The engine's clock (``orav.clock.Clock``), recorded and replayed like the device and the agent.
 
 API::
 
-    class Clock(Protocol):
-        def now(self) -> float: ...                  # seconds, monotonic
-        async def sleep(self, seconds: float) -> None: ...
-
-    SystemClock()                    # time.monotonic and asyncio.sleep
     RecordingClock(clock, writer)    # records every reading (``clock``) and sleep (``sleep``)
     ReplayClock(cassette)            # serves recorded readings in order; never sleeps
 
@@ -17,31 +12,13 @@ durations come out the same; a sleep of another length than recorded is a Replay
 from __future__ import annotations
 
 import asyncio
-import time
-from typing import Protocol, runtime_checkable
 
 from orav.cassette.events import ClockEvent, SleepEvent
 from orav.cassette.reader import Cassette
 from orav.cassette.replay import Track
 from orav.cassette.writer import CassetteWriter
+from orav.clock import Clock
 from orav.errors import Interrupted
-
-
-@runtime_checkable
-class Clock(Protocol):
-    def now(self) -> float: ...
-
-    async def sleep(self, seconds: float) -> None: ...
-
-
-class SystemClock:
-    """The real clock: monotonic seconds, real sleeps."""
-
-    def now(self) -> float:
-        return time.monotonic()
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
 
 
 class RecordingClock:

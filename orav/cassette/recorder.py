@@ -1,0 +1,192 @@
+"""One run recorded into one cassette at all three boundaries, as vcrpy's ``use_cassette``.
+
+Recording by hand takes a writer, a header, three wrappers and an engine, each handed the
+writer; forget one wrapper and the cassette does not replay. ``use_cassette`` does all of it::
+
+    async with use_cassette("login.cassette", scenario, MyDevice(), record_mode="all") as rec:
+        report = await rec.run()
+
+``rec.device``, ``rec.agent`` and ``rec.clock`` are the recording wrappers, ``rec.writer``
+the cassette writer, ``rec.engine(**options)`` an ``Engine`` wired to all of them (for a run
+of your own). The record mode's policy (``orav.cassette.mode``) applies: ``once`` refuses a
+passing cassette, the others write a temp file that replaces ``path`` when the block ends
+without an error. Secrets (the scenario's password, secure text, ``${VAR}`` values, the
+agent's ``secrets``) are scrubbed from everything written. The device stays the caller's:
+it is described for the header, never closed here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orav.agents import Agent, HoldsSecrets, model_of
+from orav.cassette.clock import RecordingClock
+from orav.cassette.events import Event, Header
+from orav.cassette.mode import RecordMode, Slot
+from orav.cassette.record import RecordingAgent, RecordingDevice
+from orav.cassette.reuse import ReusingAgent
+from orav.cassette.writer import CassetteWriter
+from orav.clock import Clock, SystemClock
+from orav.device import Device
+from orav.errors import Interrupted
+from orav.model import Scenario, TypeText
+
+if TYPE_CHECKING:
+    from orav.engine import Engine
+
+
+class CassetteRecorder:
+    """The recording wrappers of one run, over one writer (made by ``use_cassette``)."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        writer: CassetteWriter,
+        header: Header,
+        device: Device,
+        agent: Agent,
+        clock: Clock,
+        slot: Slot,
+        secrets: tuple[str, ...],
+    ) -> None:
+        self.scenario = scenario
+        self.writer = writer
+        self.header = header
+        self.mode = slot.mode
+        self.secrets = secrets
+        self.device = RecordingDevice(device, writer)
+        self.agent: RecordingAgent | ReusingAgent = (
+            ReusingAgent(slot.previous, agent, writer=writer)
+            if slot.mode is RecordMode.NEW_EPISODES
+            else RecordingAgent(agent, writer)
+        )
+        self.clock = RecordingClock(clock, writer)
+
+    def engine(self, **options: Any) -> Engine:
+        """An Engine over the recording wrappers that writes its own events (transitions,
+        verifications, the report) to the cassette; ``options`` go to ``Engine``."""
+        from orav.engine import Engine  # the engine imports the cassette, not the other way
+
+        return Engine(
+            self.device,
+            self.agent,
+            clock=self.clock,
+            writer=self.writer,
+            run_id=self.header.run_id,
+            **options,
+        )
+
+    async def run(self, **options: Any) -> Any:
+        """Run the scenario on ``engine(**options)``: the RunReport."""
+        return await self.engine(**options).run(self.scenario)
+
+    @property
+    def reused(self) -> int | None:
+        """new_episodes: the decisions served from the old cassette (None in other modes)."""
+        return self.agent.reused if isinstance(self.agent, ReusingAgent) else None
+
+    @property
+    def asked(self) -> int | None:
+        """new_episodes: the decisions asked of the agent (None in other modes)."""
+        return self.agent.asked if isinstance(self.agent, ReusingAgent) else None
+
+
+@asynccontextmanager
+async def use_cassette(
+    path: str | Path,
+    scenario: Scenario,
+    device: Device,
+    agent: Agent | None = None,
+    *,
+    record_mode: RecordMode | str = RecordMode.ONCE,
+    clock: Clock | None = None,
+    secrets: Iterable[str] = (),
+    progress: Callable[[Event], None] | None = None,
+) -> AsyncIterator[CassetteRecorder]:
+    """Record the run of ``scenario`` on ``device`` by ``agent`` (default: the scenario's
+    script) to the cassette at ``path``, in ``record_mode`` (``none`` only replays: refused).
+
+    ``clock`` replaces the system clock; ``secrets`` adds strings to keep out of the cassette;
+    ``progress`` is called with every event once it is on disk.
+    """
+    slot = Slot.prepare(Path(path), RecordMode.parse(record_mode))
+    async with recording(
+        slot, scenario, device, agent, clock=clock, secrets=secrets, progress=progress
+    ) as recorder:
+        yield recorder
+
+
+@asynccontextmanager
+async def recording(
+    slot: Slot,
+    scenario: Scenario,
+    device: Device,
+    agent: Agent | None = None,
+    *,
+    clock: Clock | None = None,
+    secrets: Iterable[str] = (),
+    progress: Callable[[Event], None] | None = None,
+) -> AsyncIterator[CassetteRecorder]:
+    """``use_cassette`` into a ``Slot`` prepared already (``orav.session.record`` prepares it
+    before it starts a device: a refused cassette starts nothing)."""
+    if agent is None:
+        from orav.agents.scripted import ScriptedAgent
+
+        agent = ScriptedAgent()
+    try:
+        header = Header(
+            scenario=scenario,
+            device=await device.describe(),
+            agent=agent.name,
+            model=model_of(agent),
+            record_mode=slot.mode,
+        )
+        kept = tuple(dict.fromkeys([*secrets_of(scenario, agent), *filter(None, secrets)]))
+        writer_type = CassetteWriter if progress is None else _Watched
+        with writer_type.create(slot.path, header, overwrite=slot.overwrite, secrets=kept) as w:
+            if isinstance(w, _Watched):
+                w.progress = progress
+            yield CassetteRecorder(
+                scenario, w, header, device, agent, clock or SystemClock(), slot, kept
+            )
+    except Interrupted as exc:
+        # The interrupted run's cassette (ending in its ``interrupted`` report) is kept,
+        # unless it would replace an older one.
+        if not slot.keep_interrupted(exc.recording is not None):
+            exc.recording = None
+        raise
+    except BaseException:
+        slot.discard()
+        raise
+    slot.keep()
+
+
+def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:
+    """Strings that must never reach a cassette: the test password, secure text the scenario
+    types, ``${NAME}`` values, the agent's own secrets (an API key)."""
+    found = list(agent.secrets) if isinstance(agent, HoldsSecrets) else []
+    if scenario.credentials is not None:
+        found.append(scenario.credentials.password)
+    found += [d.action.text for d in scenario.script if _secure_text(d.action)]
+    found += [a.text for a in scenario.preconditions if _secure_text(a)]
+    found += [os.environ.get(name, "") for name in scenario.variables]
+    return [s for s in found if s]
+
+
+def _secure_text(action: object) -> bool:
+    return isinstance(action, TypeText) and action.secure
+
+
+class _Watched(CassetteWriter):
+    """A cassette writer that shows ``progress`` every event once it is on disk."""
+
+    progress: Callable[[Event], None] | None = None
+
+    def write(self, event: Event) -> None:
+        super().write(event)
+        if self.progress is not None:
+            self.progress(event)

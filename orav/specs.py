@@ -1,0 +1,108 @@
+"""Device and agent specs, the strings a command line names them by: ``sim``,
+``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:package.module:AppClass``; ``scripted``,
+``explorer``, ``openai:MODEL``. Each is turned into the thing it names here, importing a
+driver or a model client only when asked for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orav.agents import Agent
+from orav.device import Device
+from orav.errors import InputError
+from orav.model import Scenario
+
+if TYPE_CHECKING:
+    from orav.sim import AppModel
+
+DEFAULT_DEVICE = "sim"
+
+
+def make_agent(spec: str, **options: object) -> Agent:
+    """``scripted``, ``explorer`` or ``openai:MODEL``; imports the LLM client only when asked."""
+    if spec == "scripted":
+        from orav.agents.scripted import ScriptedAgent
+
+        return ScriptedAgent()
+    if spec == "explorer":
+        from orav.agents.explorer import ExplorerAgent
+
+        return ExplorerAgent()
+    if spec.startswith("openai:"):
+        from orav.agents.openai import OpenAIAgent
+
+        agent = OpenAIAgent.from_spec(spec, **options)
+        if agent.missing_key:  # say so before a device is started, as bad input
+            raise InputError(agent.missing_key, "--agent")
+        return agent
+    raise InputError(
+        f"unknown agent {spec!r}; expected 'scripted', 'explorer' or 'openai:MODEL'", "--agent"
+    )
+
+
+@asynccontextmanager
+async def open_device(
+    spec: str, scenario: Scenario, *, timeout: float = 5.0, seed: int = 0
+) -> AsyncIterator[Device]:
+    """``sim`` (the embedded simulator with the demo app), ``sim:APP.yaml`` (the simulator
+    with your app model), ``idb:HOST:PORT`` (an idb companion, e.g. on a Mac) or
+    ``textual:package.module:AppClass`` (a Textual app, run in-process under Pilot)."""
+    if spec.startswith("textual:"):
+        from orav.drivers.textual import TextualDevice
+
+        async with TextualDevice.from_spec(spec.removeprefix("textual:"), timeout=timeout) as d:
+            yield d
+        return
+    from orav.drivers.idb import IdbDevice, parse_address
+
+    if spec == "sim" or spec.startswith("sim:"):
+        from orav.sim import SimCompanion, bundled_app
+
+        # plain `sim` serves the shipped app of the scenario's bundle id (the demo or the shop)
+        path = Path(spec.removeprefix("sim:")) if spec != "sim" else bundled_app(scenario.app)
+        app = app_model(path)
+        async with (
+            SimCompanion(app, faults=scenario.faults, seed=seed) as sim,
+            IdbDevice.connect(sim.address, bundle_id=scenario.app, timeout=timeout) as d,
+        ):
+            yield d
+    elif spec.startswith("idb:"):
+        address = spec.removeprefix("idb:")
+        try:
+            parse_address(address)
+        except InputError as exc:
+            raise InputError(str(exc), "--device") from None
+        async with IdbDevice.connect(address, bundle_id=scenario.app, timeout=timeout) as d:
+            yield d
+    else:
+        raise InputError(
+            f"unknown device {spec!r}; expected 'sim', 'sim:APP.yaml', 'idb:HOST:PORT' or "
+            "'textual:package.module:AppClass'",
+            "--device",
+        )
+
+
+def app_model(path: Path) -> AppModel:
+    """The app model at ``path``, loaded once per version of the file (``orav explore`` needs
+    it before the run as well as for it: parsing a large one twice doubled its start-up)."""
+    try:
+        stat = path.stat()
+        version = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        version = None  # let the loader say what is wrong with the path
+    if version is None or version not in _APP_MODELS:
+        from orav.sim import load_app_model
+
+        model = load_app_model(path)
+        if version is None:
+            return model
+        _APP_MODELS.clear()  # one at a time: a process runs one app
+        _APP_MODELS[version] = model
+    return _APP_MODELS[version]
+
+
+_APP_MODELS: dict[tuple[str, int, int], AppModel] = {}
