@@ -16,6 +16,8 @@ DOCS = ROOT / "docs"
 GUIDES = sorted(path.name for path in DOCS.glob("guide-*.md"))
 # A fenced block whose first line names its file: ``# docs/examples/...``.
 FILE_BLOCK = re.compile(r"```(?:yaml|python)\n# (docs/examples/\S+)\n(.*?)```", re.DOTALL)
+# One naming a file anywhere: ``# scenarios/broken.yaml``.
+FILE_BLOCK_ANYWHERE = re.compile(r"```yaml\n# (\S+\.yaml)\n(.*?)```", re.DOTALL)
 BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
 
 
@@ -76,3 +78,22 @@ def test_the_answer_agents_md_shows_is_one_the_llm_agent_accepts():
     decision = parse_answer(answer.group(1), {"e4": password})
     assert decision.action == Tap(195, 282, Target("Password", "password"))
     assert decision.expected_outcome == "The password field has focus."
+
+
+def test_the_bad_scenario_scenarios_md_shows_fails_as_it_says(tmp_path: Path):
+    text = (DOCS / "scenarios.md").read_text()
+    path, body = FILE_BLOCK_ANYWHERE.search(text).groups()
+    shown = re.search(r"\$ orav validate (\S+)\n(.*)\n```", text)
+    assert shown is not None and shown.group(1) == path
+    (tmp_path / path).parent.mkdir(parents=True)
+    (tmp_path / path).write_text(f"# {path}\n{body}")
+    done = orav("validate", path, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (2, shown.group(2) + "\n")
+
+
+def test_the_scenario_scenarios_md_opens_with_is_valid(tmp_path: Path):
+    first = re.search(r"```yaml\n(.*?)```", (DOCS / "scenarios.md").read_text(), re.DOTALL)
+    assert first is not None
+    (tmp_path / "submit_form.yaml").write_text(first.group(1))
+    done = orav("validate", "submit_form.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
