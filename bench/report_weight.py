@@ -22,19 +22,19 @@ import time
 from pathlib import Path
 
 from attrs import evolve
+from orav.report.run import read_run
 
-from orav import runner
+from orav import session
 from orav.model import Decision, Done, Tap, Target, TypeText
 from orav.report.html import render_html, write_html
-from orav.report.run import read_run
-from orav.scenario import example_scenarios
+from orav.scenario_loader import example_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 500
 
 
 def long_scenario(steps: int):
-    from orav.scenario import load_scenario
+    from orav.scenario_loader import load_scenario
 
     base = load_scenario(next(p for p in example_scenarios() if p.stem == "change_setting"))
     toggle = Decision(action=Tap(target=Target(id="notifications_switch")), reasoning="toggle")
@@ -52,7 +52,7 @@ def long_scenario(steps: int):
 
 
 def typing_scenario(steps: int):
-    from orav.scenario import load_scenario
+    from orav.scenario_loader import load_scenario
 
     base = load_scenario(next(p for p in example_scenarios() if p.stem == "login"))
     script = [Decision(action=Tap(target=Target(id="email")), reasoning="focus the field")]
@@ -84,7 +84,7 @@ def measure(kind: str, scenario) -> None:
     with tempfile.TemporaryDirectory() as temp:
         cassette = Path(temp) / "long.cassette"
         started = time.perf_counter()
-        result = asyncio.run(runner.record(scenario, cassette))
+        result = asyncio.run(session.record(scenario, cassette))
         recorded = time.perf_counter() - started
         run = read_run(cassette)
         html = render_html(run).encode()
