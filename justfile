@@ -32,7 +32,7 @@ bench:
 # Regenerate the generated docs: state-machine diagrams and the CLI reference.
 docs:
     {{venv}}/bin/orav diagrams --out docs/machines.md
-    {{venv}}/bin/python -c "from orav.cli import reference; print(reference(), end='')" > docs/cli.md
+    {{venv}}/bin/python -c "from orav.cli.reference import cli_reference; print(cli_reference(), end='')" > docs/cli.md
 
 # Re-record the golden cassettes after a deliberate change of behaviour.
 golden:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from orav.report.html import render_html, write_html
 from orav.report.junit import junit_xml
-from orav.report.run import read_run
+from orav.report.timeline import read_run
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 20

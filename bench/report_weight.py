@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 
 from attrs import evolve
-from orav.report.run import read_run
 
 from orav import session
 from orav.model import Decision, Done, Tap, Target, TypeText
 from orav.report.html import render_html, write_html
+from orav.report.timeline import read_run
 from orav.scenario_loader import example_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -32,7 +32,7 @@ from orav.model import Done, Transition, show_action
 from orav.report.audit import recovery_paths
 from orav.report.diagram import draw_machine
 from orav.report.html import render_html, write_html, write_index
-from orav.report.run import StepView, read_run
+from orav.report.timeline import StepView, read_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Locally the browser tests skip without chromium; in CI (.ci/run installs it) they must run.
@@ -122,7 +122,7 @@ def parse(html: str) -> Node:
     return builder.root
 
 
-# --- what the cassette says, read independently of orav.report.run --------------------------------
+# --- what the cassette says, read independently of orav.report.timeline-------------------------------
 
 
 def recorded_steps(path: Path) -> list[tuple[int, str, bytes | None, bytes | None]]:

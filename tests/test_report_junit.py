@@ -11,7 +11,7 @@ from report_runs import GOLDEN, recorded
 
 from orav.model import RunError
 from orav.report.junit import junit_xml, write_junit
-from orav.report.run import read_run
+from orav.report.timeline import read_run
 
 
 @pytest.fixture(scope="session")
@@ -96,7 +96,7 @@ def test_runs_of_one_scenario_are_told_apart_by_their_cassette(tmp_path):
     import xml.etree.ElementTree as ET
 
     from orav.report.junit import junit_xml
-    from orav.report.run import read_run
+    from orav.report.timeline import read_run
 
     golden = Path(__file__).resolve().parent.parent / "recordings" / "login.cassette"
     copies = [shutil.copy(golden, tmp_path / name) for name in ("a.cassette", "b.cassette")]

@@ -1,7 +1,9 @@
 """What an exploration covered: the screens found, their elements, and the screen graph.
 
 The explorer (``orav.agents.explorer``) builds a ``Coverage``; ``write_coverage`` puts it next
-to the cassette as JSON (through the one converter) and as markdown with a mermaid flowchart.
+to the cassette as JSON (through the one converter) and as markdown with a mermaid flowchart,
+``read_coverage`` reads it back for the HTML report (``orav.report.html.coverage_section``
+draws it).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from pathlib import Path
 from attrs import frozen
 from cattrs.gen import make_dict_unstructure_fn
 
-from orav.codec import converter, unstructure
+from orav.codec import converter, from_json, unstructure
+from orav.errors import OravError
+from orav.report.files import write_text
 
 
 @frozen
@@ -148,11 +152,21 @@ def write_coverage(coverage: Coverage, cassette: Path) -> tuple[Path, Path]:
     """Write the coverage next to its cassette; returns the JSON and markdown paths."""
     json_path, md_path = coverage_paths(cassette)
     text = json.dumps(unstructure(coverage), indent=2, ensure_ascii=False)
-    json_path.write_text(text + "\n", encoding="utf-8")
-    md_path.write_text(
-        coverage.to_markdown(f"Exploration coverage: {cassette.name}"), encoding="utf-8"
-    )
+    write_text(json_path, text + "\n")
+    write_text(md_path, coverage.to_markdown(f"Exploration coverage: {cassette.name}"))
     return json_path, md_path
+
+
+def read_coverage(cassette: Path) -> Coverage | None:
+    """The coverage written beside ``cassette`` by ``orav explore``, or None (none, or not
+    readable: a report is still written without it)."""
+    path = coverage_paths(cassette)[0]
+    if not path.is_file():
+        return None
+    try:
+        return from_json(path.read_text(encoding="utf-8"), Coverage)
+    except (OSError, ValueError, OravError):
+        return None
 
 
 def _mermaid(text: str) -> str:

@@ -37,21 +37,42 @@ ORDER_GAP = {"TB": 34, "LR": 16}  # between the states of one layer
 LANE = 6  # between parallel detours
 WIDEST_TB_LAYER = 4  # more states in a layer than this: draw left to right
 
-CSS = """
-svg.machine-diagram { max-width: 100%; height: auto; display: block; margin: 6px 0 4px; }
-svg.machine-diagram text { font: 12px ui-monospace, "SFMono-Regular", Menlo, monospace; }
-svg.machine-diagram .state rect { fill: #fff; stroke: #8c959f; stroke-width: 1.2; }
-svg.machine-diagram .state text { fill: #57606a; }
-svg.machine-diagram .state.visited rect { fill: #ddf4ff; stroke: #0969da; stroke-width: 1.8; }
-svg.machine-diagram .state.visited text { fill: #0a3069; font-weight: 600; }
-svg.machine-diagram .state.last rect.outer { stroke-width: 3; }
-svg.machine-diagram .edge path { fill: none; stroke: #afb8c1; stroke-width: 1.2; }
-svg.machine-diagram .edge.fired path { stroke: #0969da; stroke-width: 2.6; }
-svg.machine-diagram .edge text { font-size: 11px; fill: #6e7781; paint-order: stroke;
-  stroke: #fff; stroke-width: 4px; stroke-linejoin: round; }
-svg.machine-diagram .edge tspan.fired { fill: #0550ae; font-weight: 700; }
-svg.machine-diagram .start { fill: #1f2328; stroke: #1f2328; }
-"""
+
+@frozen
+class Fired:
+    """One transition of a machine and how often a run took it: ``steps`` are the steps it
+    fired at (the step under way); ``known`` is false for one the machine class no longer
+    has (recorded by an older machine)."""
+
+    source: str
+    event: str
+    target: str
+    count: int = 0
+    steps: tuple[int, ...] = ()
+    known: bool = True
+
+
+def fired_transitions(cls: type[StateChart], name: str, taken: Sequence[Transition]) -> list[Fired]:
+    """Every transition of machine class ``cls`` (recorded as ``name``) with how often the run
+    (``taken``) fired it, in definition order, then those recorded that the class no longer
+    has. The one count both the drawing and the report's transition table show.
+
+    A transition with several events names the one the run took (else its last); fired
+    ``(source, event, target)`` is counted once even when the class lists it twice."""
+    steps: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for t in taken:
+        if t.machine == name:
+            steps[(t.source, t.event, t.target)].append(t.step)
+    found = []
+    for source, names, target in flat_transitions(cls):
+        event = next((n for n in names if (source, n, target) in steps), None)
+        if event is None:
+            found.append(Fired(source, names[-1] if names else "(automatic)", target))
+        else:
+            at = steps.pop((source, event, target))
+            found.append(Fired(source, event, target, len(at), tuple(at)))
+    found += [Fired(*key, len(at), tuple(at), known=False) for key, at in steps.items()]
+    return found
 
 
 @frozen
@@ -89,9 +110,8 @@ class _Box:
 
 def draw_machine(cls: type[StateChart], name: str, taken: Sequence[Transition]) -> Drawing:
     """Draw machine class ``cls`` (recorded as ``name``) with the run's ``taken`` transitions."""
-    fired = Counter((t.source, t.event, t.target) for t in taken if t.machine == name)
-    defined = flat_transitions(cls)
-    visited = {s for (source, _, target) in fired for s in (source, target)}
+    transitions = fired_transitions(cls, name, taken)
+    visited = {s for t in transitions if t.count for s in (t.source, t.target)}
     states = [s.id for s in leaf_states(cls)]
     states += sorted(visited - set(states))  # recorded by an older machine
     initial = next((s.id for s in cls.states if s.initial), states[0])
@@ -99,17 +119,13 @@ def draw_machine(cls: type[StateChart], name: str, taken: Sequence[Transition]) 
 
     focused = len(states) > FULL_STATES
     core = (visited or {initial}) if focused else set(states)
-    left = Counter(fired)
     edges: dict[tuple[str, str], _Edge] = {}
     idle: list[tuple[str, str, str]] = []
-    for source, names, target in defined:
-        match = next((n for n in names if left[(source, n, target)]), None)
-        if match is not None:
-            _edge(edges, source, target).events.append((match, left.pop((source, match, target))))
-        elif source in core:
-            idle.append((source, names[-1], target))
-    for (source, event, target), count in left.items():
-        _edge(edges, source, target).events.append((event, count))
+    for t in transitions:
+        if t.count:
+            _edge(edges, t.source, t.target).events.append((t.event, t.count))
+        elif t.source in core:
+            idle.append((t.source, t.event, t.target))
     # An idle event from many drawn states into one: named in the caption, not drawn.
     sources: dict[tuple[str, str], set[str]] = defaultdict(set)
     for source, event, target in idle:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from orav.report.files import write_text
-from orav.report.run import RunView
+from orav.report.timeline import RunView
 
 SUITE = "orav"
 # Everything outside XML 1.0's Char production.
@@ -110,9 +110,9 @@ def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Ele
         f"step {e.step}: {e.error}" + (" (resolved)" if e.resolved else "") for e in report.errors
     ]
     if not report.ok:
-        found = dict(zip(report.goals_missed, report.goals_found, strict=False))
+        seen = dict(zip(report.goals_missed, report.goals_found, strict=False))
         missed = [
-            f"goal missed: {goal}" + (f"; found {found[goal]}" if goal in found else "")
+            f"goal missed: {goal}" + (f"; found {seen[goal]}" if goal in seen else "")
             for goal in report.goals_missed
         ]
         unresolved = next((e.error for e in report.errors if not e.resolved), None)

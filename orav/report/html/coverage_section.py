@@ -1,6 +1,6 @@
 """The coverage of an exploration in the HTML report: the screen graph drawn, and what is left.
 
-``orav explore`` writes ``NAME.coverage.json`` beside the cassette (``orav.agents.coverage``);
+``orav explore`` writes ``NAME.coverage.json`` beside the cassette (``orav.report.coverage``);
 the report of that cassette shows it: each screen a box (amber while it has untried elements,
 red for a dead end), each transition an arrow labelled with the control, gesture or key that
 took it, laid out by distance from the first screen; below, a table of every screen with what
@@ -11,37 +11,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections import deque
-from pathlib import Path
 
-from orav.agents.coverage import Coverage, ScreenCoverage, coverage_paths
-from orav.codec import from_json
-from orav.errors import OravError
+from orav.report.coverage import Coverage, ScreenCoverage
 
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 170, 46, 90, 26, 12
-
-CSS = """
-.coverage svg { font: 12px system-ui, sans-serif; }
-.coverage .screen rect { fill: #dafbe1; stroke: #1a7f37; }
-.coverage .screen.pending rect { fill: #fff8c5; stroke: #9a6700; }
-.coverage .screen.dead rect { fill: #ffebe9; stroke: #cf222e; }
-.coverage .edge { stroke: #57606a; fill: none; marker-end: url(#cov-arrow); }
-.coverage .edge-label { fill: #0969da; font-size: 10.5px; }
-.coverage table td, .coverage table th { border-bottom: 1px solid #d0d7de; padding: 3px 8px;
-  text-align: left; vertical-align: top; }
-.coverage table th { background: #f6f8fa; }
-"""
-
-
-def read_coverage(cassette: Path) -> Coverage | None:
-    """The coverage written beside ``cassette`` by ``orav explore``, or None (none, or not
-    readable: a report is still written without it)."""
-    path = coverage_paths(cassette)[0]
-    if not path.is_file():
-        return None
-    try:
-        return from_json(path.read_text(encoding="utf-8"), Coverage)
-    except (OSError, ValueError, OravError):
-        return None
 
 
 def coverage_section(coverage: Coverage) -> ET.Element:

@@ -1,0 +1,14 @@
+"""The ``orav`` command: ``main`` is the console script, ``cli`` the click group.
+
+Each module holds the commands that serve one thing: ``recording`` (record), ``replaying``
+(replay, rerun), ``reporting`` (report, audit, diagrams, export), ``exploring`` (explore),
+``authoring`` (validate, sim), ``demo``; ``flags`` the shared flags and their checks, ``render``
+what is printed with rich, ``reference`` the generated docs/cli.md. Heavy imports (openai,
+textual, grpc, rich) happen inside the commands, so ``orav --help`` stays fast.
+"""
+
+# Each command module registers its commands on the group when imported.
+from orav.cli import authoring, demo, exploring, recording, replaying, reporting  # noqa: F401
+from orav.cli.group import cli, main
+
+__all__ = ["cli", "main"]

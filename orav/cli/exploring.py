@@ -1,0 +1,125 @@
+"""``orav explore``: the systematic explorer (no model) discovers every reachable screen of an
+app; the run is recorded like any other, and its coverage is written beside the cassette."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from orav.cli.flags import credentials, device_option, verbosity, verbosity_options
+from orav.cli.group import cli
+from orav.cli.recording import recorded, write_reports
+from orav.cli.render import print_coverage, print_reports, progress_console
+from orav.errors import InputError
+
+if TYPE_CHECKING:
+    from orav.model import Credentials, Scenario
+
+
+@cli.command()
+@click.option("--app", "bundle", help="Bundle id to explore (default: the simulated app's).")
+@device_option
+@click.option(
+    "--max-steps",
+    default=100,
+    show_default=True,
+    type=click.IntRange(1, 10_000),
+    help="Step budget of the exploration.",
+)
+@click.option(
+    "--timeout",
+    default=600.0,
+    show_default=True,
+    type=click.FloatRange(1.0, 7 * 86400),
+    help="Seconds the exploration may take.",
+)
+@click.option("--out", type=click.Path(path_type=Path), help="Cassette path.")
+@click.option(
+    "--credentials",
+    "login",
+    metavar="USER:PASS",
+    help="Test credentials for login fields (default: the simulated app's).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
+@verbosity_options
+def explore(
+    bundle: str | None,
+    device: str,
+    max_steps: int,
+    timeout: float,
+    out: Path | None,
+    login: str | None,
+    overwrite: bool,
+    quiet: bool,
+    verbose: int,
+) -> None:
+    """Discover every reachable screen with the systematic explorer (no model); report coverage.
+
+    Writes a cassette that `orav replay` replays, and the coverage next to it as JSON and as
+    markdown with a mermaid screen graph. Exit 0 when the exploration finished within the
+    step budget.
+    """
+    from orav import session
+    from orav.agents.explorer import ExplorerAgent
+    from orav.cassette.mode import did_not_pass
+    from orav.report.console import Progress
+    from orav.report.coverage import write_coverage
+
+    app, known = _explore_target(bundle, device)
+    scenario = exploration(app, max_steps, timeout, credentials(login) if login else known)
+    out = out or Path("recordings") / f"{scenario.name}.cassette"
+    if out.exists() and not overwrite and not did_not_pass(out):
+        raise InputError("cassette already exists; replace it with --overwrite", str(out))
+    explorer = ExplorerAgent()
+    progress = Progress(
+        progress_console(), max_steps=max_steps, verbosity=verbosity(quiet, verbose)
+    )
+    result = recorded(
+        session.record(
+            scenario, out, device=device, agent=explorer, overwrite=overwrite, progress=progress
+        )
+    )
+    coverage = explorer.coverage()
+    json_path, md_path = write_coverage(coverage, out)
+    print_coverage(coverage)
+    print_reports([(result.report, out, None)])
+    click.echo(coverage.summary)
+    click.echo(write_reports(result, out))
+    click.echo(f"coverage: {json_path}\ngraph:    {md_path}")
+    sys.exit(0 if coverage.finished and result.report.ok else 1)
+
+
+def exploration(app: str, max_steps: int, timeout: float, login: Credentials | None) -> Scenario:
+    """The scenario of an exploration of ``app``: no goal but to try everything, within the
+    budgets; its name (and so its cassette's) follows the app."""
+    from orav.model import Scenario
+
+    if not app.strip():
+        raise InputError("no app to explore (the app model's bundle_id is empty)", "--app")
+    return Scenario(
+        name="explore-" + re.sub(r"[^A-Za-z0-9_-]+", "-", app)[:80],
+        app=app,
+        goal="explore",
+        description="orav explore: discover every reachable screen, report coverage",
+        max_steps=max_steps,
+        timeout_seconds=timeout,
+        credentials=login,
+    )
+
+
+def _explore_target(bundle: str | None, device: str) -> tuple[str, Credentials | None]:
+    """The bundle to explore and the app model's credentials, when the simulator hosts it."""
+    if device == "sim" or device.startswith("sim:"):
+        from orav.sim import DEMO_APP
+        from orav.specs import app_model
+
+        model = app_model(Path(device.removeprefix("sim:")) if device != "sim" else DEMO_APP)
+        return bundle or model.bundle_id, model.credentials
+    if bundle is None and device.startswith("idb:"):
+        raise InputError(f"name the app to explore on {device!r}", "--app")
+    # A Textual app is named by its spec; an unknown device is the session's to report.
+    return bundle or device.removeprefix("textual:"), None

@@ -1,0 +1,151 @@
+"""The flags several commands share, and the one place a flag's value is checked.
+
+A bad value is an ``InputError`` naming the flag (exit 2, one line), as a bad scenario names
+its file, line and column. Heavy modules are imported only when a value needs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from orav.errors import InputError
+
+if TYPE_CHECKING:
+    from orav.agents import Agent
+    from orav.config import Config
+    from orav.model import Credentials
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+device_option = click.option(
+    "--device",
+    default="sim",
+    show_default=True,
+    help="'sim' (the simulator with the demo app), 'sim:APP.yaml' (with your app model), "
+    "'idb:HOST:PORT' (an idb companion) or 'textual:package.module:AppClass' (a Textual app, "
+    "in-process).",
+)
+base_url_option = click.option(
+    "--base-url", default=None, help="OpenAI-compatible API base URL (else OPENAI_BASE_URL)."
+)
+agent_options = click.option(
+    "--agent-option",
+    "agent_options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An LLM agent setting, e.g. temperature=0.2, send_screenshot=false (docs/agents.md).",
+)
+_verbosity_options = [
+    click.option("-q", "--quiet", is_flag=True, help="Print nothing while the run goes."),
+    click.option(
+        "-v",
+        "--verbose",
+        count=True,
+        help="Also print the run's phases and every device call while it goes.",
+    ),
+]
+
+
+def verbosity_options(function: F) -> F:
+    """``-q`` and ``-v``, read back by ``verbosity``."""
+    for option in reversed(_verbosity_options):
+        function = option(function)
+    return function
+
+
+def verbosity(quiet: bool, verbose: int) -> int:
+    """0 for ``-q``, 1 by default, one more for each ``-v``."""
+    if quiet and verbose:
+        raise click.UsageError("-q and -v contradict each other")
+    return 0 if quiet else 1 + verbose
+
+
+def make_agent(
+    spec: str,
+    base_url: str | None,
+    options: Sequence[str] = (),
+    config: Config | None = None,
+) -> Agent:
+    """The agent of ``--agent``; an LLM's settings start from the config file's
+    ``agent_options`` and ``base_url``, which the flags override."""
+    from orav.specs import make_agent
+
+    settings = dict(config.agent_options) if config and spec.startswith("openai:") else {}
+    if config is not None and base_url == config.base_url and not spec.startswith("openai:"):
+        base_url = None  # the file's LLM settings do not apply to the scripted agent
+    settings.update(agent_setting(text) for text in options)
+    if base_url:
+        from orav.agents.openai import url_problem
+
+        problem = url_problem(base_url)
+        if problem:
+            raise InputError(problem, "--base-url")
+        settings["base_url"] = base_url
+    if settings and spec in ("scripted", "explorer"):
+        flag = "--agent-option" if options else "--base-url"
+        raise InputError(f"the {spec} agent takes no options", flag)
+    return make_agent(spec, **settings)
+
+
+def agent_setting(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` with VALUE read as a YAML scalar (0.2, false, 7, text)."""
+    from orav.codec import parse_yaml
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise InputError(f"expected KEY=VALUE, got {text!r}", "--agent-option")
+    parsed = parse_yaml(value, "--agent-option") if value.strip() else ""
+    return key.strip(), parsed if isinstance(parsed, (bool, int, float)) else value
+
+
+def devices(spec: str, workers: int) -> list[str]:
+    """``--device`` as a list: several ``idb:`` companions, comma-separated, run a suite one
+    scenario per companion at a time (as many workers as companions)."""
+    found = [part.strip() for part in spec.split(",")] if "," in spec else [spec]
+    if len(found) > 1:
+        if not all(d.startswith("idb:") and len(d) > 4 for d in found):
+            raise InputError("several devices are idb:HOST:PORT companions only", "--device")
+        if len(set(found)) != len(found):
+            raise InputError("a companion is listed twice: one run at a time each", "--device")
+        if workers not in (1, len(found)):
+            what = f"{len(found)} companions run {len(found)} scenarios at once"
+            raise InputError(f"{what}, not --workers {workers}", "--workers")
+    return found
+
+
+def credentials(text: str) -> Credentials:
+    """``USER:PASS`` of ``--credentials``."""
+    from orav.model import Credentials
+
+    user, sep, password = text.partition(":")
+    if not sep or not user or not password:
+        raise InputError("expected USER:PASS", "--credentials")
+    return Credentials(user, password)
+
+
+def expanded(paths: Iterable[Path], suffixes: tuple[str, ...]) -> list[Path | InputError]:
+    """Each argument's files (a folder's, a glob's), or the InputError saying it names none,
+    in order: a command reports a bad argument and goes on with the others."""
+    from orav.suite import expand
+
+    found: list[Path | InputError] = []
+    for path in paths:
+        try:
+            found += [p for p in expand([path], suffixes=suffixes) if p not in found]
+        except InputError as exc:
+            found.append(exc)
+    return found
+
+
+@contextmanager
+def file_errors(verb: str, path: Path) -> Iterator[None]:
+    """A path orav cannot write (or read back) is bad input naming the path, exit 2."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(f"cannot {verb}: {exc.strerror}", str(exc.filename or path)) from None

@@ -1,0 +1,418 @@
+"""``orav record``: scenarios run live into cassettes, one at a time, in workers or on several
+companions, with retries; a golden that passed is replayed instead (record mode ``once``)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from orav.cli.flags import (
+    agent_options,
+    base_url_option,
+    devices,
+    file_errors,
+    make_agent,
+    verbosity,
+    verbosity_options,
+)
+from orav.cli.group import cli
+from orav.cli.render import print_reports, progress_console, say_outcome, say_reasons
+from orav.errors import InputError, Interrupted
+
+if TYPE_CHECKING:
+    from orav.agents import Agent
+    from orav.config import Config
+    from orav.model import Scenario
+    from orav.session import Recording, Replay
+    from orav.suite import Job, Outcome, Shard
+
+
+@cli.command()
+@click.argument(
+    "scenario_paths", metavar="[SCENARIO]...", nargs=-1, type=click.Path(path_type=Path)
+)
+@click.option(
+    "--device",
+    default=None,
+    help="'sim' (the simulator; default), 'sim:APP.yaml' (with your app model), "
+    "'idb:HOST:PORT' (an idb companion; several, comma-separated, run a suite one scenario "
+    "per companion at a time) or 'textual:package.module:AppClass' (a Textual app, "
+    "in-process).",
+)
+@click.option(
+    "--agent",
+    "agent_spec",
+    default=None,
+    help="'scripted' (the scenario's script; default), 'explorer' (tries every control, no "
+    "model) or 'openai:MODEL' (any OpenAI-compatible API).",
+)
+@base_url_option
+@agent_options
+@click.option("--out", type=click.Path(path_type=Path), help="Cassette path (one scenario).")
+@click.option(
+    "--record-mode",
+    "mode",
+    type=click.Choice(["once", "new_episodes", "all", "none"]),
+    default=None,
+    help="As in vcrpy. once (default): record, refuse an existing cassette of a run that "
+    "passed (one that did not pass is recorded over); new_episodes: re-record, reusing the "
+    "existing cassette's decisions where the screen is the same and asking the agent only for "
+    "new screens; all: record, replacing the cassette; none: no device or agent, replay the "
+    "existing cassette (as orav replay).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing cassette (--record-mode all).")
+@click.option(
+    "--seed", default=0, show_default=True, help="Seed of the simulator's faults (sim only)."
+)
+@click.option("--tag", "tags", multiple=True, help="Run only scenarios with this tag (repeatable).")
+@click.option("--skip-tag", "skip_tags", multiple=True, help="Leave out scenarios with this tag.")
+@click.option("--shard", metavar="I/N", help="Run shard I of N (a CI matrix): every Nth scenario.")
+@click.option(
+    "--workers",
+    "--jobs",
+    "workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Record this many scenarios at once, each in its own process with its own simulator "
+    "(or device). Default 1.",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 10),
+    default=None,
+    help="Record a scenario that did not pass again, up to N times; one that passes on a retry "
+    "is reported flaky. Default 0.",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write JUnit XML of the runs (one testcase per scenario) to this file.",
+)
+@verbosity_options
+@click.pass_context
+def record(
+    ctx: click.Context,
+    scenario_paths: tuple[Path, ...],
+    device: str | None,
+    agent_spec: str | None,
+    base_url: str | None,
+    agent_options: tuple[str, ...],
+    out: Path | None,
+    mode: str | None,
+    overwrite: bool,
+    seed: int,
+    tags: tuple[str, ...],
+    skip_tags: tuple[str, ...],
+    shard: str | None,
+    workers: int | None,
+    retries: int | None,
+    junit: Path | None,
+    quiet: bool,
+    verbose: int,
+) -> None:
+    """Run scenarios live and write each one's cassette and reports (exit 0 when every goal is
+    met).
+
+    SCENARIO is a file, a folder (every YAML file under it) or a glob; none: the `scenarios`
+    of the config file (orav.toml or [tool.orav] in pyproject.toml), else ./scenarios.
+    Cassettes go to recordings/ (the config's `recordings`), named after the scenario file and
+    its place under the folder given. While a run goes its steps, actions and recoveries are
+    printed on stderr; a run that did not pass says why.
+    """
+    from orav import suite
+    from orav.cassette.mode import RecordMode
+    from orav.cli.replaying import replay
+    from orav.config import load_config
+
+    loud = verbosity(quiet, verbose)
+    mode = RecordMode.of(mode, overwrite=overwrite)
+    config = load_config()
+    device = device or config.device
+    agent_spec = agent_spec or config.agent
+    base_url = base_url or config.base_url
+    workers = workers or config.workers
+    retries = config.retries if retries is None else retries
+    chosen = suite.parse_shard(shard) if shard is not None else None
+    jobs = _jobs(scenario_paths or config.scenarios, config, out, tags, skip_tags, chosen)
+    if not jobs:
+        click.echo(f"orav: shard {shard} has no scenario", err=True)
+        sys.exit(0)
+    if mode == "none":  # no device, no agent: exactly what orav replay does
+        seeded = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
+        given = [
+            flag
+            for flag, value in (
+                ("--device", device != config.device),
+                ("--agent", agent_spec != config.agent),
+                ("--seed", seeded),
+                ("--workers", workers > 1),
+                ("--retries", retries > 0),
+            )
+            if value
+        ]
+        if given or (base_url and base_url != config.base_url) or agent_options:
+            flags = ", ".join(given + ["--base-url"] * bool(base_url))
+            raise click.UsageError(
+                f"--record-mode none only replays: {flags or '--agent-option'} has no effect"
+            )
+        for job in jobs:
+            _same_scenario(job.out, job.scenario)
+        ctx.invoke(replay, cassettes=tuple(job.out for job in jobs))  # exits with its status
+    pool = devices(device, workers)
+    agent = make_agent(agent_spec, base_url, agent_options, config)  # refuse a bad one up front
+    kept = _goldens(jobs) if mode == "once" else {}
+    console = progress_console()
+    for job in kept.values():
+        console.print(
+            f"{job.out}: a passing cassette exists: replayed, not recorded "
+            "(--record-mode all records it again)",
+            markup=False,
+        )
+    replays = {id(job): _replay_golden(job) for job in kept.values()}
+    jobs = [job for job in jobs if id(job) not in kept]
+    if not jobs:
+        _after_suite(list(replays.values()), junit, single=len(replays) == 1)
+    here = _Here(agent, pool[0], mode, seed, loud)
+    if len(jobs) == 1 and workers == 1 and not replays:
+        _after_suite([here.record(jobs[0], retries, 1)], junit, single=True)
+
+    def done(outcome: Outcome) -> None:
+        if loud:
+            say_outcome(console, outcome)
+
+    if workers == 1 and len(pool) == 1:
+        outcomes = suite.run_serial(
+            jobs, lambda job, n: here.attempt(job, n).report, retries=retries, done=done
+        )
+    else:
+        argv = _worker_argv(agent_spec, base_url, agent_options, mode, seed)
+        pool = pool if len(pool) > 1 else pool * workers
+        outcomes = suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
+    _after_suite([*replays.values(), *outcomes], junit, single=False)
+
+
+def _goldens(jobs: Sequence[Job]) -> dict[int, Job]:
+    """The jobs whose cassette holds a run that passed: vcrpy's ``once`` replays them."""
+    from orav.cassette.mode import passed
+
+    return {id(job): job for job in jobs if job.out.exists() and passed(job.out)}
+
+
+def _replay_golden(job: Job) -> Outcome:
+    import asyncio
+
+    from orav import session, suite
+    from orav.errors import ReplayDivergence
+
+    started = time.monotonic()
+    try:
+        replayed = asyncio.run(session.replay(job.out))
+    except ReplayDivergence as exc:
+        diverged = session.Replay(None, None, False, (str(exc),))
+        report = suite.recorded(job.out)
+        return suite.Outcome(job, report, 0, time.monotonic() - started, replayed=diverged)
+    report = replayed.report or replayed.recorded
+    return suite.Outcome(job, report, 0, time.monotonic() - started, replayed=replayed)
+
+
+def _jobs(
+    paths: Sequence[str | Path],
+    config: Config,
+    out: Path | None,
+    tags: Sequence[str],
+    skip_tags: Sequence[str],
+    shard: Shard | None,
+) -> list[Job]:
+    """The scenarios a record command runs, loaded (a bad one stops it before any runs), with
+    their cassettes; filtered by tags, then sharded."""
+    from attrs import evolve
+
+    from orav import suite
+    from orav.scenario_loader import load_scenario
+
+    if paths == config.scenarios and not any(Path(p).exists() for p in paths):
+        raise InputError(
+            f"no scenario given, and no {' or '.join(config.scenarios)} folder here: name "
+            "files, folders or globs, or set `scenarios` in orav.toml",
+            "SCENARIO",
+        )
+    files, roots = suite.expand_with_roots(paths)
+    names = suite.cassette_names(files, roots, config.scenarios)
+    folder = Path(config.recordings)
+    jobs = []
+    for file, name in zip(files, names, strict=True):
+        scenario = load_scenario(file)
+        if config.settle_seconds is not None and scenario.settle_seconds is None:
+            scenario = evolve(scenario, settle_seconds=config.settle_seconds)
+        if suite.wanted(scenario.tags, tags, skip_tags):
+            jobs.append(suite.Job(file, scenario, folder / name))
+    if not jobs and (tags or skip_tags):
+        flags = " ".join([f"--tag {t}" for t in tags] + [f"--skip-tag {t}" for t in skip_tags])
+        raise InputError(f"no scenario of {len(files)} is selected by {flags}", "--tag")
+    if out is not None:
+        if len(jobs) != 1:
+            raise InputError(f"names one cassette, but {len(jobs)} scenarios are selected", "--out")
+        jobs = [suite.Job(jobs[0].path, jobs[0].scenario, out)]
+    outs = [job.out for job in jobs]
+    twice = next((o for o in outs if outs.count(o) > 1), None)
+    if twice is not None:
+        raise InputError(f"two scenarios would both record {twice}; record them apart", "--out")
+    return suite.shard_of(jobs, shard)
+
+
+class _Here:
+    """Records jobs in this process, with progress on stderr; each one's reports written, its
+    reasons printed when it did not pass."""
+
+    def __init__(self, agent: Agent, device: str, mode: str, seed: int, loud: int) -> None:
+        self.agent, self.device, self.mode, self.seed, self.loud = agent, device, mode, seed, loud
+
+    def record(self, job: Job, retries: int, attempt: int) -> Outcome:
+        """Attempt ``attempt`` and up to ``retries`` more (a fresh recording each)."""
+        from orav import suite
+
+        started = time.monotonic()
+        for n in range(attempt, attempt + retries + 1):
+            result = self.attempt(job, n)
+            if result.report.ok:
+                break
+            if n < attempt + retries:
+                click.echo(f"{job.out}: {result.report.status}; retry {n} of {retries}", err=True)
+        return suite.Outcome(job, result.report, n - attempt + 1, time.monotonic() - started)
+
+    def attempt(self, job: Job, n: int) -> Recording:
+        """Attempt ``n`` at recording ``job``: a retry records over the attempt that failed."""
+        from orav import session
+        from orav.report.console import Progress
+
+        progress = Progress(
+            progress_console(), max_steps=job.scenario.max_steps, verbosity=self.loud
+        )
+        result = recorded(
+            session.record(
+                job.scenario,
+                job.out,
+                device=self.device,
+                agent=self.agent,
+                mode=self.mode if n == 1 else "all",
+                seed=self.seed,
+                progress=progress,
+            )
+        )
+        name = self.agent.name
+        if result.reused:
+            click.echo(
+                f"{job.out}: {result.reused} decisions reused from the old cassette, "
+                f"{result.asked} asked of {name}"
+            )
+        elif result.reused is not None:
+            click.echo(f"{job.out}: nothing to reuse: every decision was asked of {name}")
+        write_reports(result, job.out)
+        say_reasons(result.report, job.out)
+        return result
+
+
+def _worker_argv(
+    agent_spec: str, base_url: str | None, agent_options: Sequence[str], mode: str, seed: int
+) -> Callable[[Job, int, str], list[str]]:
+    """The ``orav record`` command line of one job in a worker process."""
+
+    def argv(job: Job, attempt: int, device: str) -> list[str]:
+        command = [sys.executable, "-m", "orav", "record", str(job.path), "--out", str(job.out)]
+        command += ["--device", device, "--agent", agent_spec, "--seed", str(seed), "-q"]
+        command += ["--record-mode", mode if attempt == 1 else "all", "--retries", "0"]
+        command += ["--base-url", base_url] if base_url else []
+        for option in agent_options:
+            command += ["--agent-option", option]
+        return command
+
+    return argv
+
+
+def _after_suite(outcomes: Sequence[Outcome], junit: Path | None, *, single: bool) -> None:
+    """The summary table, the report files' names, JUnit; exit 0 when every goal was met."""
+    from orav.report.console import reasons
+
+    rows = [(o.report, o.job.out, o.replayed, o) for o in outcomes if o.report is not None]
+    print_reports([row[:3] for row in rows], flaky={id(o.report) for *_, o in rows if o.flaky})
+    if single and outcomes[0].report is not None:
+        out = outcomes[0].job.out
+        click.echo(
+            f"cassette: {out}\nreport:   {out.with_suffix('.report.json')}\n"
+            f"html:     {out.with_suffix('.html')}"
+        )
+    if not single:
+        bad = [o for o in outcomes if not o.ok]
+        for outcome in bad:  # every reason again, together, below the table
+            if outcome.report is None:
+                click.echo(f"{outcome.job.path}: {outcome.error}", err=True)
+            for line in reasons(outcome.report) if outcome.report else ():
+                click.echo(f"{outcome.job.out}: {line}", err=True)
+            if outcome.replayed is not None and outcome.replayed.differences:
+                first = outcome.replayed.differences[0]
+                click.echo(f"{outcome.job.out}: replay diverged: {first[:300]}", err=True)
+        flaky = sum(o.flaky for o in outcomes)
+        click.echo(
+            f"{len(outcomes) - len(bad)} of {len(outcomes)} passed"
+            + (f" ({flaky} flaky)" if flaky else "")
+            + (f", {len(bad)} did not" if bad else "")
+        )
+    if junit is not None:
+        from orav.report.junit import write_junit
+        from orav.report.timeline import read_run
+
+        runs = [read_run(o.job.out) for o in outcomes if o.report is not None]
+        attempts = {o.job.out: o.attempts for o in outcomes}
+        with file_errors("write", junit):
+            click.echo(f"junit:    {write_junit(runs, junit, attempts=attempts)}")
+    if any(o.report is None for o in outcomes):
+        sys.exit(2)
+    sys.exit(0 if all(o.ok for o in outcomes) else 1)
+
+
+def recorded(coro: Coroutine[Any, Any, Recording | Replay]) -> Recording:
+    """Run a recording; when SIGINT/SIGTERM ends it, its reports are still written (the
+    cassette ends in an ``interrupted`` report) before the interruption ends the command."""
+    import asyncio
+
+    from orav.session import Recording
+
+    try:
+        result = asyncio.run(coro)
+    except Interrupted as exc:
+        kept = exc.recording
+        if kept is not None:
+            print_reports([(kept.report, kept.cassette, None)])
+            click.echo(write_reports(kept, kept.cassette))
+        raise
+    assert isinstance(result, Recording), "record mode none is a replay, not asked for here"
+    return result
+
+
+def _same_scenario(cassette: Path, scenario: Scenario) -> None:
+    """``--record-mode none`` replays the cassette: it must be this scenario's."""
+    from orav.cassette import read_cassette
+
+    if not cassette.exists():
+        raise InputError(
+            "no cassette to replay (--record-mode none records nothing)", str(cassette)
+        )
+    recorded = read_cassette(cassette).header.scenario.name
+    if recorded != scenario.name:
+        raise InputError(
+            f"the cassette holds scenario {recorded!r}, not {scenario.name!r}", str(cassette)
+        )
+
+
+def write_reports(result: Recording, out: Path) -> str:
+    """The JSON and HTML reports beside a recorded cassette; the lines that name the files."""
+    from orav.report import write_json
+    from orav.report.html import write_html
+
+    report = write_json(result.report, out.with_suffix(".report.json"), secrets=result.secrets)
+    return f"cassette: {out}\nreport:   {report}\nhtml:     {write_html(out)}"

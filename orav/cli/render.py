@@ -1,0 +1,125 @@
+"""What the commands print with rich: the table of runs, an exploration's coverage, the line
+each scenario of a suite ends with. rich is imported when something is printed, not for
+``--help``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from orav.model import RunReport
+    from orav.report.coverage import Coverage
+    from orav.session import Replay
+    from orav.suite import Outcome
+
+# A run as the table shows it: its report (None: a cassette cut off mid-run, replayed as far
+# as it goes), its cassette, and its replay when it was replayed.
+Row = tuple["RunReport | None", Path, "Replay | None"]
+
+
+def progress_console() -> Console:
+    """Where live progress goes: stderr, so stdout keeps what a script reads."""
+    from orav.report.console import console_for
+
+    return console_for(sys.stderr)
+
+
+def print_reports(rows: Sequence[Row], flaky: Collection[int] = frozenset()) -> None:
+    """The table of runs (``flaky``: the ids of the reports that passed only on a retry), then
+    every error a run met, resolved or not."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("scenario", "status", "steps", "duration", "replay", "cassette"):
+        # Words stay whole at 80 columns: only the scenario and the path may fold.
+        whole = column not in ("scenario", "cassette")
+        table.add_column(
+            column,
+            justify="right" if column in ("steps", "duration") else "left",
+            overflow="fold",
+            no_wrap=whole,
+        )
+    for report, path, outcome in rows:
+        if report is None:  # a cassette cut off mid-run, replayed as far as it goes
+            assert outcome is not None, "a run without a report is a replay's"
+            cut = f"cut after step {outcome.cut_after}"
+            table.add_row(outcome.scenario, "[yellow]incomplete[/]", "", "", cut, str(path))
+            continue
+        colour = "green" if report.ok else "red"
+        status = f"[{colour}]{report.status}[/]" + (" (flaky)" if id(report) in flaky else "")
+        replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")
+        if outcome is not None and outcome.decisions:
+            replayed += f", {len(outcome.decisions)} decisions differ"
+        table.add_row(
+            report.scenario,
+            status,
+            str(report.total_steps),
+            f"{report.duration_seconds:.2f} s",
+            replayed,
+            str(path),
+        )
+    # Not a terminal (CI logs, pipes): wide enough that paths are not folded.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    console.print(table)
+    for report in (row[0] for row in rows):
+        if report is None:
+            continue
+        for error in report.errors:
+            state = "resolved" if error.resolved else "[red]unresolved[/]"
+            console.print(f"{report.scenario} step {error.step}: {error.error} ({state})")
+
+
+def print_coverage(coverage: Coverage) -> None:
+    """An exploration's screens: what was tried, what did nothing, what is left, where to."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("screen", "tried", "no effect", "untried", "leads to"):
+        table.add_column(column, justify="right" if column == "tried" else "left", overflow="fold")
+    for screen in coverage.screens:
+        targets = dict.fromkeys(
+            coverage.name_of(t.target)
+            for t in coverage.transitions
+            if t.source == screen.key and t.target != screen.key
+        )
+        table.add_row(
+            screen.name,
+            f"{len(screen.tried)}/{len(screen.elements)}",
+            ", ".join(screen.no_effect),
+            ", ".join(screen.untried),
+            ", ".join(targets),
+        )
+    Console(highlight=False).print(table)
+
+
+def say_outcome(console: Console, outcome: Outcome) -> None:
+    """One line as each scenario of a suite ends."""
+    from rich.markup import escape
+
+    report = outcome.report
+    if report is None:
+        console.print(f"[red]error[/] {escape(str(outcome.job.path))}: {escape(outcome.error)}")
+        return
+    colour = "green" if report.ok else "red"
+    flaky = f" (flaky: passed on attempt {outcome.attempts})" if outcome.flaky else ""
+    console.print(
+        f"[{colour}]{report.status}[/]{flaky} {escape(str(outcome.job.path))} "
+        f"[dim]{outcome.seconds:.1f} s[/]"
+    )
+
+
+def say_reasons(report: RunReport, cassette: Path) -> None:
+    """Why a run did not pass, on stderr, below its progress."""
+    from orav.report.console import reasons
+
+    for line in reasons(report):
+        click.echo(f"{cassette}: {line}", err=True)

@@ -1,0 +1,120 @@
+"""The commands that read recorded runs: ``orav report`` (HTML, JUnit), ``orav audit`` (the
+recovery paths), ``orav export`` (a flow for another tool), and ``orav diagrams`` (the state
+machines, from the code)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from orav.cli.flags import file_errors
+from orav.cli.group import OravGroup, cli
+from orav.errors import InputError
+
+
+@cli.command()
+@click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--html",
+    "html_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the HTML reports and an index.html here (else each next to its cassette).",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write JUnit XML of the runs (one testcase per cassette) to this file.",
+)
+def report(cassettes: tuple[Path, ...], html_dir: Path | None, junit: Path | None) -> None:
+    """Write the single-file HTML report of each cassette, and JUnit XML for CI."""
+    from orav.report.html import write_html, write_index
+    from orav.report.junit import write_junit
+    from orav.report.timeline import read_run
+
+    runs = [read_run(path) for path in cassettes]
+    if html_dir is None:
+        with file_errors("write", cassettes[0]):
+            pages = [write_html(run) for run in runs]
+    else:
+        names = [run.path.with_suffix(".html").name for run in runs]
+        twice = next((name for name in names if names.count(name) > 1), None)
+        if twice is not None:
+            raise InputError(f"two cassettes would both write {twice}; report them apart", "--html")
+        with file_errors("write", html_dir):
+            pages = [
+                write_html(run, html_dir / name) for run, name in zip(runs, names, strict=True)
+            ]
+    for page in pages:
+        click.echo(f"html:  {page}")
+    if html_dir is not None:
+        with file_errors("write", html_dir):
+            index = write_index(list(zip(runs, pages, strict=True)), html_dir / "index.html")
+        click.echo(f"index: {index}")
+    if junit is not None:
+        with file_errors("write", junit):
+            junit = write_junit(runs, junit)
+        click.echo(f"junit: {junit}")
+
+
+@cli.command()
+@click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
+def audit(cassettes: tuple[Path, ...]) -> None:
+    """Print the recovery paths a recorded run took: fault, transitions, remedy, outcome."""
+    from orav.report import recovery_paths
+
+    for cassette in cassettes:
+        paths = recovery_paths(cassette)
+        click.echo(f"{cassette}: {len(paths)} recover{'y' if len(paths) == 1 else 'ies'}")
+        for path in paths:
+            click.echo(f"  step {path.step}: {path.fault} -> {path.outcome}")
+            click.echo(f"    remedy: {path.shown_remedy}")
+            for source, event, target in path.transitions:
+                click.echo(f"    {source} --{event}--> {target}")
+
+
+@cli.command()
+@click.option("--out", type=click.Path(path_type=Path), help="Write to this file.")
+@click.option("--check", is_flag=True, help="Exit 1 if --out differs from the code.")
+def diagrams(out: Path | None, check: bool) -> None:
+    """Mermaid diagrams of the state machines, generated from the code."""
+    from orav.machines import diagrams as render
+    from orav.report.files import write_text
+
+    if check and out is None:
+        raise click.UsageError("--check needs --out FILE, the file to compare")
+    text = render()
+    if out is None:
+        click.echo(text, nl=False)
+    elif check:
+        with file_errors("read", out):
+            current = out.read_text(encoding="utf-8") if out.exists() else None
+        if current != text:
+            click.echo(f"{out} is out of date: run `orav diagrams --out {out}`", err=True)
+            sys.exit(1)
+    else:
+        with file_errors("write", out):
+            write_text(out, text)  # whole, never through a symlink
+
+
+@cli.group(cls=OravGroup)
+def export() -> None:
+    """Turn a recorded run into a flow for another tool."""
+
+
+@export.command()
+@click.argument("cassette", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), help="Write to this file (else stdout).")
+@click.option("--force", is_flag=True, help="Export a run whose goal was not met, marked so.")
+def maestro(cassette: Path, out: Path | None, force: bool) -> None:
+    """A Maestro flow of the steps a run took: the path found, replayable without a model."""
+    from orav.export import export_maestro
+    from orav.report.files import write_text
+
+    text = export_maestro(cassette, force=force)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        with file_errors("write", out):
+            write_text(out, text)  # whole, never through a symlink

@@ -1,0 +1,184 @@
+"""The element DSL the report pages are built with, and the pieces every page shares.
+
+A page is an ElementTree built by ``el`` and serialised by ``page``, so every recorded string
+is escaped: nothing a run recorded can become markup. The style is ``report.css`` (package
+data), inlined so a page opens offline as one file.
+"""
+
+from __future__ import annotations
+
+import base64
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime
+from functools import cache
+from importlib.resources import files
+
+from orav.model import Screenshot
+
+Child = ET.Element | str | None | Iterable["Child"]
+
+STATUS_CLASS = {
+    "passed": "ok",
+    "completed_with_errors": "warn",
+    "failed": "bad",
+    "step_limit": "bad",
+    "timed_out": "bad",
+    "aborted": "bad",
+    "incomplete": "gray",
+}
+
+
+@cache
+def css() -> str:
+    """The reports' style sheet, read once from the package."""
+    return files(__package__ or "orav.report.html").joinpath("report.css").read_text("utf-8")
+
+
+def page(title: str, body: ET.Element) -> str:
+    """A whole HTML document: the style inline, then ``body``."""
+    html = el(
+        "html",
+        {"lang": "en"},
+        el(
+            "head",
+            None,
+            el("meta", {"charset": "utf-8"}),
+            el("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}),
+            el("title", None, title),
+            el("style", None, css()),
+        ),
+        body,
+    )
+    return "<!DOCTYPE html>\n" + ET.tostring(html, encoding="unicode", method="html") + "\n"
+
+
+def el(tag: str, attrs: dict[str, str] | None, *children: Child) -> ET.Element:
+    """An element with text and child elements in order; None children are skipped."""
+    element = ET.Element(tag, attrs or {})
+    for child in _flatten(children):
+        if isinstance(child, str):
+            if len(element):
+                element[-1].tail = (element[-1].tail or "") + child
+            else:
+                element.text = (element.text or "") + child
+        else:
+            element.append(child)
+    return element
+
+
+def _flatten(children: Iterable[Child]) -> Iterator[ET.Element | str]:
+    for child in children:
+        if child is None:
+            continue
+        if isinstance(child, (str, ET.Element)):
+            yield child
+        else:
+            yield from _flatten(child)
+
+
+def status(status: str) -> ET.Element:
+    """A run's status as a coloured badge."""
+    label = status.replace("_", " ")
+    return el("span", {"class": f"status {STATUS_CLASS.get(status, 'gray')}"}, label)
+
+
+def field(name: str, *value: Child) -> ET.Element:
+    """One named fact of a card."""
+    return el("div", {"class": "field"}, el("b", None, name), value)
+
+
+def chips(items: Iterable[str], kind: str) -> list[ET.Element]:
+    return [el("span", {"class": f"chip {kind}"}, item) for item in items]
+
+
+def error_list(errors: Iterable[str]) -> ET.Element:
+    return el("ul", {"class": "errors"}, [el("li", {"class": "error"}, e) for e in errors])
+
+
+# The screenshots a page has shown so far (sha256 -> where): an identical screen is stored
+# once, and every later figure of it links to the first (a step's *before* is usually the
+# step before's *after*; a long run revisits its screens). Set by ``screens_shown_once``.
+_SHOWN: ContextVar[dict[str, str] | None] = ContextVar("_SHOWN", default=None)
+
+
+@contextmanager
+def screens_shown_once() -> Iterator[None]:
+    """While a page is built, a screenshot shown before is a link to its first figure."""
+    shown = _SHOWN.set({})
+    try:
+        yield
+    finally:
+        _SHOWN.reset(shown)
+
+
+def figure(
+    screenshot: Screenshot | None, label: str, alt: str, *, missing: str = "no screenshot"
+) -> ET.Element:
+    """A labelled screenshot, full size on click; a screen shown before links to it."""
+    shown_before = _SHOWN.get()
+    anchor = f"shot-{screenshot.sha256[:16]}" if screenshot is not None else ""
+    if screenshot is None or not screenshot.data:
+        shown = el("div", {"class": "noshot"}, missing)
+    elif shown_before is not None and screenshot.sha256 in shown_before:
+        shown = el(
+            "a",
+            {"class": "noshot same", "href": f"#{anchor}", "data-sha256": screenshot.sha256},
+            f"the same screen as {shown_before[screenshot.sha256]}",
+        )
+    else:
+        if shown_before is not None:
+            shown_before[screenshot.sha256] = alt
+        data = base64.b64encode(screenshot.data).decode("ascii")
+        shown = el(
+            "img",
+            {
+                "class": "shot",
+                "src": f"data:image/{screenshot.format};base64,{data}",
+                "alt": alt,
+                "title": f"{label}: {screenshot.width}×{screenshot.height} px (click to enlarge)",
+                "id": anchor,
+                "data-sha256": screenshot.sha256,
+            },
+        )
+    return el(
+        "figure",
+        {"class": f"shot {label.replace(' ', '-')}"},
+        shown,
+        el("figcaption", None, label),
+    )
+
+
+# Click a screenshot to see it full size (no script needs to load from anywhere).
+ZOOM = """
+const zoom = document.getElementById("zoom");
+document.querySelectorAll("img.shot").forEach((img) => img.addEventListener("click", () => {
+  zoom.querySelector("img").src = img.src; zoom.showModal();
+}));
+zoom.addEventListener("click", () => zoom.close());
+"""
+
+
+def zoom() -> list[ET.Element]:
+    """The dialog a clicked screenshot opens in, and its script: the end of a page's body."""
+    return [
+        el("dialog", {"id": "zoom"}, el("img", {"alt": "screenshot, full size"})),
+        el("script", None, ZOOM),
+    ]
+
+
+def when(created_at: str) -> str:
+    """``2026-11-22 07:06:44 UTC`` from the header's ISO time (as recorded if it is not one)."""
+    try:
+        moment = datetime.fromisoformat(created_at)
+    except ValueError:
+        return created_at
+    zone = moment.strftime("%z")
+    zone = " UTC" if zone in ("+0000", "") else f" {zone[:3]}:{zone[3:]}"
+    return moment.strftime("%Y-%m-%d %H:%M:%S") + zone
+
+
+def seconds(value: float) -> str:
+    return f"{value:.2f} s" if value >= 1 else f"{value * 1000:.0f} ms"

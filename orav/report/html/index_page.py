@@ -1,0 +1,64 @@
+"""The index page: one row per run (scenario, cassette, status, why, steps, recoveries,
+duration, agent, when), each linking its report."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from orav.report.console import reasons
+from orav.report.files import write_text
+from orav.report.html.elements import el, page, seconds, status, when
+from orav.report.timeline import RunView
+
+HEAD = (
+    "scenario",
+    "cassette",
+    "status",
+    "why",
+    "steps",
+    "recoveries",
+    "duration",
+    "agent",
+    "recorded",
+)
+
+
+def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
+    """Write an index page linking each ``(run, its report's path)``; return its path."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for run, report in runs:
+        href = Path(os.path.relpath(report, out.parent)).as_posix()
+        why = "; ".join(reasons(run.report)[:2]) if run.report is not None else None
+        rows.append(
+            el(
+                "tr",
+                {"class": "run", "data-status": run.status},
+                el("td", None, el("a", {"href": href}, run.header.scenario.name)),
+                el(
+                    "td", {"class": "file", "title": str(run.path)}, el("code", None, run.path.name)
+                ),
+                el("td", None, status(run.status)),
+                el("td", {"class": "why"}, why),
+                el("td", None, str(run.report.total_steps if run.report else len(run.steps))),
+                el("td", None, str(len(run.recoveries))),
+                el("td", None, seconds(run.report.duration_seconds) if run.report else ""),
+                el("td", None, run.header.agent),
+                el(
+                    "td",
+                    {"class": "when", "title": run.header.created_at},
+                    when(run.header.created_at),
+                ),
+            )
+        )
+    passed = sum(1 for run, _ in runs if run.report is not None and run.report.ok)
+    body = el(
+        "body",
+        None,
+        el("h1", None, "orav runs"),
+        el("p", {"class": "goal"}, f"{passed} of {len(runs)} met their goal."),
+        el("table", {"class": "runs"}, el("tr", None, [el("th", None, h) for h in HEAD]), rows),
+    )
+    return write_text(out, page("orav runs", body))
