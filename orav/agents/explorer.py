@@ -10,7 +10,7 @@ any other, tried after the rest), tries a back gesture once where it knows no wa
 says ``done`` when nothing untried is reachable. No randomness: the same app gives the same run.
 
     explorer = ExplorerAgent()
-    await runner.record(scenario, out, agent=explorer)   # any Device: it sees Observations only
+    await session.record(scenario, out, agent=explorer)   # any Device: it sees Observations only
     explorer.coverage()                                  # -> orav.agents.coverage.Coverage
 """
 
