@@ -199,7 +199,7 @@ class Engine:
         try:
             report = await run.execute()
         except (asyncio.CancelledError, Interrupted):
-            self.unfinished = run.build_report()  # how far it got, for orav.runner's report
+            self.unfinished = run.build_report()  # how far it got, for orav.session's report
             raise
         if self.writer is not None:
             self.writer.write(ReportEvent.of(report))
