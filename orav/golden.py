@@ -11,7 +11,7 @@ API::
     flaky = await repeat(path, 5, device="sim")
     flaky.passed, flaky.runs, flaky.flipped   # pass@k and the steps whose outcome differed
 
-A replay (``orav.runner.replay``) stands in for the device and guards orav; a rerun drives the
+A replay (``orav.session.replay``) stands in for the device and guards orav; a rerun drives the
 app, so a removed button, a renamed control or a screen that no longer follows fails it.
 """
 
@@ -98,7 +98,7 @@ async def rerun(
     from orav.cassette import read_cassette
     from orav.engine import Engine
     from orav.report.run import recorded_report
-    from orav.runner import open_device
+    from orav.specs import open_device
 
     recorded = read_cassette(cassette)
     report = recorded_report(recorded)
@@ -147,7 +147,7 @@ def default_device(scenario: Scenario) -> str:
 def find_scenario(name: str, folders: Sequence[Path]) -> Scenario | None:
     """The scenario called ``name`` in a ``*.yaml`` file under ``folders`` (None: not there);
     a file that is no scenario is passed over."""
-    from orav.scenario import load_scenario
+    from orav.scenario_loader import load_scenario
 
     for folder in folders:
         for path in sorted(Path(folder).rglob("*.yaml")):
