@@ -195,7 +195,7 @@ class UatDriver:
     ) -> RunReport:
         from orav.drivers.textual import TextualDevice
         from orav.engine import Engine
-        from orav.scenario import load_scenario
+        from orav.scenario_loader import load_scenario
 
         if not hasattr(scenario, "goal"):
             scenario = load_scenario(Path(scenario))
@@ -304,7 +304,7 @@ class CassetteReplay(pytest.Item):
     live with ``--orav-live``."""
 
     def runtest(self) -> None:
-        from orav.runner import replay
+        from orav.session import replay
 
         config = self.config
         if config.getoption("orav_live"):
@@ -463,7 +463,7 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
     device = config.getoption("orav_device") or options.get("device")
     expect = options.get("expect", "passed")
     if mode == "once" and cassette.exists():
-        from orav.runner import passed
+        from orav.cassette.mode import passed
 
         mode = "none" if passed(cassette) else "once"  # a failed one is recorded over
     if mode == "none":
@@ -476,7 +476,8 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
         _check_rerun(request.node, golden.reruns)
     else:
         from orav.golden import default_device
-        from orav.runner import make_agent, record
+        from orav.session import record
+        from orav.specs import make_agent
 
         device = device or default_device(scenario)
         agent = make_agent(options.get("agent", "scripted"))
@@ -513,7 +514,7 @@ def _record_mode(config: pytest.Config) -> str:
 def _scenario_of(request: pytest.FixtureRequest, given: Any) -> Scenario:
     """The marker's scenario: a Scenario, or a YAML path relative to the test file (else to
     the rootdir)."""
-    from orav.scenario import load_scenario
+    from orav.scenario_loader import load_scenario
 
     if hasattr(given, "goal"):
         return given
@@ -525,7 +526,7 @@ def _scenario_of(request: pytest.FixtureRequest, given: Any) -> Scenario:
 
 
 def _replay(golden: Golden, expect: str) -> None:
-    from orav.runner import replay
+    from orav.session import replay
 
     if not golden.cassette.exists():
         raise GoldenFailed(
