@@ -1,6 +1,6 @@
 """What the terminal shows: live progress while a run goes, and why a run did not pass.
 
-``Progress`` is fed the cassette's events as the engine writes them (``orav.runner`` tees the
+``Progress`` is fed the cassette's events as the engine writes them (``orav.session`` tees the
 writer), so it shows exactly what is recorded: the step and the budget, the action and its
 target, recoveries as they happen, elapsed time, and tokens and cost for an LLM. On a terminal
 the lines are coloured; in a pipe or a CI log they are plain. Verbosity: 0 quiet (nothing
