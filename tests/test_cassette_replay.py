@@ -39,7 +39,7 @@ from orav.model import (
     Target,
     TypeText,
 )
-from orav.runner import record, replay
+from orav.session import record, replay
 
 APP = "com.orav.demo"
 SCENARIO = Scenario(name="login", app=APP, goal="sign in")
