@@ -11,9 +11,10 @@ from pathlib import Path
 
 from attrs import evolve
 from fast_clock import FastClock
+from orav.agents.coverage import write_coverage
+from orav.report.run import read_run
 from test_explorer import BACK, Run, Tiny, button, heading, text_field
 
-from orav.agents.coverage import write_coverage
 from orav.agents.explorer import ESCAPE, ExplorerAgent, app_chrome, sample_text, screen_moves
 from orav.model import (
     Credentials,
@@ -27,8 +28,7 @@ from orav.model import (
 from orav.perceive import screen_id, screen_name
 from orav.perceive.screens import stable_id
 from orav.report.html import render_html
-from orav.report.run import read_run
-from orav.runner import record, replay
+from orav.session import record, replay
 
 GESTURES = Path(__file__).resolve().parent.parent / "orav" / "demo" / "gestures.yaml"
 GESTURE_SCREENS = {"Hub", "Results", "Gallery", "Photo", "Inbox", "Archive", "Pinned"}
