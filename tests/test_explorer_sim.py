@@ -1,5 +1,5 @@
 """The explorer through the whole engine: the simulator's demo app over real gRPC and the fb-idb
-client, a cassette written by ``orav.runner.record`` and replayed; and ``orav explore``.
+client, a cassette written by ``orav.session.record`` and replayed; and ``orav explore``.
 
 Sleeps are virtual (``FastClock``): the settle time after each action is recorded, not waited.
 """
@@ -11,14 +11,14 @@ import json
 from attrs import evolve
 from click.testing import CliRunner
 from fast_clock import FastClock
-
 from orav.agents.coverage import coverage_paths
+
 from orav.agents.explorer import ExplorerAgent
 from orav.cassette import read_cassette
 from orav.cassette.events import DecideEvent
 from orav.cli import cli
 from orav.model import Credentials, Scenario, TypeText
-from orav.runner import record, replay
+from orav.session import record, replay
 
 DEMO_SCREENS = {"Sign in", "Home", "Getting started", "Release notes", "Privacy"}
 DEMO_SCREENS |= {"Settings", "Feedback"}
