@@ -23,7 +23,7 @@ from orav.codec import structure
 from orav.model import Launch, RunReport, Terminate, show_action
 from orav.model.fault import FaultType
 from orav.report import recovery_paths
-from orav.runner import replay
+from orav.session import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = sorted((ROOT / "recordings" / "recovery").glob("*.cassette"))
