@@ -301,10 +301,11 @@ def test_a_key_name_parses_or_is_a_clear_error(text: str):
 
 
 async def test_the_apps_exception_is_in_the_report_and_the_html(tmp_path):
+    from orav.report.run import read_run
+
     from orav.model import Decision, Done, Scenario
     from orav.report.html import render_html
-    from orav.report.run import read_run
-    from orav.runner import record
+    from orav.session import record
 
     scenario = Scenario(
         name="broken",
