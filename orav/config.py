@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from attrs import field, frozen
 
@@ -28,6 +29,8 @@ class Config:
     agent_options: dict[str, object] = field(factory=dict)
     scenarios: tuple[str, ...] = ("scenarios",)  # what `orav record` with no argument runs
     recordings: str = "recordings"  # where cassettes go
+    # the passing flows (cassettes, folders of them) a run revisits once its goal is reached
+    regression_check: tuple[str, ...] = ()
     settle_seconds: float | None = None  # a fixed settle for scenarios that set none
     workers: int = 1
     retries: int = 0
@@ -40,12 +43,14 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "base_url": (str,),
     "agent_options": (dict,),
     "scenarios": (list, str),
+    "regression_check": (list, str),
     "recordings": (str,),
     "settle_seconds": (int, float),
     "workers": (int,),
     "retries": (int,),
 }
 _LIMITS = {"workers": (1, 64), "retries": (0, 10), "settle_seconds": (0, 60)}
+_FOLDERS = ("scenarios", "regression_check")  # a path or a list of them, relative to the file
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -76,29 +81,35 @@ def load_config(path: Path | None = None) -> Config:
     prefix = ""
     if path.name == "pyproject.toml":
         data, prefix = data.get("tool", {}).get("orav", {}), "tool.orav."
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}  # each checked against _TYPES by _checked
     for key, value in data.items():
         where = f"{path}:{_line_of(text, key)}"
-        if key not in _TYPES:
-            known = ", ".join(sorted(_TYPES))
-            raise InputError(f"{prefix}{key}: unknown setting; known are {known}", where)
-        if isinstance(value, bool) or not isinstance(value, _TYPES[key]):
-            kinds = " or ".join("a list" if t is list else t.__name__ for t in _TYPES[key])
-            raise InputError(f"{prefix}{key}: expected {kinds}, got {value!r}", where)
-        low, high = _LIMITS.get(key, (None, None))
-        if low is not None and not low <= value <= high:
-            raise InputError(f"{prefix}{key}: expected {low} to {high}, got {value!r}", where)
-        if key == "scenarios":
-            value = (value,) if isinstance(value, str) else value
-            if not all(isinstance(item, str) for item in value):
-                raise InputError(f"{prefix}{key}: expected paths or globs", where)
-            value = tuple(_relative(path, item) for item in value)
-        elif key == "recordings":
-            value = _relative(path, value)
-        elif key == "settle_seconds":
-            value = float(value)
-        values[key] = value
+        values[key] = _checked(path, key, value, f"{prefix}{key}", where)
     return Config(**values, source=str(path))
+
+
+def _checked(path: Path, key: str, value: object, name: str, where: str) -> object:
+    """``value`` of setting ``key`` as Config holds it; a wrong one is an InputError at
+    ``where`` naming the setting (``name``)."""
+    if key not in _TYPES:
+        raise InputError(f"{name}: unknown setting; known are {', '.join(sorted(_TYPES))}", where)
+    if isinstance(value, bool) or not isinstance(value, _TYPES[key]):
+        kinds = " or ".join("a list" if t is list else t.__name__ for t in _TYPES[key])
+        raise InputError(f"{name}: expected {kinds}, got {value!r}", where)
+    if key in _LIMITS and isinstance(value, (int, float)):
+        low, high = _LIMITS[key]
+        if not low <= value <= high:
+            raise InputError(f"{name}: expected {low} to {high}, got {value!r}", where)
+    if key in _FOLDERS:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            raise InputError(f"{name}: expected paths or globs", where)
+        return tuple(_relative(path, item) for item in items)
+    if key == "recordings" and isinstance(value, str):
+        return _relative(path, value)
+    if key == "settle_seconds" and isinstance(value, (int, float)):
+        return float(value)
+    return value
 
 
 def _relative(config: Path, item: str) -> str:

@@ -97,22 +97,15 @@ async def rerun(
     types one must be given (``scenario``, loaded from its file), else InputError."""
     from orav.cassette import read_cassette
     from orav.engine import Engine
-    from orav.report.run import recorded_report
     from orav.specs import open_device
 
     recorded = read_cassette(cassette)
-    report = recorded_report(recorded)
+    report = recorded.report()
     if report is None or not report.ok:
         status = report.status if report is not None else "unfinished"
         raise InputError(f"the recorded run did not pass ({status}): no golden", str(cassette))
     if scenario is None:
-        scenario = recorded.header.scenario
-        if REDACTED in repr(unstructure(scenario)):
-            raise InputError(
-                f"scenario {scenario.name!r} types a secret, which the cassette holds as "
-                f"{REDACTED}: give its scenario file to rerun it live",
-                str(cassette),
-            )
+        scenario = scenario_of(cassette, recorded.header.scenario)
     deciding = RerunAgent(recorded, agent)
     device = device or default_device(scenario)
     async with open_device(device, scenario, seed=seed) as live:
@@ -142,6 +135,22 @@ def default_device(scenario: Scenario) -> str:
     """The device a scenario runs on unless told: its Textual app (``module:App``), else the
     simulator (which serves the shipped app of its bundle id)."""
     return f"textual:{scenario.app}" if ":" in scenario.app else "sim"
+
+
+def scenario_of(cassette: Path, recorded: Scenario, folders: Sequence[Path] = ()) -> Scenario:
+    """The scenario a rerun of ``cassette`` plays: its file under ``folders`` (found by the
+    ``recorded`` scenario's name; it holds the secrets), else the cassette's own copy, unless
+    that types a secret, which the cassette holds as bullets: InputError."""
+    found = find_scenario(recorded.name, folders) if folders else None
+    if found is not None:
+        return found
+    if REDACTED in repr(unstructure(recorded)):
+        raise InputError(
+            f"scenario {recorded.name!r} types a secret, which the cassette holds as "
+            f"{REDACTED}: give its scenario file to rerun it live",
+            str(cassette),
+        )
+    return recorded
 
 
 def find_scenario(name: str, folders: Sequence[Path]) -> Scenario | None:

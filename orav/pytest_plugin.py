@@ -37,15 +37,18 @@ import inspect
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr  # pytest does not export the type
+
     from orav.agents import Agent
     from orav.model import RunReport, Scenario
 
-RECORD_MODES = ("none", "once", "new_episodes", "all", "rerun")
+Mode = Literal["none", "once", "new_episodes", "all", "rerun"]  # a record mode, or rerun live
+RECORD_MODES: tuple[Mode, ...] = ("none", "once", "new_episodes", "all", "rerun")
 LIVE_ENV = "ORAV_LIVE_AI"
 MODEL_ENV = "ORAV_MODEL"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -197,8 +200,7 @@ class UatDriver:
         from orav.engine import Engine
         from orav.scenario_loader import load_scenario
 
-        if not hasattr(scenario, "goal"):
-            scenario = load_scenario(Path(scenario))
+        playing = load_scenario(Path(scenario)) if isinstance(scenario, (str, Path)) else scenario
         chosen = self._agent(agent)
         first = [self.app]
 
@@ -207,7 +209,7 @@ class UatDriver:
 
         name = type(self.app).__name__
         async with TextualDevice(build, name=name, size=self.size) as device:
-            self.report = await Engine(device, chosen).run(scenario)
+            self.report = await Engine(device, chosen).run(playing)
         return self.report
 
     def run_sync(self, scenario: Scenario | str | Path, **options: Any) -> RunReport:
@@ -232,7 +234,7 @@ class UatDriver:
 
 def _size(config: pytest.Config) -> tuple[int, int]:
     """The ``orav_size`` ini value (80x24 when not set)."""
-    from orav.drivers.textual.device import parse_size
+    from orav.drivers.textual.spec import parse_size
 
     text = config.getini("orav_size")
     return parse_size(text) if text else (80, 24)
@@ -326,12 +328,14 @@ class CassetteReplay(pytest.Item):
         name = read_cassette(self.path).header.scenario.name
         return find_scenario(name, folders) if folders else None
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
         from orav.errors import OravError
 
         if isinstance(excinfo.value, (GoldenFailed, OravError)):
             return _named(self.path, excinfo.value)
-        return super().repr_failure(excinfo)
+        return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"replay {self.path.name}"
@@ -412,7 +416,7 @@ class Golden:
     """What a marked test ran: its ``cassette``, ``mode``, the run's ``report``, and the
     ``replay``, ``recording`` or ``reruns`` (an ``orav.golden.Repeated``) behind it."""
 
-    def __init__(self, cassette: Path, mode: str) -> None:
+    def __init__(self, cassette: Path, mode: Mode) -> None:
         self.cassette = cassette
         self.mode = mode
         self.report: RunReport | None = None
@@ -504,11 +508,12 @@ def _orav_marked(request: pytest.FixtureRequest) -> None:
         request.getfixturevalue("orav")
 
 
-def _record_mode(config: pytest.Config) -> str:
-    mode = config.getoption("orav_record_mode") or config.getini("orav_record_mode") or "none"
-    if mode not in RECORD_MODES:
-        raise pytest.UsageError(f"orav_record_mode: {mode!r} is not one of {RECORD_MODES}")
-    return mode
+def _record_mode(config: pytest.Config) -> Mode:
+    given = config.getoption("orav_record_mode") or config.getini("orav_record_mode") or "none"
+    for mode in RECORD_MODES:
+        if given == mode:
+            return mode
+    raise pytest.UsageError(f"orav_record_mode: {given!r} is not one of {RECORD_MODES}")
 
 
 def _scenario_of(request: pytest.FixtureRequest, given: Any) -> Scenario:

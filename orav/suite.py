@@ -14,11 +14,15 @@ import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from attrs import frozen
 
 from orav.errors import InputError
+
+if TYPE_CHECKING:
+    from orav.model import RunReport, Scenario
+    from orav.session import Replay
 
 _SHARD = re.compile(r"(\d+)/(\d+)")
 T = TypeVar("T")
@@ -130,7 +134,7 @@ class Job:
     """One scenario of a suite: its file, the loaded scenario, the cassette it records."""
 
     path: Path
-    scenario: object
+    scenario: Scenario
     out: Path
 
 
@@ -140,11 +144,11 @@ class Outcome:
     attempts it took (``--retries``) and the wall time of all of them."""
 
     job: Job
-    report: object | None
+    report: RunReport | None
     attempts: int = 1
     seconds: float = 0.0
     error: str = ""
-    replayed: object | None = None  # a golden cassette kept and replayed instead (record once)
+    replayed: Replay | None = None  # a golden cassette kept and replayed instead (record once)
 
     @property
     def ok(self) -> bool:
@@ -159,7 +163,7 @@ class Outcome:
 
 def run_serial(
     jobs: Sequence[Job],
-    attempt: Callable[[Job, int], object],
+    attempt: Callable[[Job, int], RunReport],
     *,
     retries: int = 0,
     done: Callable[[Outcome], None] = lambda _: None,
@@ -254,12 +258,11 @@ def _last_duration(cassette: Path) -> float:
     return float(seconds) if isinstance(seconds, (int, float)) else 0.0
 
 
-def recorded(cassette: Path):
+def recorded(cassette: Path) -> RunReport | None:
     """The report a cassette ends with, or None (no report, or unreadable)."""
     from orav.cassette import read_cassette
-    from orav.report.run import recorded_report
 
     try:
-        return recorded_report(read_cassette(cassette))
+        return read_cassette(cassette).report()
     except (InputError, OSError):
         return None

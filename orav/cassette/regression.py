@@ -33,24 +33,26 @@ def same_action(recorded: Action, candidate: Action) -> bool:
     """Whether ``candidate`` does what ``recorded`` did (targets before coordinates)."""
     if type(recorded) is not type(candidate):
         return False
-    if isinstance(recorded, Tap):
-        if recorded.target is not None and candidate.target is not None:
-            return (
-                recorded.target.id == candidate.target.id
-                if recorded.target.id
-                else (recorded.target.label == candidate.target.label)
-            )
-        if None in (recorded.x, recorded.y, candidate.x, candidate.y):
-            return False
-        return (
-            abs(recorded.x - candidate.x) <= TAP_TOLERANCE
-            and abs(recorded.y - candidate.y) <= TAP_TOLERANCE
-        )
-    if isinstance(recorded, TypeText):
+    if isinstance(recorded, Tap) and isinstance(candidate, Tap):
+        return _same_tap(recorded, candidate)
+    if isinstance(recorded, TypeText) and isinstance(candidate, TypeText):
         return matches_redacted(recorded.text, candidate.text)
-    if isinstance(recorded, Done):  # the summary is prose: the verdict is what counts
-        return recorded.success == candidate.success
+    if isinstance(recorded, Done) and isinstance(candidate, Done):
+        return recorded.success == candidate.success  # the summary is prose: the verdict counts
     return matches_redacted(unstructure(recorded), unstructure(candidate))
+
+
+def _same_tap(recorded: Tap, candidate: Tap) -> bool:
+    if recorded.target is not None and candidate.target is not None:
+        if recorded.target.id:
+            return recorded.target.id == candidate.target.id
+        return recorded.target.label == candidate.target.label
+    if recorded.x is None or recorded.y is None or candidate.x is None or candidate.y is None:
+        return False
+    return (
+        abs(recorded.x - candidate.x) <= TAP_TOLERANCE
+        and abs(recorded.y - candidate.y) <= TAP_TOLERANCE
+    )
 
 
 class ComparingAgent:

@@ -12,11 +12,12 @@ live screen must be the recorded one by the one screen identity (``orav.perceive
 and a tap's target is re-resolved on the live screen by the one target rule
 (``orav.perceive.target_element``): as recorded; else by the recorded element's id alone, its
 label alone, then the control of the same role at its recorded position. Found any way but the
-first, the tap goes to the live element and the step is a ``Heal``. A screen that is not the
-recorded one, or a target found no way, is a ``Regression``: the run leaves the recorded path,
-and ``fallback`` (an LLM agent) decides from then on; without one the run ends there, failed,
-naming the step. A secret recorded as ``••••••`` is typed from the scenario's script, which
-holds it, when the script's step is what was recorded.
+first, the tap goes to the live element and the step is a ``Heal``; a target the recorded
+screen lacked too (an interruption's) is played as recorded: the engine recovers as it did. A
+screen that is not the recorded one, or a target found no way, is a ``Regression``: the run
+leaves the recorded path, and ``fallback`` (an LLM agent) decides from then on; without one the
+run ends there, failed, naming the step. A secret recorded as ``••••••`` is typed from the
+scenario's script, which holds it, when the script's step is what was recorded.
 """
 
 from __future__ import annotations
@@ -132,11 +133,15 @@ class RerunAgent:
                 context, recorded, "screen", screen_name(seen), screen_name(live)
             )
         if _holds_secret(decision):
-            return await self._secret(context, recorded)
+            return await self._secret(context, recorded, decision)
         action = decision.action
         if isinstance(action, Tap) and action.target is not None and action.x is None:
             target = action.target
-            if target.label is not None or target.id is not None:
+            # A target absent from the recorded screen too was an interruption the engine
+            # recovered from before acting: the step is played as recorded, and recovers again.
+            if (target.label is not None or target.id is not None) and target_element(
+                seen, target
+            ) is not None:
                 element, by = heal_target(seen, live, target)
                 if element is None:
                     return await self._off(
@@ -149,15 +154,18 @@ class RerunAgent:
         self.served += 1
         return evolve(decision, call=None)
 
-    async def _secret(self, context: AgentContext, recorded: RecordedDecision) -> Decision:
-        """A secret recorded as bullets is typed from the scenario's script, where it was
-        written; the step holds when that is what was recorded."""
+    async def _secret(
+        self, context: AgentContext, recorded: RecordedDecision, was: Decision
+    ) -> Decision:
+        """A secret recorded as bullets (``was``) is typed from the scenario's script, where
+        it was written; the step holds when that is what was recorded."""
+        decision: Decision | None
         try:
             decision = await ScriptedAgent().decide(context)
         except AgentError:
             decision = None
         if decision is None or not matches_redacted(
-            unstructure(recorded.decision.action), unstructure(decision.action)
+            unstructure(was.action), unstructure(decision.action)
         ):
             return await self._off(
                 context, recorded, "target", "a secret the script types", "none in the script"

@@ -1,0 +1,135 @@
+"""The regression check in a run (the seed's fourth heuristic) against the real simulator:
+after a goal is reached, the passing flows of the same app are rerun live; an app changed so
+that one earlier flow breaks names that flow, its step and both screenshots; an unchanged app
+is clean; the check keeps to its budget and passes over what is no golden."""
+
+import asyncio
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from orav.errors import InputError
+from orav.regression_check import (
+    add_to_junit,
+    check_regressions,
+    find_flows,
+    read_revisits,
+    write_revisits,
+)
+from orav.scenario_loader import load_scenario
+from orav.session import record
+from orav.sim import DEMO_APP
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "orav" / "scenarios"
+SETTINGS_BUTTON = (
+    "      - {role: AXButton, id: settings, label: Settings, frame: [290, 47, 92, 44],\n"
+    "         on_tap: [{to: settings}]}\n"
+)
+
+
+def passing_flows(folder: Path, *names: str) -> Path:
+    """A folder of the demo app's goldens, as a team keeps them."""
+    folder.mkdir()
+    for name in names:
+        shutil.copy(ROOT / "recordings" / f"{name}.cassette", folder)
+    return folder
+
+
+def run_then_check(tmp_path: Path, device: str, **budget) -> tuple[object, Path]:
+    """Record open_detail (it never touches the Settings button) on ``device``; once its goal
+    is reached, revisit the passing flows on the same device."""
+    flows = find_flows([passing_flows(tmp_path / "goldens", "change_setting", "submit_form")])
+    scenario = load_scenario(SCENARIOS / "open_detail.yaml")
+    out = tmp_path / "run" / "open_detail.cassette"
+    recording = asyncio.run(record(scenario, out, device=device))
+    assert recording.report.ok  # the run under test reached its goal
+    check = asyncio.run(
+        check_regressions(
+            flows, app=scenario.app, device=device, skip=[out], scenarios=[SCENARIOS], **budget
+        )
+    )
+    return check, out
+
+
+def test_an_app_that_broke_an_earlier_flow_is_named_with_its_step_and_screenshots(tmp_path):
+    broken = tmp_path / "broken.yaml"
+    text = DEMO_APP.read_text()
+    assert SETTINGS_BUTTON in text
+    broken.write_text(text.replace(SETTINGS_BUTTON, "", 1))
+    check, out = run_then_check(tmp_path, f"sim:{broken}")
+    assert not check.ok
+    assert [(r.cassette.name, r.status) for r in check.revisits] == [
+        ("change_setting.cassette", "regressed"),
+        ("submit_form.cassette", "passed"),
+    ]
+    [revisit] = check.regressed
+    [regression] = revisit.regressions
+    assert (regression.step, regression.kind, regression.expected, regression.found) == (
+        1,
+        "target",
+        "#settings",
+        "none on Home",
+    )
+    assert regression.recorded.data and regression.live.data
+    assert "change_setting.cassette (change_setting): regressed" in check.explain()
+
+    written = write_revisits(check, out)  # what the reports render
+    assert written.name == "open_detail.regressions.json"
+    again = read_revisits(out)
+    assert again.regressed[0].regressions[0].live.sha256 == regression.live.sha256
+    assert again.regressed[0].regressions[0].recorded.data == regression.recorded.data
+
+    junit = tmp_path / "junit.xml"
+    add_to_junit(check, junit, app="com.orav.demo")
+    root = ET.parse(junit).getroot()
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")
+    [failure] = root.iter("failure")
+    assert failure.get("message") == (
+        "regression at step 1: target: expected #settings, found none on Home"
+    )
+
+
+def test_an_unchanged_app_is_clean(tmp_path):
+    check, _ = run_then_check(tmp_path, "sim")
+    assert check.ok and [r.status for r in check.revisits] == ["passed", "passed"]
+    assert all(not r.heals and not r.regressions for r in check.revisits)
+
+
+def test_the_budget_leaves_flows_unchecked_never_regressed(tmp_path):
+    flows = find_flows([passing_flows(tmp_path / "goldens", "change_setting", "open_detail")])
+    check = asyncio.run(
+        check_regressions(
+            flows, app="com.orav.demo", device="sim", scenarios=[SCENARIOS], max_steps=2
+        )
+    )
+    assert check.ok
+    assert [(r.status, r.reason) for r in check.revisits] == [
+        ("unchecked", "the check's steps ran out at step 2"),
+        ("unchecked", "the check's steps ran out"),
+    ]
+
+
+def test_other_apps_flows_and_failed_recordings_are_not_revisited(tmp_path):
+    folder = passing_flows(tmp_path / "goldens", "change_setting")
+    shutil.copy(ROOT / "recordings" / "shop" / "add_to_cart.cassette", folder)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(DEMO_APP.read_text().replace(SETTINGS_BUTTON, "", 1))
+    scenario = load_scenario(SCENARIOS / "change_setting.yaml")
+    failed = folder / "failed.cassette"
+    assert not asyncio.run(record(scenario, failed, device=f"sim:{broken}")).report.ok
+    check = asyncio.run(
+        check_regressions(
+            find_flows([folder]), app="com.orav.demo", device="sim", scenarios=[SCENARIOS]
+        )
+    )
+    assert [r.cassette.name for r in check.revisits] == ["change_setting.cassette"]
+    assert check.not_goldens == (failed,)
+    assert "failed.cassette: passed over (its recorded run did not pass)" in check.explain()
+
+
+def test_flows_that_name_nothing_are_refused_before_any_run(tmp_path):
+    with pytest.raises(InputError, match="no .cassette file in this folder"):
+        find_flows([tmp_path])
