@@ -7,16 +7,12 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from orav.runner import record, replay
-
-from orav.agents import AgentContext
-from orav.agents.function import FunctionAgent
-from orav.model import Action, Assert, Done, Scenario, Tap, Target
+from orav import AgentContext, Assert, Done, FunctionAgent, Scenario, Tap, Target, record, replay
 
 TALLY = Path(__file__).parent / "tally" / "app.yaml"
 
 
-def count_to_three(context: AgentContext) -> Action:
+def count_to_three(context: AgentContext) -> Tap | Done:
     """Tap "Add one" until the counter shows 3, then say so."""
     total = next(e for e in context.observation.elements if e.unique_id == "total")
     if total.label == "Count: 3":

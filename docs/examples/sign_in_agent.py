@@ -8,10 +8,19 @@ import os
 import tempfile
 from pathlib import Path
 
-from orav.runner import record, replay
-
-from orav.agents import AgentContext
-from orav.model import Assert, Decision, Done, Element, Scenario, Tap, Target, TypeText
+from orav import (
+    AgentContext,
+    Assert,
+    Decision,
+    Done,
+    Element,
+    Scenario,
+    Tap,
+    Target,
+    TypeText,
+    record,
+    replay,
+)
 
 
 class SignInAgent:
