@@ -11,13 +11,13 @@ import json
 from attrs import evolve
 from click.testing import CliRunner
 from fast_clock import FastClock
-from orav.agents.coverage import coverage_paths
 
 from orav.agents.explorer import ExplorerAgent
 from orav.cassette import read_cassette
 from orav.cassette.events import DecideEvent
 from orav.cli import cli
 from orav.model import Credentials, Scenario, TypeText
+from orav.report.coverage import coverage_paths
 from orav.session import record, replay
 
 DEMO_SCREENS = {"Sign in", "Home", "Getting started", "Release notes", "Privacy"}
