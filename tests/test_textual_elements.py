@@ -28,7 +28,7 @@ from textual.widgets import (
 )
 
 from orav.drivers.textual import TextualDevice, load_app_factory
-from orav.drivers.textual.device import parse_size
+from orav.drivers.textual.spec import parse_size
 from orav.errors import DeviceError, InputError
 from orav.model import Observation, PressKey, Tap, Target
 from orav.model.keys import parse_key, textual_key
@@ -301,10 +301,9 @@ def test_a_key_name_parses_or_is_a_clear_error(text: str):
 
 
 async def test_the_apps_exception_is_in_the_report_and_the_html(tmp_path):
-    from orav.report.run import read_run
-
     from orav.model import Decision, Done, Scenario
     from orav.report.html import render_html
+    from orav.report.timeline import read_run
     from orav.session import record
 
     scenario = Scenario(

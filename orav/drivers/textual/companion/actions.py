@@ -1,25 +1,24 @@
-"""What the Textual driver does in the app: type, press, tap and scroll through Pilot.
+"""What a Textual driver does in the app: type, press, click and scroll through Pilot.
 
-A tap on a target is resolved on the screen as it is now (a label or id by the one rule,
-``orav.model.locate``; a CSS selector by Textual's own query) and lands on a cell of the target
-that nothing covers: a Toast, an overlay layer or an overflowing footer key take the click
-otherwise. A wholly covered target is refused, naming the cover; a vision tap (the model's
-estimated coordinates) clicks where it was told and is reported when it hits something else.
+A tap on a target is resolved by orav (one rule, ``orav.model.locate``) among the facts of a
+fresh scan, which ``candidates`` keeps with their widgets (a CSS selector narrows them by
+Textual's own query); ``click_element`` then lands on a cell of that element nothing covers: a
+Toast, an overlay layer or an overflowing footer key take the click otherwise. A wholly covered
+target is refused, naming the cover; a vision tap (the model's estimated coordinates) clicks
+where it was told and is reported when it hits something else.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Any
 
-from orav.drivers.textual.session import Refused
-from orav.drivers.textual.tree import render_strips, scan
-from orav.model import Element, Point, Tap, Target, locate
+from . import compat
+from .facts import Pair, scan
+from .session import Refused
 
-if TYPE_CHECKING:
-    from textual.app import App
-    from textual.pilot import Pilot
-    from textual.widget import Widget
+Pilot = Any
+Widget = Any
 
 # Characters of typed text that Textual knows by a key name rather than by themselves.
 _TYPED_KEYS = {
@@ -31,19 +30,13 @@ _TYPED_KEYS = {
 
 
 def typed_keys(text: str, secure: bool) -> list[tuple[str, str]]:
-    """(Textual key name, character) for each character, as a terminal would send them.
-
-    ``textual.keys._character_to_key`` is private (Pilot's own ``press`` uses it); keep
-    Textual pinned.
-    """
-    from textual.keys import _character_to_key
-
+    """(Textual key name, character) for each character, as a terminal would send them."""
     keys = []
     for index, char in enumerate(text):
         if char in _TYPED_KEYS:
             keys.append(_TYPED_KEYS[char])
         elif char.isprintable():
-            keys.append((_character_to_key(char), char))
+            keys.append((compat.character_key(char), char))
         else:
             shown = f"character {index + 1}" if secure else repr(char)
             raise Refused(f"cannot type {shown}: it is not a printable character")
@@ -61,65 +54,54 @@ async def type_keys(pilot: Pilot, keys: list[tuple[str, str]]) -> None:
     await pilot.pause()
 
 
-async def tap(pilot: Pilot, tap: Tap) -> Point:
-    """Click a cell. With a target (resolved on the screen as it is now, a control before a
-    text with the same label) the click lands on a part of it that nothing covers."""
+def candidates(app: Any, selector: str | None) -> list[Pair]:
+    """The screen's (fact, widget) pairs now, narrowed to the widgets a CSS selector matches."""
+    pairs = scan(app, compat.render_strips(app))
+    if selector is None:
+        return pairs
+    try:
+        wanted = {id(w) for w in app.screen.query(selector)}
+    except Exception as exc:  # noqa: BLE001 - Textual's query errors for a bad selector
+        raise Refused(f"invalid CSS selector {selector!r}: {exc}") from None
+    return [pair for pair in pairs if id(pair[1]) in wanted]
+
+
+async def click_at(pilot: Pilot, x: float, y: float) -> tuple[float, float]:
+    """Click the cell ``(int(x), int(y))``."""
+    width, height = pilot.app.screen.size
+    _check_bounds(x, y, width, height)
+    await pilot.click(offset=(int(x), int(y)))
+    return x, y
+
+
+async def click_element(
+    pilot: Pilot, pair: Pair, target: str, vision: tuple[float, float] | None
+) -> tuple[float, float]:
+    """Click an element of ``candidates``: where nothing covers it, or, for a vision tap, at
+    the estimated point (refused after the click when that hit something else)."""
     app = pilot.app
-    width, height = app.screen.size
-    if tap.target is None:
-        point = Point(tap.x, tap.y)
-    else:
-        element, widget = resolve(app, tap.target)
-        if tap.vision and tap.x is not None and tap.y is not None:
-            point = Point(tap.x, tap.y)  # a vision estimate: the target names what is meant
-            hit = _widget_at(app, point)
-            if hit is not None and not _reaches(hit, widget):
-                _check_bounds(point, width, height)
-                await pilot.click(offset=(int(point.x), int(point.y)))
-                raise Refused(
-                    f"tap at ({point.x:g}, {point.y:g}) hit {describe_widget(hit)}, "
-                    f"not {tap.target}"
-                )
-        else:
-            point = _uncovered(app, element, widget, tap.target)
-    _check_bounds(point, width, height)
-    await pilot.click(offset=(int(point.x), int(point.y)))
-    return point
+    element, widget = pair
+    if vision is not None:
+        hit = _widget_at(app, *vision)
+        if hit is not None and not _reaches(hit, widget):
+            await click_at(pilot, *vision)
+            raise Refused(
+                f"tap at ({vision[0]:g}, {vision[1]:g}) hit {describe_widget(hit)}, not {target}"
+            )
+        return await click_at(pilot, *vision)
+    return await click_at(pilot, *_uncovered(app, element["frame"], widget, target))
 
 
-def _check_bounds(point: Point, width: int, height: int) -> None:
-    if not (0 <= point.x < width and 0 <= point.y < height):
-        raise Refused(f"tap at ({point.x:g}, {point.y:g}) is outside the {width}x{height} screen")
+def _check_bounds(x: float, y: float, width: int, height: int) -> None:
+    if not (0 <= x < width and 0 <= y < height):
+        raise Refused(f"tap at ({x:g}, {y:g}) is outside the {width}x{height} screen")
 
 
-def resolve(app: App, target: Target) -> tuple[Element, Widget]:
-    """The element a target means on the current screen, and its widget.
-
-    A ``selector`` is Textual's CSS query on the screen; with a label or id too, the element is
-    chosen among those of the matching widgets (a cell of ``#commitments`` by its label).
-    """
-    pairs = scan(app, render_strips(app))
-    if target.selector is not None:
-        try:
-            wanted = {id(w) for w in app.screen.query(target.selector)}
-        except Exception as exc:  # noqa: BLE001 - Textual's query errors for a bad selector
-            raise Refused(f"invalid CSS selector {target.selector!r}: {exc}") from None
-        pairs = [pair for pair in pairs if id(pair[1]) in wanted]
-        if target.label is None and target.id is None:
-            if not pairs:
-                raise Refused(f"no visible widget matches the {target}")
-            return pairs[0]
-    element = locate((e for e, _ in pairs), target.label, target.id)
-    if element is None:
-        raise Refused(f"no element {target} on screen")
-    return next(pair for pair in pairs if pair[0] is element)
-
-
-def _widget_at(app: App, point: Point) -> Widget | None:
+def _widget_at(app: Any, x: float, y: float) -> Widget | None:
     from textual.errors import NoWidget
 
     try:
-        return app.screen.get_widget_at(int(point.x), int(point.y))[0]
+        return app.screen.get_widget_at(int(x), int(y))[0]
     except NoWidget:
         return None
 
@@ -129,26 +111,21 @@ def _reaches(hit: Widget, widget: Widget) -> bool:
     return widget in hit.ancestors_with_self
 
 
-def _uncovered(app: App, element: Element, widget: Widget, target: Target) -> Point:
+def _uncovered(app: Any, frame: list[int], widget: Widget, target: str) -> tuple[float, float]:
     """The centre of the element when nothing covers it, else its uncovered cell nearest the
     centre; Refused, naming the cover, when no cell of it is uncovered."""
-    frame = element.frame
-    centre = frame.center
-    hit = _widget_at(app, centre)
+    x0, y0, width, height = frame
+    centre = (x0 + width / 2, y0 + height / 2)
+    hit = _widget_at(app, *centre)
     if hit is None or _reaches(hit, widget):
         return centre
     cover = hit
-    x0, y0 = int(frame.x), int(frame.y)
-    cells = [
-        (x, y)
-        for y in range(y0, y0 + max(1, int(frame.height)))
-        for x in range(x0, x0 + max(1, int(frame.width)))
-    ]
-    cells.sort(key=lambda c: math.hypot(c[0] + 0.5 - centre.x, c[1] + 0.5 - centre.y))
+    cells = [(x, y) for y in range(y0, y0 + max(1, height)) for x in range(x0, x0 + max(1, width))]
+    cells.sort(key=lambda c: math.hypot(c[0] + 0.5 - centre[0], c[1] + 0.5 - centre[1]))
     for x, y in cells:
-        hit = _widget_at(app, Point(x, y))
+        hit = _widget_at(app, x, y)
         if hit is not None and _reaches(hit, widget):
-            return Point(x + 0.5, y + 0.5)
+            return x + 0.5, y + 0.5
     raise Refused(f"{target} is covered by {describe_widget(cover)}; not tapped")
 
 
@@ -166,21 +143,23 @@ def describe_widget(widget: Widget) -> str:
     return text
 
 
-async def scroll(pilot: Pilot, start: Point, end: Point) -> Point:
+async def scroll(
+    pilot: Pilot, start: tuple[float, float], end: tuple[float, float]
+) -> tuple[float, float]:
     """A swipe scrolls the scrollable widget under its start, like a finger on a list:
     swiping up moves the content up (scrolls down)."""
     app = pilot.app
-    widget = _widget_at(app, start)
+    widget = _widget_at(app, *start)
     if widget is None:
-        raise Refused(f"nothing under the swipe start ({start.x:g}, {start.y:g})")
-    dx, dy = round(start.x - end.x), round(start.y - end.y)
+        raise Refused(f"nothing under the swipe start ({start[0]:g}, {start[1]:g})")
+    dx, dy = round(start[0] - end[0]), round(start[1] - end[1])
     node = widget
     while node is not None and not (
         (dy and node.allow_vertical_scroll) or (dx and node.allow_horizontal_scroll)
     ):
         node = node.parent if node.parent is not app else None
     if node is None:
-        raise Refused(f"nothing scrollable under the swipe start ({start.x:g}, {start.y:g})")
-    node.scroll_relative(x=dx or None, y=dy or None, animate=False, immediate=True)
+        raise Refused(f"nothing scrollable under the swipe start ({start[0]:g}, {start[1]:g})")
+    compat.scroll_by(node, dx, dy)
     await pilot.pause()
     return start

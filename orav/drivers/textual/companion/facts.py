@@ -1,27 +1,32 @@
-"""The element tree of a Textual screen: one Element per visible widget, and per visible item.
+"""A Textual screen's element facts: one per visible widget, and per visible item.
+
+A fact is a plain dict with ``orav.model.Element``'s fields (``role``, ``frame`` as
+``[x, y, width, height]`` in cells, and ``label``, ``unique_id``, ``value``, ``enabled``,
+``traits``, ``focused``, ``placeholder``, ``secure`` when not their default), so it crosses a
+pipe as JSON and orav builds the Element from it (``orav.drivers.textual.tree``): both drivers
+observe through this one walk.
 
 Pre-order, after two heads: ``AXApplication`` (label: the app's title; traits: the app's and
 the screen's shown bindings) and the screen itself: ``AXWindow`` (label: the screen's class
 name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its title; trait
 ``modal``); both carry the trait ``screen:ClassName``. Items inside a widget that a user reads
-and clicks one by one (DataTable cells, OptionList options, Tree nodes) are ``AXCell`` elements
-after their widget. Each element is paired with the widget a click on it reaches, so a tap can
+and clicks one by one (DataTable cells, OptionList options, Tree nodes) are ``AXCell`` facts
+after their widget. Each fact is paired with the widget a click on it reaches, so a tap can
 tell whether something else covers it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Any
 
-from orav.model import Element, Frame
+from . import compat
 
-if TYPE_CHECKING:
-    from textual.app import App
-    from textual.geometry import Region
-    from textual.screen import Screen
-    from textual.strip import Strip
-    from textual.widget import Widget
+Fact = dict[str, Any]
+Pair = tuple[Fact, Any]
+Widget = Any
+Region = Any
+Strip = Any
 
 BULLET = "\u2022"
 
@@ -51,89 +56,82 @@ ROLES: dict[str, tuple[str, bool]] = {
     "Footer": ("", True),  # its keys only
 }
 
-Pair = tuple[Element, "Widget"]
 
-
-def render_strips(app: App) -> list[Strip]:
-    """The screen as the terminal shows it, one Strip per row.
-
-    Private API: ``Screen._compositor.render_strips()`` of Textual 8 (no public way to get the
-    composed lines without the SVG export); keep Textual pinned, tests cover this helper.
-    """
-    return app.screen._compositor.render_strips()
-
-
-def composed(app: App) -> bool:
-    """True once every Footer of the screen shows its bindings (Textual fills a Footer a few
+def composed(app: Any) -> bool:
+    """True once every Footer of the screen shows its bindings (Textual 8 fills a Footer a few
     refreshes after the screen mounts; the first look must not miss them)."""
     from textual.widgets import Footer
 
-    for footer in app.screen.query(Footer):
-        if not getattr(footer, "_bindings_ready", True):  # private in Textual 8
-            return False
-        if not footer.children and any(b.binding.show for b in app.screen.active_bindings.values()):
-            return False
-    return True
+    return all(compat.footer_ready(footer, app) for footer in app.screen.query(Footer))
 
 
-def elements(app: App, strips: list[Strip]) -> tuple[Element, ...]:
-    return tuple(element for element, _ in scan(app, strips))
-
-
-def scan(app: App, strips: list[Strip]) -> list[Pair]:
-    """Every element of the current screen with the widget it stands for, in pre-order."""
+def scan(app: Any, strips: list[Strip]) -> list[Pair]:
+    """Every fact of the current screen with the widget it stands for, in pre-order."""
     return list(_scan(app, strips))
 
 
-def _scan(app: App, strips: list[Strip]) -> Iterator[Pair]:
+def _scan(app: Any, strips: list[Strip]) -> Iterator[Pair]:
     from textual.screen import ModalScreen
 
     screen = app.screen
     width, height = screen.size
     bindings = _bindings(app)
-    whole = Frame(0, 0, width, height)
+    whole = [0, 0, width, height]
     yield (
-        Element(
-            role="AXApplication",
+        fact(
+            "AXApplication",
+            whole,
             label=app.title,
-            frame=whole,
-            traits=(*bindings.pop(id(app), ()), *bindings.pop(id(screen), ())),
+            traits=[*bindings.pop(id(app), ()), *bindings.pop(id(screen), ())],
         ),
         screen,
     )
     kind = f"screen:{type(screen).__name__}"
     if isinstance(screen, ModalScreen):
-        head = Element(
-            role="AXDialog",
+        head = fact(
+            "AXDialog",
+            _frame(screen.region),
             label=screen.title,
             unique_id=screen.id,
-            frame=_frame(screen.region),
-            traits=("modal", kind),
+            traits=["modal", kind],
         )
     else:
-        head = Element(
-            role="AXWindow",
+        head = fact(
+            "AXWindow",
+            whole,
             label=type(screen).__name__,
             unique_id=screen.id,
             value=screen.title or app.title or None,
-            frame=whole,
-            traits=(kind,),
+            traits=[kind],
         )
     yield head, screen
     for child in screen.children:
         yield from _walk(child, screen, strips, bindings)
 
 
-def _bindings(app: App) -> dict[int, list[str]]:
-    """``binding:KEY`` traits of the shown, enabled bindings, by the id of the node defining them."""
-    found: dict[int, list[str]] = {}
-    for key, active in app.active_bindings.items():
-        if active.enabled and active.binding.show:
-            found.setdefault(id(active.node), []).append(f"binding:{key}")
+def fact(role: str, frame: list[int], **fields: Any) -> Fact:
+    """An element fact: the fields that differ from Element's defaults (None, False, empty;
+    ``enabled`` is True unless given)."""
+    found: Fact = {"role": role, "frame": frame}
+    for name, value in fields.items():
+        if name == "enabled":
+            if not value:
+                found[name] = False
+        elif value:
+            found[name] = value
     return found
 
 
-def visible_region(widget: Widget, screen: Screen) -> Region | None:
+def _bindings(app: Any) -> dict[int, list[str]]:
+    """``binding:KEY`` traits of the shown, enabled bindings, by the id of the node defining them."""
+    found: dict[int, list[str]] = {}
+    for key, node, binding, enabled in compat.bindings(app):
+        if enabled and binding.show:
+            found.setdefault(id(node), []).append(f"binding:{key}")
+    return found
+
+
+def visible_region(widget: Widget, screen: Any) -> Region | None:
     """The part of the widget the screen shows, or None when it shows none of it."""
     from textual.errors import NoWidget
 
@@ -147,7 +145,7 @@ def visible_region(widget: Widget, screen: Screen) -> Region | None:
     return visible if visible.area else None
 
 
-def _walk(widget: Widget, screen: Screen, strips: list[Strip], bindings: dict) -> Iterator[Pair]:
+def _walk(widget: Widget, screen: Any, strips: list[Strip], bindings: dict) -> Iterator[Pair]:
     from textual.errors import NoWidget
 
     if not widget.display:
@@ -162,7 +160,7 @@ def _walk(widget: Widget, screen: Screen, strips: list[Strip], bindings: dict) -
     if not visible.area:
         return
     name = _textual_class(widget)
-    traits = tuple(bindings.get(id(widget), ()))
+    traits = list(bindings.get(id(widget), ()))
     if name is not None:
         role, inside = ROLES[name]
     elif widget.children:  # a container, or a widget made of others
@@ -172,12 +170,16 @@ def _walk(widget: Widget, screen: Screen, strips: list[Strip], bindings: dict) -
     if role == "AXGroup" and widget.id is None:
         pass  # an anonymous container: its children stand for it
     elif role:
-        element = _element(widget, name, role, visible, strips, traits)
-        if element.role not in ("AXOther", "AXGroup") or element.label or element.unique_id:
-            yield element, widget
+        found = _fact(widget, name, role, visible, strips, traits)
+        if found["role"] not in ("AXOther", "AXGroup") or "label" in found or "unique_id" in found:
+            yield found, widget
     if name in _ITEMS:
-        for element in _ITEMS[name](widget, visible, strips):
-            yield element, widget
+        try:
+            items = list(_ITEMS[name](widget, visible, strips))
+        except AttributeError:  # private state this Textual lacks: the widget stands alone
+            items = []
+        for item in items:
+            yield item, widget
     if name == "Select" and widget.expanded:
         inside, children = True, [c for c in widget.children if type(c).__name__ == "SelectOverlay"]
     else:
@@ -195,18 +197,18 @@ def _textual_class(widget: Widget) -> str | None:
     return None
 
 
-def _element(
+def _fact(
     widget: Widget,
     name: str | None,
     role: str,
     visible: Region,
     strips: list[Strip],
-    traits: tuple[str, ...],
-) -> Element:
+    traits: list[str],
+) -> Fact:
     label = value = placeholder = None
     secure = False
     if name == "Button":
-        label = widget.label.plain
+        label = _plain_text(widget.label)
     elif name == "Input":
         placeholder = widget.placeholder or None
         label = placeholder
@@ -217,41 +219,42 @@ def _element(
     elif name == "Switch":
         value = "1" if widget.value else "0"
     elif name in ("Checkbox", "RadioButton"):
-        label = widget.label.plain
+        label = _plain_text(widget.label)
         value = "1" if widget.value else "0"
     elif name == "Header":
         label = widget.screen_title
-        traits = ("Header", *traits)
+        traits = ["Header", *traits]
     elif name == "FooterKey":
         label = widget.description or widget.key_display
-        traits = (f"binding:{widget.key}", *traits)
+        traits = [f"binding:{widget.key}", *traits]
     elif name == "ProgressBar":
         value = None if widget.percentage is None else f"{widget.percentage:.0%}"
     elif name == "Select":
         placeholder = str(widget.prompt)
         shown = _selected_prompt(widget)
         label, value = shown or placeholder, shown
-        traits = (*traits, "expanded" if widget.expanded else "collapsed")
+        traits = [*traits, "expanded" if widget.expanded else "collapsed"]
     elif name == "Tab":
-        label = widget.label.plain
+        label = _plain_text(widget.label)
         if widget.has_class("-active"):
-            traits = (*traits, "selected")
+            traits = [*traits, "selected"]
     elif name == "Toast":
         label = _plain(widget) or _text_in(strips, widget.content_region.intersection(visible))
-        traits = ("toast", f"severity:{widget._notification.severity}", *traits)
+        severity = getattr(getattr(widget, "_notification", None), "severity", "information")
+        traits = ["toast", f"severity:{severity}", *traits]
     elif role in ("AXStaticText", "AXLink"):
         label = _plain(widget) or _text_in(strips, widget.content_region.intersection(visible))
     elif role in ("AXCell", "AXOther"):
         label = _text_in(strips, widget.content_region.intersection(visible))
     if name == "ListItem" and getattr(widget, "highlighted", False):
-        traits = (*traits, "selected")
-    return Element(
-        role=role,
-        label=label or None,
+        traits = [*traits, "selected"]
+    return fact(
+        role,
+        _frame(visible),
+        label=label,
         unique_id=widget.id,
         value=value,
-        frame=_frame(visible),
-        enabled=not widget.is_disabled,
+        enabled=not compat.disabled(widget),
         traits=traits,
         focused=widget.has_focus,
         placeholder=placeholder,
@@ -261,7 +264,8 @@ def _element(
 
 def _selected_prompt(select: Widget) -> str | None:
     """The prompt of the selected option, as the closed Select shows it; None when blank."""
-    if select.is_blank():
+    is_blank = getattr(select, "is_blank", None)
+    if is_blank() if is_blank is not None else select.value is getattr(select, "BLANK", None):
         return None
     for prompt, value in getattr(select, "_options", ()):  # private in Textual 8
         if value == select.value:
@@ -272,7 +276,7 @@ def _selected_prompt(select: Widget) -> str | None:
 # --- items: what a user reads and clicks inside one widget -------------------------------------
 
 
-def _table_cells(table: Widget, visible: Region, strips: list[Strip]) -> Iterator[Element]:
+def _table_cells(table: Widget, visible: Region, strips: list[Strip]) -> Iterator[Fact]:
     """Each visible cell of a DataTable: label its text, traits ``row:N``, ``column:NAME`` and
     ``selected`` on the cursor's row (row cursor) or cell."""
     content = table.content_region
@@ -305,20 +309,19 @@ def _table_cells(table: Widget, visible: Region, strips: list[Strip]) -> Iterato
                 continue
             cell = table.get_cell(row.key, column.key)
             selected = shown and index == cursor_row and (by_row or column_index == cursor_column)
-            yield Element(
-                role="AXCell",
-                label=_plain_text(cell) or None,
-                unique_id=None,
-                frame=_frame(region),
-                traits=(
+            yield fact(
+                "AXCell",
+                _frame(region),
+                label=_plain_text(cell),
+                traits=[
                     f"row:{index}",
                     f"column:{_plain_text(column.label)}",
-                    *(("selected",) if selected else ()),
-                ),
+                    *(["selected"] if selected else []),
+                ],
             )
 
 
-def _options(option_list: Widget, visible: Region, strips: list[Strip]) -> Iterator[Element]:
+def _options(option_list: Widget, visible: Region, strips: list[Strip]) -> Iterator[Fact]:
     """Each visible option of an OptionList (``selected`` on the highlighted one)."""
     content = option_list.content_region
     scroll_y = option_list.scroll_offset.y
@@ -329,18 +332,17 @@ def _options(option_list: Widget, visible: Region, strips: list[Strip]) -> Itera
         region = visible.intersection(_region(content.x, top, content.width, heights.get(index, 1)))
         if not region.area:
             continue
-        traits = ("selected",) if index == option_list.highlighted else ()
-        yield Element(
-            role="AXCell",
-            label=_plain_text(option.prompt) or None,
+        yield fact(
+            "AXCell",
+            _frame(region),
+            label=_plain_text(option.prompt),
             unique_id=option.id,
-            frame=_frame(region),
             enabled=not option.disabled,
-            traits=traits,
+            traits=["selected"] if index == option_list.highlighted else [],
         )
 
 
-def _tree_nodes(tree: Widget, visible: Region, strips: list[Strip]) -> Iterator[Element]:
+def _tree_nodes(tree: Widget, visible: Region, strips: list[Strip]) -> Iterator[Fact]:
     """Each visible node of a Tree: value ``expanded``/``collapsed`` when it can expand, traits
     ``depth:N`` and ``selected`` on the cursor's node."""
     content = tree.content_region
@@ -356,18 +358,16 @@ def _tree_nodes(tree: Widget, visible: Region, strips: list[Strip]) -> Iterator[
         if not region.area:
             continue
         state = ("expanded" if node.is_expanded else "collapsed") if node.allow_expand else None
-        traits = (f"depth:{_depth(node)}",)
-        yield Element(
-            role="AXCell",
-            label=label or None,
-            unique_id=None,
+        yield fact(
+            "AXCell",
+            _frame(region),
+            label=label,
             value=state,
-            frame=_frame(region),
-            traits=(*traits, *(("selected",) if node is cursor else ())),
+            traits=[f"depth:{_depth(node)}", *(["selected"] if node is cursor else [])],
         )
 
 
-def _depth(node: object) -> int:
+def _depth(node: Any) -> int:
     depth = 0
     while (node := node.parent) is not None:
         depth += 1
@@ -389,12 +389,7 @@ def _plain_text(renderable: object) -> str:
 
 def _plain(widget: Widget) -> str | None:
     """A Static's own text (whole even when wrapped or clipped), when it is plain content."""
-    from textual.content import Content
-
-    visual = getattr(widget, "visual", None)
-    if isinstance(visual, Content):
-        return " ".join(visual.plain.split()) or None
-    return None
+    return compat.plain_content(widget)
 
 
 def _text_in(strips: list[Strip], region: Region) -> str | None:
@@ -419,5 +414,5 @@ def _region(x: int, y: int, width: int, height: int) -> Region:
     return Region(x, y, max(width, 0), max(height, 0))
 
 
-def _frame(region: Region) -> Frame:
-    return Frame(region.x, region.y, region.width, region.height)
+def _frame(region: Region) -> list[int]:
+    return [region.x, region.y, region.width, region.height]

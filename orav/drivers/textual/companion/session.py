@@ -1,9 +1,10 @@
 """One launch of a Textual app: ``app.run_test()`` held open in a task of its own.
 
-The app's context is entered and left in one task, whatever task the engine calls from; every
-driver call reaches the app through a job queue. What the app prints on its error console (the
-traceback Textual shows when an app crashes) is kept here instead of spilled on the terminal,
-and the app's exception is summarised as type, message and where it was raised.
+The app's context is entered and left in one task, whatever task the caller calls from; every
+call reaches the app through a job queue. What the app prints on its error console (the
+traceback Textual shows when an app crashes) is kept here instead of spilled on the terminal
+(and copied to ``echo``, the companion's stderr, when given), and the app's exception is
+summarised as type, message and where it was raised.
 """
 
 from __future__ import annotations
@@ -13,15 +14,14 @@ import io
 import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import IO, Any, TypeVar
 
-from orav.drivers.textual.tree import composed
-
-if TYPE_CHECKING:
-    from textual.app import App
-    from textual.pilot import Pilot
+from . import compat
+from .facts import composed
 
 T = TypeVar("T")
+App = Any
+Pilot = Any
 
 # Refreshes the first look may wait for the screen to be composed (its Footer filled).
 COMPOSE_PAUSES = 20
@@ -44,13 +44,13 @@ def describe_exception(error: BaseException) -> str:
 class Session:
     """One launch of the app; ``failure`` says why it is no longer running."""
 
-    def __init__(self, app: App, size: tuple[int, int]) -> None:
+    def __init__(self, app: App, size: tuple[int, int], echo: IO[str] | None = None) -> None:
         from rich.console import Console
 
         self.app = app
         self.size = size
         self.failure: str | None = None
-        self.console = io.StringIO()
+        self.console: io.StringIO = io.StringIO() if echo is None else _Tee(echo)
         app.error_console = Console(file=self.console, width=100, markup=False, highlight=False)
         self._jobs: asyncio.Queue = asyncio.Queue()
         self._ready: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -73,7 +73,7 @@ class Session:
     def running(self) -> bool:
         """Still up: neither quit nor crashed (``return_code`` is set when an app exits)."""
         if self.app.return_code is not None and self.failure is None:
-            error = getattr(self.app, "_exception", None)  # kept by Textual for run_test
+            error = compat.app_exception(self.app)
             self.failure = (
                 f"the app raised {describe_exception(error)}" if error else "the app exited"
             )
@@ -123,3 +123,16 @@ class Session:
         if not done:
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=timeout)
+
+
+class _Tee(io.StringIO):
+    """Keeps what is written and copies it to another stream at once."""
+
+    def __init__(self, echo: IO[str]) -> None:
+        super().__init__()
+        self._echo = echo
+
+    def write(self, text: str) -> int:
+        self._echo.write(text)
+        self._echo.flush()
+        return super().write(text)

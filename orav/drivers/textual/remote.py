@@ -1,0 +1,284 @@
+"""``RemoteTextualDevice``: a Textual app driven in its own Python environment, through the
+companion (``companion.serve``) running under that environment's interpreter.
+
+The companion is a child process speaking JSON lines over its stdin and stdout; its stderr
+(what the app printed, Textual's crash report) is read all along and kept, its end becoming the
+crash report of a failed app. Every call is bounded by ``timeout``: an app whose handler blocks
+its event loop does not hold orav up; the companion is killed, the call is a DeviceError and
+the app is no longer running (a relaunch starts a new companion). A companion that exits is
+an app that is not running, with its exit status and last words as the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Self
+
+from orav.drivers.textual.calls import TextualCalls
+from orav.drivers.textual.companion import HERE, PROTOCOL
+from orav.drivers.textual.companion.session import Refused
+from orav.drivers.textual.spec import parse_spec
+from orav.errors import DeviceError, InputError
+
+# Loads the companion package by path under a name of its own (no clash with the app's
+# modules, no orav needed), then serves: ``python -c BOOTSTRAP PACKAGE_DIR CONFIG``.
+BOOTSTRAP = (
+    "import importlib.util as u, sys\n"
+    "s = u.spec_from_file_location('orav_textual_companion', sys.argv[1] + '/__init__.py',"
+    " submodule_search_locations=[sys.argv[1]])\n"
+    "m = u.module_from_spec(s); sys.modules[s.name] = m; s.loader.exec_module(m)\n"
+    "from orav_textual_companion.serve import main\n"
+    "sys.exit(main(sys.argv[2:]))\n"
+)
+STDERR_KEPT = 256 * 1024  # bytes of the companion's stderr kept (its end)
+LINE_LIMIT = 64 * 1024 * 1024  # the longest answer read (a huge screen's look)
+START_SECONDS = 30.0  # an interpreter importing Textual and the app, on a busy machine
+
+
+class RemoteTextualDevice(TextualCalls):
+    """The app ``module:Class`` under ``python`` (the app's environment's interpreter).
+
+    Use it as ``async with RemoteTextualDevice("toolong.ui:UI", ".venv-app/bin/python")``
+    (which starts the companion and checks that it loads the app) or call ``start()`` and
+    ``close()``.
+    """
+
+    def __init__(
+        self,
+        app: str,
+        python: str | Path,
+        *,
+        arguments: Mapping[str, str] | None = None,
+        name: str | None = None,
+        size: tuple[int, int] = (80, 24),
+        timeout: float = 5.0,
+        max_wait: float = 30.0,
+        cwd: str | Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.app_ref = app
+        self.python = str(python)
+        self.arguments = dict(arguments or {})
+        self.name = name or app.rpartition(":")[2]
+        self.size = size
+        self.timeout = timeout
+        self.max_wait = max_wait
+        self.cwd = cwd
+        self.textual_version: str | None = None
+        self._process: asyncio.subprocess.Process | None = None
+        self._drain: asyncio.Task | None = None
+        self._stderr = bytearray()
+        self._lock = asyncio.Lock()
+        self._number = 0
+        self._failure: str | None = None
+
+    @classmethod
+    def from_spec(cls, spec: str, **options: Any) -> RemoteTextualDevice:
+        """``textual+PYTHON:package.module:AppClass[@WIDTHxHEIGHT][?name=value&...]``."""
+        parsed = parse_spec(spec)
+        if parsed.python is None:
+            raise InputError(f"expected textual+PYTHON:module:AppClass, got {spec!r}", "--device")
+        if parsed.size is not None:
+            options.setdefault("size", parsed.size)
+        return cls(parsed.app, parsed.python, arguments=dict(parsed.arguments), **options)
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @property
+    def stderr(self) -> str:
+        """The end of what the companion (the app) printed on stderr."""
+        return self._stderr.decode("utf-8", "replace")
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    # --- the companion process -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the companion unless it runs: InputError (``--device``) when the interpreter
+        or the app cannot be loaded, DeviceError when it does not greet in time."""
+        if self._alive():
+            return
+        await self._kill()
+        config = {"app": self.app_ref, "arguments": self.arguments, "size": list(self.size)}
+        try:
+            process = await asyncio.create_subprocess_exec(
+                self.python,
+                "-c",
+                BOOTSTRAP,
+                str(HERE),
+                json.dumps(config),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                limit=LINE_LIMIT,
+                start_new_session=True,  # its own process group: killed whole
+            )
+        except OSError as exc:
+            raise InputError(f"cannot run {self.python}: {exc.strerror}", "--device") from None
+        self._process, self._failure = process, None
+        self._stderr.clear()
+        assert process.stderr is not None
+        self._drain = asyncio.create_task(self._keep_stderr(process.stderr))
+        try:
+            hello = await self._read(max(START_SECONDS, self.timeout), "start")
+        except Refused as exc:
+            raise InputError(f"{self.python} could not start the companion: {exc}", "--device")
+        if hello.get("protocol") != PROTOCOL:
+            await self._kill()
+            raise DeviceError(
+                f"the companion under {self.python} speaks protocol {hello.get('protocol')!r}, "
+                f"not {PROTOCOL}"
+            )
+        if "failed" in hello:
+            await self._kill()
+            raise InputError(f"{hello['failed']} (under {self.python})", "--device")
+        self.textual_version = hello.get("textual")
+
+    def _alive(self) -> bool:
+        return self._process is not None and self._process.returncode is None
+
+    async def _keep_stderr(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65536):
+            self._stderr += chunk
+            del self._stderr[:-STDERR_KEPT]
+
+    async def _kill(self, reason: str | None = None) -> None:
+        """Kill the companion's process group (bounded waits) and say why it is gone."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if reason is not None:
+            self._failure = reason
+        if process.returncode is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            await asyncio.wait_for(process.wait(), self.timeout)
+            if self._drain is not None:
+                await asyncio.wait_for(self._drain, 1.0)
+        except TimeoutError:
+            pass
+
+    def _exited(self, process: asyncio.subprocess.Process) -> str:
+        last = next((line for line in reversed(self.stderr.splitlines()) if line.strip()), "")
+        said = f": {last.strip()}" if last else ""
+        return f"the app's companion exited with status {process.returncode}{said}"
+
+    async def _read(self, limit: float, what: str) -> dict[str, Any]:
+        process = self._process
+        assert process is not None and process.stdout is not None
+        try:
+            line = await asyncio.wait_for(process.stdout.readline(), limit)
+        except TimeoutError:
+            await self._kill(
+                f"the app did not answer {what} within {limit:g} s; its companion was killed"
+            )
+            raise DeviceError(
+                f"textual app {self.name} did not finish {what} within {limit:g} s "
+                "(the companion was killed)"
+            ) from None
+        except asyncio.CancelledError:
+            await self._kill(f"{what} was cut off; the companion was killed")
+            raise
+        if not line:
+            await asyncio.wait_for(process.wait(), self.timeout)
+            if self._drain is not None:
+                await asyncio.wait_for(self._drain, 1.0)
+            failure = self._exited(process)
+            await self._kill(failure)
+            raise Refused(failure)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            await self._kill(f"the companion wrote {line[:80]!r}, not JSON")
+            raise DeviceError(f"textual app {self.name}: {self._failure}") from None
+        if not isinstance(message, dict):
+            raise DeviceError(f"textual app {self.name}: the companion wrote {line[:80]!r}")
+        return message
+
+    async def _call(self, name: str, args: dict[str, Any], takes: float = 0.0) -> Any:
+        async with self._lock:
+            if not self._alive():
+                return self._gone(name)
+            process = self._process
+            assert process is not None and process.stdin is not None
+            self._number += 1
+            request = {"id": self._number, "call": name, "args": args}
+            try:
+                process.stdin.write(json.dumps(request).encode() + b"\n")
+                await asyncio.wait_for(process.stdin.drain(), self.timeout)
+                answer = await self._read(self.timeout + takes, name)
+            except (BrokenPipeError, ConnectionResetError):
+                await self._kill(self._exited(process))
+                return self._gone(name)
+            except Refused:
+                return self._gone(name)
+        if answer.get("id") != self._number:
+            await self._kill("the companion answered out of turn")
+            raise DeviceError(f"textual app {self.name}: the companion answered out of turn")
+        if "result" in answer:
+            return answer["result"]
+        if "refused" in answer:
+            raise Refused(answer["refused"])
+        if "failed" in answer:
+            raise DeviceError(f"textual app {self.name} failed to start: {answer['failed']}")
+        raise DeviceError(f"textual app {self.name}: {answer.get('error', answer)}")
+
+    def _gone(self, name: str) -> Any:
+        """What a call answers when the companion is not running: the app is not running."""
+        if name in ("state", "look"):
+            return {"running": False, "failure": self._failure}
+        if name in ("terminate", "settle"):
+            return None
+        why = f"; {self._failure}" if self._failure else ""
+        raise Refused(f"the app is not running ({name}){why}")
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    async def launch(
+        self,
+        bundle_id: str = "",
+        *,
+        arguments: Sequence[str] = (),
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        """Start a fresh app unless one is running (a new companion when the last one is gone).
+        The app may take twice ``timeout`` to start in its own interpreter."""
+        if arguments or environment:
+            raise self._ios_only("launch with arguments or an environment")
+        await self.start()
+        try:
+            await self._call("launch", {}, takes=self.timeout)
+        except Refused as exc:
+            raise DeviceError(f"textual app {self.name} failed to start: {exc}") from None
+
+    async def terminate(self, bundle_id: str = "") -> None:
+        await self._call("terminate", {"timeout": self.timeout})
+
+    async def close(self) -> None:
+        """Stop the app and the companion: ``quit``, then a kill when it does not go in time."""
+        process = self._process
+        if process is not None and process.returncode is None and process.stdin is not None:
+            try:
+                process.stdin.write(b'{"id": 0, "call": "quit"}\n')
+                await asyncio.wait_for(process.stdin.drain(), self.timeout)
+                process.stdin.close()
+                await asyncio.wait_for(process.wait(), self.timeout)
+            except (TimeoutError, BrokenPipeError, ConnectionResetError):
+                pass
+        await self._kill()
