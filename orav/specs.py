@@ -50,12 +50,19 @@ async def open_device(
 ) -> AsyncIterator[Device]:
     """``sim`` (the embedded simulator with the demo app), ``sim:APP.yaml`` (the simulator
     with your app model), ``idb:HOST:PORT`` (an idb companion, e.g. on a Mac) or
-    ``textual:package.module:AppClass`` (a Textual app, run in-process under Pilot)."""
+    ``textual:package.module:AppClass`` (a Textual app, run in-process under Pilot) or
+    ``textual+PYTHON:package.module:AppClass`` (one run by that interpreter, in its own venv)."""
     if spec.startswith("textual:"):
         from orav.drivers.textual import TextualDevice
 
         async with TextualDevice.from_spec(spec.removeprefix("textual:"), timeout=timeout) as d:
             yield d
+        return
+    if spec.startswith("textual+"):  # textual+PYTHON:module:Class, in the app's own venv
+        from orav.drivers.textual import RemoteTextualDevice
+
+        async with RemoteTextualDevice.from_spec(spec, timeout=timeout) as remote:
+            yield remote
         return
     from orav.drivers.idb import IdbDevice, parse_address
 
