@@ -29,10 +29,11 @@ fmt:
 bench:
     {{venv}}/bin/python -m bench
 
-# Regenerate the generated docs: state-machine diagrams and the CLI reference.
+# Regenerate the generated docs: state-machine diagrams, the CLI and the API reference.
 docs:
     {{venv}}/bin/orav diagrams --out docs/machines.md
     {{venv}}/bin/python -c "from orav.cli.reference import cli_reference; print(cli_reference(), end='')" > docs/cli.md
+    {{venv}}/bin/python -m orav.api_reference > docs/api.md
 
 # Re-record the golden cassettes after a deliberate change of behaviour.
 golden:

@@ -48,7 +48,8 @@ class DeviceTimeout(DeviceError):
 
 
 class AgentError(OravError):
-    """The agent could not produce a valid decision within its budget (fails the step).
+    """The agent could not produce a valid decision within its budget: the run ends
+    ``aborted``, this message its error at the step.
 
     ``call`` is the model call (an ``orav.model.ModelCall``) the failed attempt cost, if any.
     """

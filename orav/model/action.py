@@ -64,6 +64,9 @@ class TypeText:
 
 @frozen
 class Swipe:
+    """Drag from ``start`` to ``end`` (points) in ``duration`` seconds: scroll, go back,
+    reveal a row's swipe actions."""
+
     kind: ClassVar[str] = "swipe"
     start: Point
     end: Point
@@ -92,6 +95,8 @@ class PressKey:
 
 @frozen
 class Wait:
+    """Wait ``seconds`` on the run's clock, for what the app does in its own time."""
+
     kind: ClassVar[str] = "wait"
     seconds: float = field(default=1.0, validator=[at_least(0), at_most(MAX_WAIT_SECONDS)])
 
@@ -106,6 +111,8 @@ class Launch:
 
 @frozen
 class Terminate:
+    """Stop the app under test (or another bundle)."""
+
     kind: ClassVar[str] = "terminate"
     bundle_id: str | None = None
 

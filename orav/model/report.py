@@ -68,6 +68,9 @@ class Usage:
 
 @frozen
 class RunReport:
+    """What one run came to: its status, counts, errors, the goals met and missed, the
+    screens visited, the machines' transitions and what the model calls cost."""
+
     run_id: str
     scenario: str
     status: RunStatus

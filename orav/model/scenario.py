@@ -68,6 +68,9 @@ def _tag_names(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
 
 @frozen
 class Scenario:
+    """A goal in one app, the checks that say it was reached, its limits (steps, seconds),
+    how the app is set up first and, optionally, a script (docs/scenarios.md)."""
+
     name: str = field(validator=file_name)
     app: str = field(validator=not_blank)
     goal: str = field(validator=not_blank)

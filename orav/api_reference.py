@@ -1,0 +1,269 @@
+"""The API reference (docs/api.md), written from the docstrings of orav's public API.
+
+The public API is ``orav.__all__``; each name is documented where it is defined, so the page
+cannot say what the code does not. ``inspect`` reads signatures and docstrings: no third-party
+generator (pdoc and mkdocstrings render HTML sites; this is one markdown page in the repo,
+checked by ``tests/test_docs_api.py`` the way the CLI reference is).
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import inspect
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import attrs
+
+HEADER = """\
+# API reference
+
+Generated from the docstrings of `orav.__all__` (`just docs`); do not edit. The guides teach
+with these names: [test your own iOS app](guide-ios-app.md), [write an agent](guide-agent.md),
+[write a device](guide-device.md)."""
+
+
+def reference(package: str = "orav") -> str:
+    """docs/api.md: every public name of ``package``, grouped by the module that defines it."""
+    module = importlib.import_module(package)
+    names: list[str] = list(getattr(module, "__all__", ()))
+    groups: dict[str, list[tuple[str, Any]]] = {}
+    for name in names:
+        obj = getattr(module, name)
+        home = getattr(obj, "__module__", None) or package
+        groups.setdefault(home, []).append((name, obj))
+    lines = [HEADER, ""]
+    anchors: dict[str, int] = {}  # GitHub numbers a repeated heading: replay, then replay-1
+    for home in sorted(groups):
+        links = [f"[`{name}`](#{_anchor(name, anchors)})" for name, _ in groups[home]]
+        lines.append(f"- `{home}`: {', '.join(links)}")
+    for home in sorted(groups):
+        lines += ["", f"## `{home}`", ""]
+        for name, obj in groups[home]:
+            lines += ["", *_entry(name, obj)]
+    return _tidy("\n".join(lines))
+
+
+def _anchor(name: str, seen: dict[str, int]) -> str:
+    slug = name.lower()
+    count = seen.get(slug, 0)
+    seen[slug] = count + 1
+    return f"{slug}-{count}" if count else slug
+
+
+def _entry(name: str, obj: Any) -> Iterator[str]:
+    if inspect.isclass(obj):
+        yield from _class(name, obj)
+    elif callable(obj):
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is not None and inspect.isasyncgenfunction(wrapped):
+            prefix = "@asynccontextmanager\nasync def"  # used as ``async with name(...)``
+        else:
+            prefix = "async def" if inspect.iscoroutinefunction(obj) else "def"
+        yield f"### `{name}`"
+        yield from _code(f"{prefix} {name}{_signature(obj, wrap=True)}")
+        yield from _doc(obj)
+    else:
+        yield f"### `{name}`"
+        yield from _code(f"{name} = {_show_value(obj)}")
+
+
+def _class(name: str, cls: type) -> Iterator[str]:
+    yield f"### `{name}`"
+    bases = [base.__name__ for base in cls.__bases__ if base is not object]
+    heading = f"class {name}" + (f"({', '.join(bases)})" if bases else "") + ":"
+    if issubclass(cls, enum.Enum):
+        body = [f"    {m.name} = {m.value!r}" for m in cls]
+    elif attrs.has(cls):
+        heading = "@frozen\n" + heading if _frozen(cls) else heading
+        body = [f"    {_attrs_field(field)}" for field in attrs.fields(cls) if field.init]
+    elif "__init__" in vars(cls) and not _is_protocol(cls):
+        init = vars(cls)["__init__"]
+        body = [f"    def __init__{_signature(init, wrap=True, indent='    ')}"]
+    else:
+        body = []
+    yield from _code("\n".join([heading, *(body or ["    ..."])]))
+    yield from _doc(cls)
+    members = [line for member, value in _members(cls) for line in _member(member, value)]
+    if members:
+        yield ""
+        yield from members
+
+
+def _frozen(cls: type) -> bool:
+    return getattr(cls.__setattr__, "__name__", "") == "_frozen_setattrs"
+
+
+def _attrs_field(field: attrs.Attribute) -> str:
+    text = f"{field.name}: {_annotation(field.type)}"
+    factory = getattr(field.default, "factory", None)  # an attrs Factory
+    if factory is not None:
+        return f"{text} = field(factory={getattr(factory, '__name__', repr(factory))})"
+    if field.default is not attrs.NOTHING:
+        return f"{text} = {_show_value(field.default)}"
+    return text
+
+
+def _members(cls: type) -> Iterator[tuple[str, Any]]:
+    """Public attributes the class itself defines, in source order; protocol fields too."""
+    hints = getattr(cls, "__annotations__", {}) if _is_protocol(cls) and not attrs.has(cls) else {}
+    for field, hint in hints.items():
+        if not field.startswith("_"):
+            yield field, _Field(hint)
+    for member, value in vars(cls).items():
+        if member.startswith("_") or member in hints:
+            continue
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if inspect.isfunction(value) or isinstance(value, property):
+            yield member, value
+
+
+class _Field:
+    """A protocol's declared attribute: only its annotation."""
+
+    def __init__(self, hint: Any) -> None:
+        self.hint = hint if isinstance(hint, str) else inspect.formatannotation(hint)
+
+
+def _member(name: str, value: Any) -> Iterator[str]:
+    if isinstance(value, _Field):
+        yield f"- `{name}: {value.hint}`"
+        return
+    if isinstance(value, property):
+        getter: Callable[..., Any] | None = value.fget
+        returns = _returns(getter) if getter is not None else ""
+        yield f"- `{name}` (property{returns})" + _first_line(getter)
+        return
+    prefix = "async " if inspect.iscoroutinefunction(value) else ""
+    yield f"- `{prefix}{name}{_signature(value, drop_self=True)}`" + _first_line(value)
+
+
+def _returns(getter: Callable[..., Any]) -> str:
+    annotation = inspect.signature(getter).return_annotation
+    if annotation is inspect.Signature.empty:
+        return ""
+    return f" -> {_annotation(annotation)}"
+
+
+def _first_line(obj: Any) -> str:
+    doc = inspect.getdoc(obj) if obj is not None else None
+    if not doc:
+        return ""
+    paragraph = doc.split("\n\n")[0].replace("\n", " ")
+    return f": {_inline(paragraph)}"
+
+
+def _signature(obj: Any, *, drop_self: bool = False, wrap: bool = False, indent: str = "") -> str:
+    """``(a: int, *, b: str = 'x') -> T``: annotations as written, no quotes, no addresses."""
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return "(...)"
+    parts: list[str] = []
+    star = False
+    parameters = list(signature.parameters.values())
+    if drop_self and parameters and parameters[0].name in ("self", "cls"):
+        parameters = parameters[1:]
+    for parameter in parameters:
+        kind = parameter.kind
+        if kind is parameter.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        prefix = (
+            "*"
+            if kind is parameter.VAR_POSITIONAL
+            else "**"
+            if kind is parameter.VAR_KEYWORD
+            else ""
+        )
+        star = star or kind is parameter.VAR_POSITIONAL
+        text = prefix + parameter.name
+        if parameter.annotation is not parameter.empty:
+            text += f": {_annotation(parameter.annotation)}"
+        if parameter.default is not parameter.empty:
+            text += (" = " if parameter.annotation is not parameter.empty else "=") + _show_value(
+                parameter.default
+            )
+        parts.append(text)
+    returns = signature.return_annotation
+    tail = f" -> {_annotation(returns)}" if returns is not signature.empty else ""
+    one_line = f"({', '.join(parts)}){tail}"
+    if not wrap or len(one_line) <= 80:
+        return one_line
+    return "(\n" + "".join(f"{indent}    {part},\n" for part in parts) + f"{indent}){tail}"
+
+
+def _annotation(annotation: Any) -> str:
+    """As written in the source: ``Observation``, not ``orav.model.observation.Observation``."""
+    text = annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+    return re.sub(r"\b(?:[a-z_][a-z0-9_]*\.)+(?=[A-Za-z_])", "", text)
+
+
+def _show_value(value: Any) -> str:
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    text = re.sub(r"<(?:built-in )?function ([\w.]+) at 0x[0-9a-f]+>", r"\1", repr(value))
+    return re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"\1()", text)
+
+
+def _is_protocol(cls: type) -> bool:
+    return bool(getattr(cls, "_is_protocol", False))
+
+
+def _doc(obj: Any) -> Iterator[str]:
+    doc = inspect.getdoc(obj)
+    if doc and not _inherited(obj, doc):
+        yield ""
+        yield _rst_to_md(doc)
+
+
+def _inherited(obj: Any, doc: str) -> bool:
+    """A class without a docstring of its own would show its base's (an attrs class's)."""
+    return inspect.isclass(obj) and "__doc__" in vars(obj) and vars(obj)["__doc__"] is None
+
+
+def _rst_to_md(doc: str) -> str:
+    """Docstrings use reST's double backticks and ``::`` blocks; markdown wants single ones."""
+    out: list[str] = []
+    block = False
+    for line in doc.splitlines():
+        if block and line and not line.startswith("    "):
+            out.append("```")
+            block = False
+        if block:
+            out.append(line[4:])
+            continue
+        if line.rstrip().endswith("::"):
+            text = line.rstrip()[:-1].rstrip(":")
+            out.append(_inline(text + (":" if text else "")) if text.strip() else "")
+            out += ["", "```python"]
+            block = True
+            continue
+        out.append(_inline(line))
+    if block:
+        out.append("```")
+    text = "\n".join(out)
+    return re.sub(r"```python\n\n", "```python\n", text)
+
+
+def _inline(line: str) -> str:
+    return line.replace("``", "`")
+
+
+def _code(text: str) -> Iterator[str]:
+    yield "```python"
+    yield text
+    yield "```"
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    text = re.sub(r"\n+```\n", "\n```\n", text)
+    return text.strip() + "\n"
+
+
+if __name__ == "__main__":
+    print(reference(), end="")
