@@ -1,0 +1,55 @@
+"""The page of a live rerun (``orav rerun --html``), on the real simulator and in headless
+Chromium: a regression candidate is a card with the recorded and the live screenshot, linked
+from the top; a rerun on the unchanged app says nothing regressed."""
+
+from pathlib import Path
+
+from command import orav
+from test_report_html import CHROMIUM, dump_dom, parse
+
+from orav.sim import DEMO_APP
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "recordings" / "change_setting.cassette"
+SCENARIO = ROOT / "orav" / "scenarios" / "change_setting.yaml"
+SETTINGS_BUTTON = (
+    "      - {role: AXButton, id: settings, label: Settings, frame: [290, 47, 92, 44],"
+    "\n         on_tap: [{to: settings}]}\n"
+)
+
+
+def _rerun_page(tmp_path: Path, *device: str):
+    out = tmp_path / "html"
+    result = orav("rerun", GOLDEN, "--scenario", SCENARIO, *device, "--html", out)
+    page = out / "change_setting.rerun.html"
+    assert f"html: {page}" in result.stdout, result.stderr
+    dom = dump_dom(page, tmp_path) if CHROMIUM else parse(page.read_text())
+    return result, dom
+
+
+def test_a_regression_candidate_is_linked_with_its_recorded_and_live_screenshots(tmp_path):
+    text = DEMO_APP.read_text()
+    assert SETTINGS_BUTTON in text
+    app = tmp_path / "demo.yaml"
+    app.write_text(text.replace(SETTINGS_BUTTON, "\n", 1))  # the Settings button is gone
+    result, dom = _rerun_page(tmp_path, "--device", f"sim:{app}")
+    assert result.returncode == 1, result.stderr
+    assert dom.one("h1").one("span", "status").text == "regressed"
+    [link] = dom.one("nav").all("a")
+    card = dom.one("article", "regression")
+    assert link.attrs["href"] == f"#{card.attrs['id']}" and "step 1: target" in link.text
+    assert (card.attrs["data-step"], card.attrs["data-kind"]) == ("1", "target")
+    recorded, live = card.all("img", "shot")
+    assert recorded.attrs["src"].startswith("data:image/png;base64,")
+    assert recorded.attrs["data-sha256"] != live.attrs["data-sha256"]
+    captions = [figure.one("figcaption").text for figure in card.all("figure")]
+    assert captions == ["recorded", "live"]
+    assert "#settings" in card.text and "none on Home" in card.text
+
+
+def test_a_rerun_on_the_unchanged_app_reports_no_regression(tmp_path):
+    result, dom = _rerun_page(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert dom.one("h1").one("span", "status").text == "passed"
+    assert not dom.all("article", "regression")
+    assert "No regression" in dom.one("header").text
