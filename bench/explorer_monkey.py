@@ -35,7 +35,8 @@ from fast_clock import FastClock
 
 import orav.sim
 from orav.agents import AgentContext
-from orav.agents.explorer import ExplorerAgent, sample_text
+from orav.agents.explore.controls import sample_text
+from orav.agents.explorer import ExplorerAgent
 from orav.model import Credentials, Decision, Scenario, Tap, Wait
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import app_elements, is_control, screen_title

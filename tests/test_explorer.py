@@ -15,14 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orav.agents import AgentContext
-from orav.agents.coverage import Coverage, write_coverage
-from orav.agents.explorer import (
-    BACK_GESTURE,
-    SAMPLE_TEXT,
-    SWIPES,
-    ExplorerAgent,
-    sample_text,
-)
+from orav.agents.explore.controls import SAMPLE_TEXT, sample_text
+from orav.agents.explore.moves import BACK_GESTURE, SWIPES
+from orav.agents.explorer import ExplorerAgent
 from orav.codec import from_json
 from orav.model import (
     ActionResult,
@@ -41,6 +36,7 @@ from orav.model import (
     Verification,
 )
 from orav.perceive import screen_id, screen_state
+from orav.report.coverage import Coverage, write_coverage
 
 BACK = "back"  # a move that pops the screen stack
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from attrs import evolve
 from fast_clock import FastClock
-from orav.agents.coverage import write_coverage
-from orav.report.run import read_run
 from test_explorer import BACK, Run, Tiny, button, heading, text_field
 
-from orav.agents.explorer import ESCAPE, ExplorerAgent, app_chrome, sample_text, screen_moves
+from orav.agents.explore.controls import sample_text
+from orav.agents.explore.moves import ESCAPE, app_chrome, screen_moves
+from orav.agents.explorer import ExplorerAgent
 from orav.model import (
     Credentials,
     Element,
@@ -27,7 +27,9 @@ from orav.model import (
 )
 from orav.perceive import screen_id, screen_name
 from orav.perceive.screens import stable_id
+from orav.report.coverage import write_coverage
 from orav.report.html import render_html
+from orav.report.timeline import read_run
 from orav.session import record, replay
 
 GESTURES = Path(__file__).resolve().parent.parent / "orav" / "demo" / "gestures.yaml"

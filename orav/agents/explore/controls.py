@@ -1,0 +1,132 @@
+"""What a control is to the explorer: its target, whether it goes back, risks, commits or
+quits, its place in the try order, and a plausible value for a text field."""
+
+from __future__ import annotations
+
+import re
+
+from orav.model import Credentials, Element, Target, TypeText
+from orav.perceive.roles import is_secure, is_text_field
+from orav.perceive.screens import is_footer_key, stable_id
+
+# Elements that go back (by label or id, casefolded): tried after the rest of their screen.
+BACK_WORDS = frozenset({"back", "close", "cancel"})
+# Elements tried last: they may end the session or destroy what the app holds.
+_SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
+_RISKY = re.compile(
+    r"\b(?:delete|remove|erase|reset|clear)\b|(?:^|[\s_])(?:less|minus|decrease|decrement)(?:_|\b)",
+    re.IGNORECASE,
+)
+# Never tried: they end the app itself, which the engine would have to restart.
+_QUIT = re.compile(r"\b(?:quit|exit)\b", re.IGNORECASE)
+# Walked through never, only tried once: they commit something (an order, a payment, a message).
+_COMMITS = re.compile(
+    r"\b(?:pay|place order|buy|purchase|transfer|send money|submit)\b", re.IGNORECASE
+)
+_PASSWORD = re.compile(r"pass(?:word|code)", re.IGNORECASE)
+_USER = re.compile(r"e-?mail|user|login|account", re.IGNORECASE)
+# Fields with a value of their own, secure or not: the test password never goes there.
+_SAMPLES = (
+    (re.compile(r"cvv|cvc|security code", re.IGNORECASE), "123"),
+    (re.compile(r"\bpin\b", re.IGNORECASE), "1234"),
+    (re.compile(r"expir|mm\s*/\s*yy", re.IGNORECASE), "12/30"),
+    (re.compile(r"card", re.IGNORECASE), "4242424242424242"),  # every sandbox's test card
+)
+_NUMBER = re.compile(r"phone|number|zip|postcode|amount|\bage\b|quantity", re.IGNORECASE)
+
+SAMPLE_EMAIL = "tester@example.com"
+SAMPLE_PASSWORD = "Sample-Pass-1"
+SAMPLE_NUMBER = "5550100"
+SAMPLE_TEXT = "Sample text"
+
+# Try order within a screen: controls (0), text fields (1), the app's tabs (after the screen's
+# own controls: they leave it), gestures and keys (2), Back (3), arrow keys (they move a
+# cursor far more often than they open anything), the back gesture (it leaves, and teaches the
+# way back), risky controls and a terminal app's footer keys (app-wide: quit, the palette),
+# and rows of a list past its first few.
+TAB_RANK = 1.5
+MOVE_RANK = 2
+BACK_RANK = 3
+ARROW_RANK = 5
+BACK_MOVE_RANK = 5.5
+RISKY_RANK = 6
+# Rows of one list beyond the first ROWS_FIRST are alike: tried after everything else.
+ROWS_FIRST = 3
+LATER_ROWS_RANK = 7
+
+
+def _words(element: Element) -> str:
+    return f"{element.label or ''} {element.unique_id or ''}"
+
+
+def is_back(element: Element) -> bool:
+    words = {(element.label or "").strip().casefold(), (element.unique_id or "").casefold()}
+    return bool(words & BACK_WORDS)
+
+
+def signs_out(element: Element) -> bool:
+    return bool(_SIGN_OUT.search(_words(element)))
+
+
+def quits(element: Element) -> bool:
+    return bool(_QUIT.search(_words(element)))
+
+
+def is_palette(element: Element) -> bool:
+    """Textual's own command palette (its footer key): Textual's, not the app's, and its
+    search answers on its own clock, so two runs would see different results."""
+    return is_footer_key(element) and "binding:ctrl+p" in element.traits
+
+
+def is_risky(element: Element) -> bool:
+    return signs_out(element) or bool(_RISKY.search(_words(element)))
+
+
+def commits(element: Element) -> bool:
+    return is_risky(element) or bool(_COMMITS.search(_words(element)))
+
+
+def rank(element: Element) -> float:
+    """An element's place in the try order (the ranks above)."""
+    if is_risky(element) or is_footer_key(element):
+        return RISKY_RANK
+    if is_back(element):
+        return BACK_RANK
+    return 1 if is_text_field(element) else 0
+
+
+def list_of(element: Element) -> str:
+    """Which list a row belongs to: its id's stem (``product_mug`` → ``product``), a table
+    cell's column, else one list per screen."""
+    column = next((t for t in element.traits if t.startswith("column:")), None)
+    return column or (stable_id(element) or "").rpartition("_")[0] or "AXCell"
+
+
+def target_of(element: Element) -> Target:
+    """An element's target: its id when it has a stable one (the same in every run and
+    language), else its label."""
+    uid = stable_id(element)
+    if uid:
+        return Target(id=uid)
+    return Target(label=element.label)
+
+
+def ref(element: Element) -> str:
+    """How the explorer names an element: its target as text."""
+    return str(target_of(element))
+
+
+def sample_text(element: Element, credentials: Credentials | None) -> TypeText:
+    """A plausible value for a text field: the scenario's credentials for a login's fields,
+    else a short sample that fits the field's name."""
+    names = f"{element.label or ''} {element.unique_id or ''} {element.placeholder or ''}"
+    for pattern, sample in _SAMPLES:
+        if pattern.search(names):
+            return TypeText(sample, secure=is_secure(element))
+    if is_secure(element) or _PASSWORD.search(names):
+        return TypeText(credentials.password if credentials else SAMPLE_PASSWORD, secure=True)
+    if _USER.search(names):
+        return TypeText(credentials.username if credentials else SAMPLE_EMAIL)
+    if _NUMBER.search(names):
+        return TypeText(SAMPLE_NUMBER)
+    return TypeText(SAMPLE_TEXT)

@@ -1,0 +1,209 @@
+"""The explorer's map of the app: the screens it has seen, the transitions it observed (what
+it did on screen A and the screen that followed), the app's chrome and where each part of it
+led, and the shortest known walk to a screen that still has something untried."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from orav.agents.explore.controls import commits, is_back, is_risky, target_of
+from orav.agents.explore.moves import BACK_GESTURE, BACK_MOVES, ESCAPE
+from orav.agents.explore.screens import ScreenNotes
+from orav.model import Observation
+from orav.perceive import target_element
+from orav.perceive.roles import is_text_field
+from orav.perceive.screens import is_footer_key
+from orav.report.coverage import Coverage, ScreenCoverage, ScreenTransition
+
+# How often one control may be walked through to reach other screens: walking learns nothing
+# new, so a loop through one control is cut off.
+WALK_BUDGET = 10
+
+
+class ScreenMap:
+    """Screens by key, the edges between them, and the app's chrome."""
+
+    def __init__(self) -> None:
+        self.screens: dict[str, ScreenNotes] = {}
+        self.edges: dict[str, dict[str, str]] = {}  # source -> element -> target
+        # The app's chrome (tab bar, footer keys): tried once in the app, walked from anywhere.
+        self.chrome: dict[str, str | None] = {}  # ref -> the screen it led to last
+        self.keyed: set[str] = set()  # footer keys tried somewhere
+        self.walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
+        self.transitions: list[ScreenTransition] = []
+
+    def forget(self, source: str, element: str) -> None:
+        """It led somewhere once, no longer (a list emptied, a stack popped)."""
+        self.edges.get(source, {}).pop(element, None)
+        if element in self.chrome:
+            self.chrome[element] = None
+
+    def filled(self, screen: ScreenNotes) -> None:
+        """Once every field of a form holds a value, the controls tried on it while it was
+        empty and that stayed on it (a submit the validation refused) get one more try:
+        the values are something new to learn from. Never a risky one."""
+        fields = [n for n, e in screen.elements.items() if is_text_field(e)]
+        if screen.refilled or any(n not in screen.tried for n in fields):
+            return
+        screen.refilled = True
+        away = self.edges.get(screen.key, {})
+        screen.retry = [
+            name
+            for name in screen.tried
+            if name in screen.elements
+            and name not in away
+            and name not in fields
+            and not is_risky(screen.elements[name])
+            and not is_back(screen.elements[name])
+            and name not in self.chrome
+        ]
+
+    def share_chrome(self, screen: ScreenNotes, chrome: tuple[str, ...]) -> None:
+        """The app's chrome is tried on a screen that shows it until it is known to lead
+        somewhere (a tab does nothing on its own screen), then not again: on the other
+        screens it is neither listed nor tried, only walked through."""
+        screen.chrome = chrome
+        for name in chrome:
+            listed = name in screen.order and name not in screen.tried
+            key = is_footer_key(screen.elements[name])
+            # a tab does nothing on its own screen: tried until it led somewhere; a key once
+            if listed and (self.chrome.get(name) is not None or (key and name in self.keyed)):
+                screen.order.remove(name)
+            self.chrome.setdefault(name, None)
+            if key and name in screen.tried:
+                self.keyed.add(name)
+
+    def alike(self, screen: ScreenNotes) -> None:
+        """A screen with the controls of one found before (a product page for another product,
+        a detail page of another row) is that screen again for another item: what was tried
+        there is skipped here but its Back (the way out). Its own coverage says so."""
+        shape = screen.shape()
+        if shape:
+            others = (s for s in self.screens.values() if s is not screen)
+            screen.alike = next((s.key for s in others if s.shape() == shape), None)
+
+    def skip_alike(self) -> None:
+        """Skip on each screen alike what its first has tried by now and did nothing there or
+        stayed (what led elsewhere may lead to this item's own screen: tried again)."""
+        for screen in self.screens.values():
+            if screen.alike is None:
+                continue
+            first = self.screens[screen.alike]
+            away = self.edges.get(first.key, {})
+            for name in first.tried:
+                if name in away:
+                    continue
+                if name in screen.order and name not in screen.tried:
+                    screen.order.remove(name)
+                    screen.skipped.append(name)
+
+    def out(self, node: str) -> dict[str, str]:
+        """The known edges out of a screen: its own, and its chrome's."""
+        edges = dict(self.edges.get(node, {}))
+        for name in self.screens[node].chrome:
+            target = self.chrome.get(name)
+            if target is not None and target != node:
+                edges.setdefault(name, target)
+        return edges
+
+    def note(self, source: str, element: str, target: str, step: int) -> None:
+        """What ``element`` on ``source`` led to: a transition, and the latest edge."""
+        if not any(
+            t.source == source and t.element == element and t.target == target
+            for t in self.transitions
+        ):
+            self.transitions.append(ScreenTransition(source, element, target, step))
+        if element in self.chrome:
+            self.chrome[element] = target if target != source else self.chrome[element]
+        screen = self.screens[source]
+        back = screen.elements.get(element)
+        if back is not None and is_back(back) and target != source:
+            # its Back button showed the way back: the back gesture would teach nothing new
+            screen.order = [n for n in screen.order if n not in BACK_MOVES or n in screen.tried]
+        edges = self.edges.setdefault(source, {})
+        if target == source:
+            edges.pop(element, None)
+        else:
+            edges[element] = target  # the latest outcome wins: back buttons follow history
+
+    def route(
+        self, screen: ScreenNotes, observation: Observation | None, goals: set[str]
+    ) -> str | None:
+        """The first element on the shortest known path to a screen in ``goals`` (from the
+        screen as last seen when there is no ``observation`` of it now)."""
+        first: dict[str, str] = {}
+        queue: deque[str] = deque()
+        for element, target in self.out(screen.key).items():
+            here = (
+                screen.available(element)
+                if observation is None
+                else _present(observation, screen, element)
+            )
+            usable = self.walkable(screen.key, element) and (
+                element in (BACK_GESTURE, ESCAPE) or element in screen.moves or here
+            )
+            if usable and target not in first:
+                first[target] = element
+                queue.append(target)
+        while queue:
+            node = queue.popleft()
+            if node in goals:
+                return first[node]
+            for element, target in self.out(node).items():
+                if target not in first and target != screen.key and self.walkable(node, element):
+                    first[target] = first[node]
+                    queue.append(target)
+        return None
+
+    def walkable(self, source: str, element_ref: str) -> bool:
+        """Whether walking may go through this element: never through one that destroys or
+        commits something (it is tried once, not repeated to get somewhere), and at most
+        ``WALK_BUDGET`` times through any one (a loop through it learns nothing new)."""
+        element = self.screens[source].elements.get(element_ref)
+        if element is not None and commits(element):
+            return False
+        if element_ref in (BACK_GESTURE, ESCAPE) or (element is not None and is_back(element)):
+            return True  # going back changes nothing: bounded by ``wander`` alone
+        return self.walks.get((source, element_ref), 0) < WALK_BUDGET
+
+    def walked(self, source: str, element_ref: str) -> None:
+        self.walks[(source, element_ref)] = self.walks.get((source, element_ref), 0) + 1
+
+    def coverage(self, *, steps: int, finished: bool, summary: str) -> Coverage:
+        """The screens, elements and transitions found so far."""
+        screens = tuple(
+            ScreenCoverage(
+                key=s.key,
+                name=s.name,
+                elements=tuple(s.order) + tuple(s.skipped),
+                tried=tuple(s.tried),
+                no_effect=tuple(s.no_effect),
+                skipped=tuple(s.skipped),
+                disabled=tuple(s.disabled()),
+                alike=s.alike,
+                first_step=s.first_step,
+            )
+            for s in self.screens.values()
+        )
+        leaving = {t.source for t in self.transitions if t.source != t.target}
+        dead_ends = tuple(
+            s.key
+            for s in self.screens.values()
+            if s.key not in leaving and (not s.pending() or set(s.no_effect) & set(BACK_MOVES))
+        )
+        return Coverage(
+            screens=screens,
+            transitions=tuple(self.transitions),
+            dead_ends=dead_ends,
+            steps=steps,
+            finished=finished,
+            summary=summary,
+        )
+
+
+def _present(observation: Observation, screen: ScreenNotes, name: str) -> bool:
+    element = screen.elements.get(name)
+    if element is None:
+        return False
+    found = target_element(observation, target_of(element))
+    return found is not None and found.enabled

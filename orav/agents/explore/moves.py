@@ -1,0 +1,100 @@
+"""The gestures and keys the explorer tries as actions of their own, and the app's chrome
+(the controls every screen shows alike)."""
+
+from __future__ import annotations
+
+from orav.agents.explore.controls import is_back, list_of, ref
+from orav.model import Observation, Point, PressKey, Swipe
+from orav.perceive.faults import screen_size
+from orav.perceive.roles import is_alert
+from orav.perceive.screens import app_elements, is_control, is_footer_key
+
+BACK_GESTURE = "(back gesture)"
+ESCAPE = "(escape)"
+BACK_MOVES = (BACK_GESTURE, ESCAPE)
+# Gestures and keys the explorer tries on each screen, as actions of their own.
+SWIPES = ("left", "right", "up", "down")
+ARROWS = ("up", "down", "left", "right")
+# Keys never pressed: they quit a Textual app or interrupt it.
+_QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q", "ctrl+p"})  # ctrl+p: Textual's palette
+
+Move = Swipe | PressKey
+
+
+def app_chrome(observation: Observation) -> tuple[str, ...]:
+    """The refs of the app's own controls that every screen shows alike: a tab bar's buttons,
+    a terminal app's tabs and footer keys (not Back: where it leads depends on the screen);
+    in the tree's order, so that walks through them are the same in every run."""
+    bars = [
+        e.frame
+        for e in observation.elements
+        if e.role == "AXTabBar" or (e.role == "AXGroup" and e.label == "Tab Bar")
+    ]
+    found = (
+        ref(e)
+        for e in app_elements(observation)
+        if is_control(e)
+        and not is_back(e)
+        and (
+            is_footer_key(e)
+            or e.role == "AXTab"
+            or any(bar.contains(e.frame.center) for bar in bars)
+        )
+    )
+    return tuple(dict.fromkeys(found))
+
+
+def screen_moves(observation: Observation, platform: str | None) -> dict[str, Move]:
+    """The gestures and keys worth trying on a screen, by name: on a touch screen a swipe
+    each way across it and a swipe left on the first row of each list (it reveals a row's
+    actions); on a terminal the app's and the screen's bindings no footer key shows (a
+    widget's act on the widget, and need its focus), the arrow keys and escape."""
+    moves: dict[str, Move] = {}
+    if platform != "textual" and any(is_alert(e) for e in observation.elements):
+        return moves  # an alert takes its buttons only (a terminal dialog takes escape too)
+    if platform == "textual":
+        shown = {
+            t.removeprefix("binding:")
+            for e in observation.elements
+            if is_footer_key(e)
+            for t in e.traits
+            if t.startswith("binding:")
+        }
+        for element in observation.elements[:1]:  # the app's and the screen's own bindings
+            for trait in element.traits:
+                key = trait.removeprefix("binding:")
+                if trait.startswith("binding:") and key not in shown | _QUIT_KEYS | {"escape"}:
+                    moves.setdefault(f"(key {key})", PressKey(key))
+        for key in ARROWS:
+            moves.setdefault(f"(key {key})", PressKey(key))
+        moves[ESCAPE] = PressKey("escape")
+        return moves
+    width, height = screen_size(observation)
+    middle = Point(width / 2, height / 2)
+    moves[BACK_GESTURE] = back_move(observation, BACK_GESTURE)
+    for direction in SWIPES:
+        dx = {"left": -0.35, "right": 0.35}.get(direction, 0.0) * width
+        dy = {"up": -0.25, "down": 0.25}.get(direction, 0.0) * height
+        start = Point(middle.x - dx, middle.y - dy)
+        moves[f"(swipe {direction})"] = Swipe(start, Point(middle.x + dx, middle.y + dy))
+    lists: set[str] = set()
+    for element in app_elements(observation):
+        if element.role != "AXCell" or element.frame.is_empty or not is_control(element):
+            continue
+        group = list_of(element)
+        if group in lists:
+            continue
+        lists.add(group)
+        frame, y = element.frame, element.frame.center.y
+        start, end = Point(frame.x + frame.width * 0.9, y), Point(frame.x + frame.width * 0.2, y)
+        moves[f"(swipe left on {ref(element)})"] = Swipe(start, end)
+    return moves
+
+
+def back_move(observation: Observation, gesture: str) -> Move:
+    """Going back without a Back button: escape on a terminal, else a swipe from the left
+    edge across most of the screen."""
+    if gesture == ESCAPE:
+        return PressKey("escape")
+    width, height = screen_size(observation)
+    return Swipe(Point(2, height / 2), Point(width * 0.8, height / 2))

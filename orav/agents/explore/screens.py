@@ -1,0 +1,131 @@
+"""What the explorer knows of one screen: its controls, gestures and keys in the order it
+tries them, which it tried, which did nothing, which it skipped, and which were disabled."""
+
+from __future__ import annotations
+
+from attrs import define, field
+
+from orav.agents.explore.controls import (
+    ARROW_RANK,
+    BACK_MOVE_RANK,
+    LATER_ROWS_RANK,
+    MOVE_RANK,
+    ROWS_FIRST,
+    TAB_RANK,
+    is_palette,
+    list_of,
+    quits,
+    rank,
+    ref,
+    signs_out,
+)
+from orav.agents.explore.moves import (
+    ARROWS,
+    BACK_MOVES,
+    Move,
+    screen_moves,
+)
+from orav.model import Credentials, Element, Observation, PressKey
+from orav.perceive.screens import app_elements, is_control, is_footer_key
+
+
+@define
+class ScreenNotes:
+    """What the explorer knows of one screen."""
+
+    key: str
+    name: str
+    first_step: int
+    elements: dict[str, Element] = field(factory=dict)  # by ref, first-seen order
+    moves: dict[str, Move] = field(factory=dict)  # gestures and keys, by name
+    order: list[str] = field(factory=list)  # refs and moves in the order they are tried
+    tried: list[str] = field(factory=list)
+    no_effect: list[str] = field(factory=list)
+    skipped: list[str] = field(factory=list)
+    present: set[str] = field(factory=set)  # refs on screen the last time it was seen
+    enabled: set[str] = field(factory=set)  # refs ever seen enabled
+    chrome: tuple[str, ...] = ()  # the app's chrome on it, when last seen
+    alike: str | None = None  # the screen found before with the same controls
+    retry: list[str] = field(factory=list)  # tried on the empty form: once more, filled
+    refilled: bool = False
+
+    def shape(self) -> frozenset[str]:
+        """Its controls, but the app's chrome and the rows of a list: what screens alike share."""
+        rows = {"(rows)"} if any(e.role == "AXCell" for e in self.elements.values()) else set()
+        return (
+            frozenset(
+                name
+                for name, element in self.elements.items()
+                if name not in self.chrome and element.role != "AXCell"
+            )
+            | rows
+        )
+
+    def update(
+        self,
+        observation: Observation,
+        credentials: Credentials | None,
+        platform: str | None,
+        chrome: tuple[str, ...],
+    ) -> None:
+        """Take in the current state of the screen's elements (enabled, value, frame) and the
+        gestures and keys it offers."""
+        ranked = []
+        self.present = set()
+        rows: dict[str, int] = {}  # rows seen per list
+        for index, element in enumerate(app_elements(observation)):
+            if not is_control(element):
+                continue
+            name = ref(element)
+            place = TAB_RANK if name in chrome and not is_footer_key(element) else rank(element)
+            if element.role == "AXCell":
+                group = list_of(element)
+                rows[group] = rows.get(group, 0) + 1
+                if rows[group] > ROWS_FIRST:
+                    place = LATER_ROWS_RANK  # alike rows: after the rest of the screen
+            self.present.add(name)
+            if element.enabled:
+                self.enabled.add(name)
+            if name in self.elements and name not in self.order:
+                continue  # skipped before
+            first = name not in self.elements
+            self.elements[name] = element
+            if first and signs_out(element) and credentials is None:
+                self.skipped.append(name)  # a login wall the engine could not pass
+                continue
+            if first and (quits(element) or is_palette(element)):
+                self.skipped.append(name)  # it ends the app, or it is not the app's
+                continue
+            ranked.append((place, index, name))
+        for index, (name, move) in enumerate(screen_moves(observation, platform).items()):
+            self.present.add(name)
+            if name not in self.moves:
+                self.moves[name] = move
+                arrow = isinstance(move, PressKey) and move.key in ARROWS
+                place = ARROW_RANK if arrow else MOVE_RANK
+                ranked.append((BACK_MOVE_RANK if name in BACK_MOVES else place, index, name))
+        known = set(self.order)
+        new = [name for _, _, name in sorted(ranked) if name not in known]
+        if known:  # revealed by the last action (a row's actions, a scrolled list): next
+            done = [name for name in self.order if name in self.tried]
+            self.order = done + new + [n for n in self.order if n not in self.tried]
+        else:
+            self.order = new
+
+    def untried(self) -> list[str]:
+        return [name for name in self.order if name not in self.tried]
+
+    def available(self, name: str, gestures: bool = True) -> bool:
+        """On screen and enabled the last time the screen was seen (a gesture always is, in
+        the round of gestures)."""
+        if name in self.moves:
+            return gestures or name in BACK_MOVES
+        return name in self.present and self.elements[name].enabled
+
+    def pending(self, gestures: bool = True) -> bool:
+        """Untried elements that were there and enabled when last seen: worth coming back for."""
+        return any(self.available(name, gestures) for name in self.untried())
+
+    def disabled(self) -> list[str]:
+        """Elements never seen enabled and never tried: listed as disabled, not as untried."""
+        return [n for n in self.elements if n not in self.enabled and n not in self.tried]
