@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fast_clock import FastClock
 
 from orav.agents import AgentContext
 from orav.cassette import (
@@ -40,6 +39,7 @@ from orav.model import (
     TypeText,
 )
 from orav.session import record, replay
+from orav.testing import VirtualClock
 
 APP = "com.orav.demo"
 SCENARIO = Scenario(name="login", app=APP, goal="sign in")
@@ -306,7 +306,7 @@ async def record_wall(tmp_path: Path) -> tuple[Path, object]:
         success_criteria=(Assert(Target(id="none")),),
     )
     path = tmp_path / "wall.cassette"
-    recording = await record(scenario, path, device=f"sim:{app}", clock=FastClock())
+    recording = await record(scenario, path, device=f"sim:{app}", clock=VirtualClock())
     return path, recording.report
 
 
