@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from test_explorer import BACK, Run, Tiny, button, heading
-from test_explorer_sim import FastClock, explore_scenario
+from test_explorer_sim import VirtualClock, explore_scenario
 
 from orav.agents.explorer import ExplorerAgent
 from orav.session import record
@@ -49,7 +49,7 @@ async def demo() -> None:
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
         recorded = await record(
-            explore_scenario(), Path(folder) / "e.cassette", agent=agent, clock=FastClock()
+            explore_scenario(), Path(folder) / "e.cassette", agent=agent, clock=VirtualClock()
         )
         wall = time.perf_counter() - started
     report = recorded.report

@@ -31,8 +31,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fast_clock import FastClock
-
 import orav.sim
 from orav.agents import AgentContext
 from orav.agents.explore.controls import sample_text
@@ -42,6 +40,7 @@ from orav.perceive.roles import is_text_field
 from orav.perceive.screens import app_elements, is_control, screen_title
 from orav.session import record
 from orav.sim import load_app_model
+from orav.testing import VirtualClock
 
 BUDGETS = (25, 50, 100, 200)
 SEEDS = (1, 2, 3, 4, 5)
@@ -200,7 +199,7 @@ async def run(app: str, agent, folder: Path) -> list[str | None]:
         credentials=credentials,
     )
     cassette = folder / f"{app}-{agent.name}-{len(list(folder.iterdir()))}.cassette"
-    await record(scenario, cassette, device=device, agent=watched, clock=FastClock())
+    await record(scenario, cassette, device=device, agent=watched, clock=VirtualClock())
     return [*watched.screens, *(sim.state.screen for sim in sims[-1:])]
 
 

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve
-from fast_clock import FastClock
 
 from orav.agents.scripted import ScriptedAgent
 from orav.cassette import ReplayClock, ReplayDevice, ReplayDivergence, read_cassette
@@ -16,6 +15,7 @@ from orav.model import Decision, Done, Scenario, Tap, Target, Wait
 from orav.scenario_loader import example_scenarios, load_scenario
 from orav.session import record, replay
 from orav.sim import SimCompanion
+from orav.testing import VirtualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = sorted((ROOT / "recordings").glob("*.cassette"))
@@ -24,7 +24,7 @@ GOLDEN = sorted((ROOT / "recordings").glob("*.cassette"))
 @pytest.mark.parametrize("path", example_scenarios(), ids=lambda p: p.stem)
 async def test_example_scenario_records_and_replays_faithfully(path: Path, tmp_path: Path):
     scenario = load_scenario(path)
-    recording = await record(scenario, tmp_path / "run.cassette", clock=FastClock())
+    recording = await record(scenario, tmp_path / "run.cassette", clock=VirtualClock())
     assert recording.report.status == "passed", recording.report
     assert recording.report.goals_achieved and not recording.report.goals_missed
     assert recording.report.total_steps == len(scenario.script) - 1
@@ -113,7 +113,7 @@ async def test_a_tap_on_a_missing_element_is_a_failed_action_not_a_crash():
 
 async def test_replay_names_the_first_divergent_step(tmp_path: Path):
     scenario = load_scenario(ROOT / "scenarios" / "login.yaml")
-    recording = await record(scenario, tmp_path / "login.cassette", clock=FastClock())
+    recording = await record(scenario, tmp_path / "login.cassette", clock=VirtualClock())
     cassette = read_cassette(recording.cassette)
     engine = Engine(ReplayDevice(cassette), _Swapped(scenario), clock=ReplayClock(cassette))
     with pytest.raises(ReplayDivergence) as caught:
@@ -135,7 +135,7 @@ class _Swapped(ScriptedAgent):
 
 async def test_decision_regression_judges_every_step_against_the_recording(tmp_path: Path):
     scenario = load_scenario(ROOT / "scenarios" / "login.yaml")
-    recording = await record(scenario, tmp_path / "login.cassette", clock=FastClock())
+    recording = await record(scenario, tmp_path / "login.cassette", clock=VirtualClock())
     outcome = await replay(recording.cassette, agent=_Swapped(scenario))
     assert outcome.faithful  # the replay follows the recorded decisions
     assert outcome.compared == len(scenario.script)
@@ -149,7 +149,7 @@ async def test_decision_regression_judges_every_step_against_the_recording(tmp_p
 
 async def test_secrets_never_reach_the_cassette(tmp_path: Path):
     scenario = load_scenario(ROOT / "scenarios" / "login.yaml")
-    recording = await record(scenario, tmp_path / "login.cassette", clock=FastClock())
+    recording = await record(scenario, tmp_path / "login.cassette", clock=VirtualClock())
     raw = recording.cassette.read_bytes()
     assert b"Orav-Demo-1!" not in raw
     header = read_cassette(recording.cassette).header

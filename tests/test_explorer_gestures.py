@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from attrs import evolve
-from fast_clock import FastClock
 from test_explorer import BACK, Run, Tiny, button, heading, text_field
 
 from orav.agents.explore.controls import sample_text
@@ -31,6 +30,7 @@ from orav.report.coverage import write_coverage
 from orav.report.html import render_html
 from orav.report.timeline import read_run
 from orav.session import record, replay
+from orav.testing import VirtualClock
 
 GESTURES = Path(__file__).resolve().parent.parent / "orav" / "demo" / "gestures.yaml"
 GESTURE_SCREENS = {"Hub", "Results", "Gallery", "Photo", "Inbox", "Archive", "Pinned"}
@@ -43,7 +43,7 @@ async def test_screens_opened_only_by_swipe_return_and_tab_bar_are_all_reached(t
     scenario = evolve(scenario, settle_seconds=0.05, timeout_seconds=3600)
     cassette = tmp_path / "gestures.cassette"
     recorded = await record(
-        scenario, cassette, device=f"sim:{GESTURES}", agent=explorer, clock=FastClock()
+        scenario, cassette, device=f"sim:{GESTURES}", agent=explorer, clock=VirtualClock()
     )
     coverage = explorer.coverage()
     assert {s.name for s in coverage.screens} == GESTURE_SCREENS, coverage.summary

@@ -1,7 +1,7 @@
 """The explorer through the whole engine: the simulator's demo app over real gRPC and the fb-idb
 client, a cassette written by ``orav.session.record`` and replayed; and ``orav explore``.
 
-Sleeps are virtual (``FastClock``): the settle time after each action is recorded, not waited.
+Sleeps are virtual (``VirtualClock``): the settle time after each action is recorded, not waited.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import json
 
 from attrs import evolve
 from click.testing import CliRunner
-from fast_clock import FastClock
 
 from orav.agents.explorer import ExplorerAgent
 from orav.cassette import read_cassette
@@ -19,6 +18,7 @@ from orav.cli import cli
 from orav.model import Credentials, Scenario, TypeText
 from orav.report.coverage import coverage_paths
 from orav.session import record, replay
+from orav.testing import VirtualClock
 
 DEMO_SCREENS = {"Sign in", "Home", "Getting started", "Release notes", "Privacy"}
 DEMO_SCREENS |= {"Settings", "Feedback"}
@@ -39,7 +39,7 @@ def explore_scenario(max_steps: int = 100) -> Scenario:
 async def test_the_demo_app_is_explored_completely_and_replays_faithfully(tmp_path) -> None:
     explorer = ExplorerAgent()
     cassette = tmp_path / "explore.cassette"
-    recorded = await record(explore_scenario(), cassette, agent=explorer, clock=FastClock())
+    recorded = await record(explore_scenario(), cassette, agent=explorer, clock=VirtualClock())
     report = recorded.report
     coverage = explorer.coverage()
     assert {s.name for s in coverage.screens} == DEMO_SCREENS
@@ -81,7 +81,7 @@ async def test_the_demo_app_is_explored_completely_and_replays_faithfully(tmp_pa
 async def test_a_small_step_budget_ends_the_run_unfinished(tmp_path) -> None:
     explorer = ExplorerAgent()
     cassette = tmp_path / "short.cassette"
-    recorded = await record(explore_scenario(5), cassette, agent=explorer, clock=FastClock())
+    recorded = await record(explore_scenario(5), cassette, agent=explorer, clock=VirtualClock())
     assert recorded.report.status == "step_limit"
     coverage = explorer.coverage()
     assert not coverage.finished and coverage.steps == 5
@@ -177,7 +177,7 @@ async def explore_tabs(tmp_path, app: str, max_steps: int):
     scenario = evolve(scenario, settle_seconds=0.05)
     cassette = tmp_path / "tabs.cassette"
     recorded = await record(
-        scenario, cassette, device=f"sim:{path}", agent=explorer, clock=FastClock()
+        scenario, cassette, device=f"sim:{path}", agent=explorer, clock=VirtualClock()
     )
     return recorded.report, explorer.coverage(), cassette
 

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve
-from fast_clock import FastClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_recovery_matrix import scaled_time
@@ -39,6 +38,7 @@ from orav.perceive.targets import target_element
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 from orav.specs import open_device
+from orav.testing import VirtualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOKALIKES = ROOT / "orav" / "scenarios" / "lookalikes"
@@ -53,7 +53,7 @@ NO_OPS = ("active_tab", "idempotent_buttons")
 RPC_FAULTS = ("list_apps_error", "slow_describe", "slow_launch")
 
 
-class SettleClock(FastClock):
+class SettleClock(VirtualClock):
     """Real settle waits (the app's own timers run in real time: a clicked Textual button
     flashes for 0.2 s and ignores clicks meanwhile), virtual remedy waits (2 s and more)."""
 
@@ -142,7 +142,7 @@ async def test_a_lookalike_passes_live_with_no_recovery(path: Path, tmp_path: Pa
     if kind in RPC_FAULTS:
         scaled_time(monkeypatch)  # the stalls and the driver's rungs at a tenth of the wall time
     # A Textual app's own timers run in real time; the simulator has none, its waits can be virtual.
-    clock = SettleClock() if ":" in scenario.app else FastClock()
+    clock = SettleClock() if ":" in scenario.app else VirtualClock()
     recording = await asyncio.wait_for(
         record(scenario, tmp_path / "run.cassette", device=device_of(scenario), clock=clock),
         WALL_SECONDS,
@@ -283,7 +283,7 @@ async def test_benign_moves_in_any_order_start_no_remedy(walk):
     with tempfile.TemporaryDirectory() as folder:
         report = (
             await record(
-                scenario, Path(folder) / "walk.cassette", device=f"sim:{BANK}", clock=FastClock()
+                scenario, Path(folder) / "walk.cassette", device=f"sim:{BANK}", clock=VirtualClock()
             )
         ).report
     paths = recoveries(report)

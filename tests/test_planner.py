@@ -8,7 +8,6 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from fast_clock import FastClock
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +18,7 @@ from orav.drivers.textual import TextualDevice
 from orav.model import PressKey, Scenario, TypeText
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
+from orav.testing import VirtualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "orav" / "scenarios" / "planner").glob("*.yaml"))
@@ -108,7 +108,7 @@ def test_every_workflow_has_a_scenario_and_a_golden_cassette():
 async def test_workflow_passes_live_and_replays_faithfully(path: Path, tmp_path: Path):
     scenario = load_scenario(path)
     recording = await record(
-        scenario, tmp_path / "run.cassette", device="textual:" + scenario.app, clock=FastClock()
+        scenario, tmp_path / "run.cassette", device="textual:" + scenario.app, clock=VirtualClock()
     )
     report = recording.report
     assert report.status == "passed" and not report.goals_missed and not report.errors, report
@@ -133,7 +133,7 @@ async def test_the_explorer_reaches_every_screen(tmp_path: Path):
         tmp_path / "explore.cassette",
         device="textual:" + app,
         agent=explorer,
-        clock=FastClock(),
+        clock=VirtualClock(),
     )
     visited = set(recorded.report.screens_visited)
     assert {

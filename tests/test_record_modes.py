@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 from click.testing import CliRunner
-from fast_clock import FastClock
 
 from orav.agents import AgentContext
 from orav.agents.scripted import ScriptedAgent
@@ -21,9 +20,10 @@ from orav.cli import cli
 from orav.errors import DeviceError, InputError
 from orav.model import Decision, Element, Observation
 from orav.perceive import screen_id, screen_state
-from orav.runner import Recording, Replay, record, replay
-from orav.scenario import example_scenarios, load_scenario
+from orav.scenario_loader import example_scenarios, load_scenario
+from orav.session import Recording, Replay, record, replay
 from orav.sim import DEMO_APP
+from orav.testing import VirtualClock
 
 EXAMPLES = {path.stem: path for path in example_scenarios()}
 UNUSABLE_DEVICE = "idb:no-such-host"  # starting anything with it fails
@@ -47,7 +47,7 @@ class Counting:
 
 
 async def run(sc, path: Path, **options) -> Recording:
-    result = await record(sc, path, clock=FastClock(), **options)
+    result = await record(sc, path, clock=VirtualClock(), **options)
     assert isinstance(result, Recording)
     return result
 
@@ -106,7 +106,7 @@ async def test_new_episodes_on_an_unchanged_app_asks_the_agent_nothing(tmp_path:
     assert cassette.header.record_mode == "new_episodes"
     assert all(e.reused and e.decision.call is None for e in decides(path))
     assert (await replay(path)).ok
-    from orav.report.run import read_run
+    from orav.report.timeline import read_run
 
     assert [step.reused for step in read_run(path).steps] == [True] * 3  # done is no step
 

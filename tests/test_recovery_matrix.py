@@ -4,7 +4,7 @@ engine (simulator over real gRPC, fb-idb client, cassette), then replayed.
 Each run must end recovered (goal met, every recovery error resolved) or reported the way the
 recovery reference says (a login wall without credentials, an app that keeps crashing: aborted
 with a clear error); no recovery may spend more than its budget, and no run may hang. Sleeps
-are virtual (``FastClock``): the remedies' 2-3 s waits are recorded, not waited.
+are virtual (``VirtualClock``): the remedies' 2-3 s waits are recorded, not waited.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve, field, frozen
-from fast_clock import FastClock
 
 from orav.drivers.idb import IdbDevice
 from orav.errors import DeviceError
@@ -38,6 +37,7 @@ from orav.perceive import keyboard_frame
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 from orav.sim import SimCompanion
+from orav.testing import VirtualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "orav" / "scenarios"
@@ -251,7 +251,7 @@ async def test_fault_is_recovered_or_reported(case: Case, tmp_path: Path, monkey
     scenario = scenario_of(case)
     started = time.monotonic()
     recording = await asyncio.wait_for(
-        record(scenario, tmp_path / "run.cassette", clock=FastClock()), WALL_SECONDS
+        record(scenario, tmp_path / "run.cassette", clock=VirtualClock()), WALL_SECONDS
     )
     report = recording.report
     if case.status == "passed":  # the reference's summary: errors recovered, completed with them
@@ -333,7 +333,7 @@ def vision_scenario(*faults: Fault) -> Scenario:
 
 
 async def test_a_vision_tap_that_changed_the_screen_is_a_resolved_error(tmp_path: Path):
-    report = (await record(vision_scenario(), tmp_path / "v.cassette", clock=FastClock())).report
+    report = (await record(vision_scenario(), tmp_path / "v.cassette", clock=VirtualClock())).report
     assert report.status == "completed_with_errors" and report.ok  # its one error is resolved
     (error,) = report.errors
     assert error.error.startswith("vision fallback: tapped (195, 184)")
@@ -343,7 +343,7 @@ async def test_a_vision_tap_that_changed_the_screen_is_a_resolved_error(tmp_path
 async def test_a_vision_tap_that_changed_nothing_is_unresolved_and_retried(tmp_path: Path):
     frozen = Fault("frozen", at_step=5, duration=1)  # the vision tap (input 6) is dropped
     path = tmp_path / "v.cassette"
-    report = (await record(vision_scenario(frozen), path, clock=FastClock())).report
+    report = (await record(vision_scenario(frozen), path, clock=VirtualClock())).report
     (vision,) = report.errors  # a retried action that then worked is no error of the run
     assert vision.error.startswith("vision fallback") and "nothing changed" in vision.error
     assert not vision.resolved
@@ -404,7 +404,7 @@ async def test_a_closed_sim_cuts_its_clients_off():
 
 async def test_a_run_aborted_by_a_limit_says_why_in_its_errors(tmp_path: Path):
     case = next(c for c in CASES if c.id == "crash-keeps-crashing")
-    report = (await record(scenario_of(case), tmp_path / "c.cassette", clock=FastClock())).report
+    report = (await record(scenario_of(case), tmp_path / "c.cassette", clock=VirtualClock())).report
     assert report.status == "aborted"
     assert case.error in report.summary
     last = report.errors[-1]

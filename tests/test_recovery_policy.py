@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 
 from attrs import evolve
-from fast_clock import FastClock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +37,7 @@ from orav.perceive import keyboard_blocks, keyboard_fault, resolve, target_eleme
 from orav.perceive.targets import tap_on
 from orav.sim import SimCompanion
 from orav.sim.appmodel import AppModel
+from orav.testing import VirtualClock
 
 APP = """\
 name: Tabs
@@ -135,7 +135,7 @@ async def run(
         IdbDevice.connect(sim.address, bundle_id=BUNDLE) as device,
     ):
         counting = Counting(device)
-        report = await Engine(counting, agent, clock=FastClock()).run(scenario)
+        report = await Engine(counting, agent, clock=VirtualClock()).run(scenario)
         return report, agent, counting.lifecycle
 
 
@@ -287,6 +287,6 @@ async def test_a_recover_step_counts_against_the_step_limit():
         SimCompanion(load_yaml(APP, AppModel), faults=[Fault("alert", at_step=1)]) as sim,
         IdbDevice.connect(sim.address, bundle_id=BUNDLE) as device,
     ):
-        report = await Engine(device, Watching(), clock=FastClock()).run(scenario)
+        report = await Engine(device, Watching(), clock=VirtualClock()).run(scenario)
     assert report.status == "step_limit"
     assert report.total_steps == 2, report

@@ -131,11 +131,10 @@ async def test_crash_report_is_the_newest_since_the_run_began() -> None:
 async def test_a_provisioned_run_records_its_install_step_and_replays_it(tmp_path) -> None:
     """The run machine's install step and the launch with arguments go through the recorded
     device: the cassette holds them and a replay asks for the same, with no companion."""
-    from fast_clock import FastClock
-
     from orav.cassette import LifecycleEvent, read_cassette
     from orav.model import Decision, Done
     from orav.session import record, replay
+    from orav.testing import VirtualClock
 
     text = LIFECYCLE + "script:\n  - action: {kind: done, success: true}\n"
     path = tmp_path / "fresh.yaml"
@@ -143,7 +142,7 @@ async def test_a_provisioned_run_records_its_install_step_and_replays_it(tmp_pat
     scenario = load_scenario(path)
     assert scenario.script == (Decision(Done()),)
     out = tmp_path / "fresh.cassette"
-    recording = await record(scenario, out, clock=FastClock())
+    recording = await record(scenario, out, clock=VirtualClock())
     assert recording.report.ok, recording.report
     run = [t for t in recording.report.transitions if t.machine == "run"]
     assert [(t.source, t.target) for t in run[:3]] == [

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fast_clock import FastClock
-
 from orav.model import Decision, Done, Scenario, Tap, Target, TypeText
 from orav.session import record
+from orav.testing import VirtualClock
 
 SECRET = "Orav-Demo-1!"
 
@@ -20,7 +19,7 @@ async def test_a_secret_for_a_plain_field_is_refused_and_never_typed(tmp_path: P
         Decision(Done()),
     )
     scenario = Scenario("secret", "com.orav.demo", "g", script=script)
-    recording = await record(scenario, tmp_path / "s.cassette", clock=FastClock())
+    recording = await record(scenario, tmp_path / "s.cassette", clock=VirtualClock())
     report = recording.report
     step = next(e for e in report.errors if e.action == "type_text")
     assert step.error.startswith("refused to type a secret into a field that shows")
@@ -38,5 +37,5 @@ async def test_a_secret_for_a_secure_field_is_typed(tmp_path: Path):
         Decision(Done()),
     )
     scenario = Scenario("secret", "com.orav.demo", "g", script=script)
-    report = (await record(scenario, tmp_path / "s.cassette", clock=FastClock())).report
+    report = (await record(scenario, tmp_path / "s.cassette", clock=VirtualClock())).report
     assert not [e for e in report.errors if e.action == "type_text"], report.errors

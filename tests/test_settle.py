@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fast_clock import FastClock
-
 from orav.agents.scripted import ScriptedAgent
 from orav.cassette import (
     CassetteWriter,
@@ -36,6 +34,7 @@ from orav.model import (
     Target,
 )
 from orav.session import replay
+from orav.testing import VirtualClock
 
 LADDER = RecoveryMachine.LADDER
 
@@ -103,14 +102,14 @@ def scenario(**changes) -> Scenario:
 
 
 async def verification_of(device, **changes):
-    report = await Engine(device, ScriptedAgent(), clock=FastClock()).run(scenario(**changes))
+    report = await Engine(device, ScriptedAgent(), clock=VirtualClock()).run(scenario(**changes))
     assert report.status == "passed", report
     return report
 
 
 async def test_two_identical_looks_end_the_wait():
     device = AnimatingDevice(frames=3)
-    engine = Engine(device, ScriptedAgent(), clock=FastClock())
+    engine = Engine(device, ScriptedAgent(), clock=VirtualClock())
     run = await engine.run(scenario())
     assert run.status == "passed"
     # the launch look, then: three frames of the transition, and two looks of the same screen
@@ -125,19 +124,19 @@ async def test_a_device_that_can_tell_is_asked_once_and_looked_at_once():
 
 
 async def test_a_screen_that_never_settles_is_waited_on_no_longer_than_the_rung():
-    clock = FastClock()
+    clock = VirtualClock()
     device = AnimatingDevice(frames=10_000)
     engine = Engine(device, ScriptedAgent(), clock=clock)
     await engine.run(scenario(max_steps=1))
-    assert clock.skipped <= LADDER["settle"] + 1e-9
+    assert clock.slept <= LADDER["settle"] + 1e-9
     assert device.looks < 20
 
 
 async def test_a_fixed_settle_waits_once_and_looks_once():
-    clock = FastClock()
+    clock = VirtualClock()
     device = AnimatingDevice(frames=0)
     await Engine(device, ScriptedAgent(), clock=clock).run(scenario(settle_seconds=0.25))
-    assert clock.skipped == 0.25
+    assert clock.slept == 0.25
     assert device.looks == 1 + 1
 
 
@@ -146,7 +145,7 @@ async def test_the_cassette_records_the_wait_and_replays_it(tmp_path: Path):
     writer = CassetteWriter.create(path, Header(scenario=scenario(), agent="scripted"))
     with writer:
         device = RecordingDevice(QuietDevice(frames=2), writer)
-        clock = RecordingClock(FastClock(), writer)
+        clock = RecordingClock(VirtualClock(), writer)
         agent = RecordingAgent(ScriptedAgent(), writer)
         report = await Engine(device, agent, clock=clock, writer=writer).run(scenario())
     assert report.status == "passed"

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fast_clock import FastClock
 
 from orav.drivers.idb import IdbDevice
 from orav.model import Point, PressKey, Swipe, Tap, Target, TypeText
@@ -14,6 +13,7 @@ from orav.scenario_loader import load_scenario, shop_scenarios
 from orav.session import record, replay
 from orav.sim import SHOP_APP, SimCompanion, load_app_model
 from orav.sim.lint import lint
+from orav.testing import VirtualClock
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = sorted((ROOT / "recordings" / "shop").glob("*.cassette"))
@@ -28,7 +28,7 @@ def test_every_shop_scenario_has_a_golden_cassette() -> None:
 @pytest.mark.parametrize("path", shop_scenarios(), ids=lambda p: p.stem)
 async def test_shop_scenario_passes_live_and_replays_faithfully(path: Path, tmp_path: Path):
     scenario = load_scenario(path)
-    recording = await record(scenario, tmp_path / "run.cassette", clock=FastClock())
+    recording = await record(scenario, tmp_path / "run.cassette", clock=VirtualClock())
     report = recording.report
     assert report.status == "passed", report
     assert report.goals_achieved and not report.goals_missed
@@ -167,7 +167,7 @@ async def test_the_explorer_reaches_the_shops_screens_and_replays(tmp_path: Path
         credentials=Credentials("shopper@orav.dev", "Shop-Demo-2!"),
     )
     cassette = tmp_path / "explore.cassette"
-    recorded = await record(scenario, cassette, agent=explorer, clock=FastClock())
+    recorded = await record(scenario, cassette, agent=explorer, clock=VirtualClock())
     seen = set(recorded.report.screens_visited)
     assert {"Sign in", "Shop", "Cart", "Profile", "Orders", "Help"} <= seen  # every tab and more
     products = {p["title"] for p in load_app_model(SHOP_APP).data["products"].values()}
