@@ -27,7 +27,7 @@ import base64
 import json
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,11 @@ def find_flows(paths: Iterable[str | Path]) -> list[Path]:
     nothing is an InputError, said before any run starts."""
     from orav.suite import expand
 
-    return expand(paths, suffixes=(".cassette",))
+    found = expand(paths, suffixes=(".cassette",))
+    missing = next((path for path in found if not path.is_file()), None)
+    if missing is not None:
+        raise InputError("no such cassette or folder of cassettes", str(missing))
+    return found
 
 
 async def check_regressions(
@@ -207,6 +211,41 @@ async def _revisit(
         result.heals,
         result.regressions,
     )
+
+
+def revisit_after(
+    flows: Sequence[Path],
+    runs: Sequence[tuple[Path, str, bool]],
+    *,
+    device: str | None,
+    seed: int = 0,
+    scenarios: Sequence[Path] = (),
+    junit: Path | None = None,
+    say: Callable[[str], object] = print,
+) -> bool:
+    """What ``orav record`` and ``orav explore`` do with ``--regression-check`` once their
+    ``runs`` (each cassette, its app, and whether it reached its goal) are done: for each app
+    with a run that reached its goal, revisit its ``flows`` (not the runs' own cassettes) on
+    ``device``; say each verdict, write the check beside each such run's cassette, add it to
+    ``junit``. False when a flow regressed."""
+    import asyncio
+
+    wrote = [cassette for cassette, _, _ in runs]
+    ok = True
+    for app in dict.fromkeys(app for _, app, reached in runs if reached):
+        check = asyncio.run(
+            check_regressions(
+                flows, app=app, device=device, skip=wrote, scenarios=scenarios, seed=seed
+            )
+        )
+        say(check.explain())
+        for cassette, of, reached in runs:
+            if of == app and reached:
+                say(f"regressions: {write_revisits(check, cassette)}")
+        if junit is not None:
+            add_to_junit(check, junit, app=app)
+        ok = ok and check.ok
+    return ok
 
 
 # --- where the reports find it --------------------------------------------------------------

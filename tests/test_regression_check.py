@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from command import orav
 
 from orav.errors import InputError
 from orav.regression_check import (
@@ -133,3 +134,68 @@ def test_other_apps_flows_and_failed_recordings_are_not_revisited(tmp_path):
 def test_flows_that_name_nothing_are_refused_before_any_run(tmp_path):
     with pytest.raises(InputError, match="no .cassette file in this folder"):
         find_flows([tmp_path])
+
+
+# --- the check as the commands run it: orav record and orav explore --regression-check -------
+
+
+def broken_app(tmp_path: Path) -> str:
+    path = tmp_path / "broken.yaml"
+    path.write_text(DEMO_APP.read_text().replace(SETTINGS_BUTTON, "", 1))
+    return f"sim:{path}"
+
+
+def test_orav_record_names_the_earlier_flow_the_app_broke_in_its_output_and_junit(tmp_path):
+    goldens = passing_flows(tmp_path / "goldens", "change_setting", "submit_form")
+    out, junit = tmp_path / "run" / "open_detail.cassette", tmp_path / "junit.xml"
+    scenario = SCENARIOS / "open_detail.yaml"
+    common = ("--out", out, "--regression-check", goldens, "--junit", junit, "-q")
+    done = orav("record", scenario, "--device", broken_app(tmp_path), *common, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr  # the run passed; an earlier flow regressed
+    assert "regression check: 2 passing flows revisited: 1 passed, 1 regressed" in done.stdout
+    assert "regression at step 1: target: expected #settings, found none on Home" in done.stdout
+    assert read_revisits(out).regressed[0].cassette.name == "change_setting.cassette"
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert cases["open_detail"].find("failure") is None
+    assert cases["regression check: change_setting"].find("failure") is not None
+    assert cases["regression check: submit_form"].find("failure") is None
+
+    again = orav("record", scenario, "--record-mode", "all", *common, cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr  # the unchanged app: clean
+    assert "2 passing flows revisited: 2 passed" in again.stdout
+
+
+def test_orav_explore_revisits_the_passing_flows_after_exploring(tmp_path):
+    goldens = passing_flows(tmp_path / "goldens", "change_setting")
+    (tmp_path / "orav.toml").write_text(f"scenarios = [{str(SCENARIOS)!r}]\n")
+    out = tmp_path / "explore.cassette"
+    done = orav(
+        "explore",
+        "--device",
+        broken_app(tmp_path),
+        "--max-steps",
+        "8",
+        "--out",
+        out,
+        "--regression-check",
+        goldens,
+        "-q",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert "change_setting.cassette (change_setting): regressed" in done.stdout
+    assert read_revisits(out).revisits[0].regressions[0].kind == "target"
+
+
+def test_a_regression_check_path_that_names_nothing_is_bad_input_before_any_run(tmp_path):
+    done = orav(
+        "record",
+        SCENARIOS / "open_detail.yaml",
+        "--out",
+        tmp_path / "x.cassette",
+        "--regression-check",
+        tmp_path / "missing",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and not (tmp_path / "x.cassette").exists()
+    assert "missing" in done.stderr and "Traceback" not in done.stderr

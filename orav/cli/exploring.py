@@ -45,6 +45,15 @@ if TYPE_CHECKING:
     help="Test credentials for login fields (default: the simulated app's).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
+@click.option(
+    "--regression-check",
+    "regression_check",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="After exploring, rerun live the previously passing flows of the app under this path "
+    "(golden cassettes, or folders of them; repeatable) and report what no longer works "
+    "(exit 1).",
+)
 @verbosity_options
 def explore(
     bundle: str | None,
@@ -54,6 +63,7 @@ def explore(
     out: Path | None,
     login: str | None,
     overwrite: bool,
+    regression_check: tuple[Path, ...],
     quiet: bool,
     verbose: int,
 ) -> None:
@@ -66,9 +76,11 @@ def explore(
     from orav import session
     from orav.agents.explorer import ExplorerAgent
     from orav.cassette.mode import did_not_pass
+    from orav.regression_check import find_flows, revisit_after
     from orav.report.console import Progress
     from orav.report.coverage import write_coverage
 
+    flows = find_flows(regression_check) if regression_check else []
     app, known = _explore_target(bundle, device)
     scenario = exploration(app, max_steps, timeout, credentials(login) if login else known)
     out = out or Path("recordings") / f"{scenario.name}.cassette"
@@ -90,7 +102,17 @@ def explore(
     click.echo(coverage.summary)
     click.echo(write_reports(result, out))
     click.echo(f"coverage: {json_path}\ngraph:    {md_path}")
-    sys.exit(0 if coverage.finished and result.report.ok else 1)
+    checked = not flows or revisit_after(
+        flows, [(out, app, True)], device=device, scenarios=_homes(), say=click.echo
+    )
+    sys.exit(0 if coverage.finished and result.report.ok and checked else 1)
+
+
+def _homes() -> list[Path]:
+    """Where the revisited flows' scenario files are (they hold the secrets): the config's."""
+    from orav.config import load_config
+
+    return [Path(p) for p in load_config().scenarios]
 
 
 def exploration(app: str, max_steps: int, timeout: float, login: Credentials | None) -> Scenario:

@@ -93,6 +93,15 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write JUnit XML of the runs (one testcase per scenario) to this file.",
 )
+@click.option(
+    "--regression-check",
+    "regression_check",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Once a run reaches its goal, rerun live the previously passing flows of its app "
+    "under this path (golden cassettes, or folders of them; repeatable) and report what no "
+    "longer works (exit 1). Default: the config's regression_check.",
+)
 @verbosity_options
 @click.pass_context
 def record(
@@ -112,6 +121,7 @@ def record(
     workers: int | None,
     retries: int | None,
     junit: Path | None,
+    regression_check: tuple[Path, ...],
     quiet: bool,
     verbose: int,
 ) -> None:
@@ -142,6 +152,8 @@ def record(
     if not jobs:
         click.echo(f"orav: shard {shard} has no scenario", err=True)
         sys.exit(0)
+    flows = regression_check or config.regression_check
+    revisit = _revisit(flows, config, jobs, device.split(",")[0], seed)
     if mode == "none":  # no device, no agent: exactly what orav replay does
         seeded = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
         given = [
@@ -152,6 +164,7 @@ def record(
                 ("--seed", seeded),
                 ("--workers", workers > 1),
                 ("--retries", retries > 0),
+                ("--regression-check", bool(regression_check)),
             )
             if value
         ]
@@ -176,10 +189,10 @@ def record(
     replays = {id(job): _replay_golden(job) for job in kept.values()}
     jobs = [job for job in jobs if id(job) not in kept]
     if not jobs:
-        _after_suite(list(replays.values()), junit, single=len(replays) == 1)
+        _after_suite(list(replays.values()), junit, single=len(replays) == 1, revisit=revisit)
     here = _Here(agent, pool[0], mode, seed, loud)
     if len(jobs) == 1 and workers == 1 and not replays:
-        _after_suite([here.record(jobs[0], retries, 1)], junit, single=True)
+        _after_suite([here.record(jobs[0], retries, 1)], junit, single=True, revisit=revisit)
 
     def done(outcome: Outcome) -> None:
         if loud:
@@ -193,7 +206,7 @@ def record(
         argv = _worker_argv(agent_spec, base_url, agent_options, mode, seed)
         pool = pool if len(pool) > 1 else pool * workers
         outcomes = suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
-    _after_suite([*replays.values(), *outcomes], junit, single=False)
+    _after_suite([*replays.values(), *outcomes], junit, single=False, revisit=revisit)
 
 
 def _goldens(jobs: Sequence[Job]) -> dict[int, Job]:
@@ -334,8 +347,30 @@ def _worker_argv(
     return argv
 
 
-def _after_suite(outcomes: Sequence[Outcome], junit: Path | None, *, single: bool) -> None:
-    """The summary table, the report files' names, JUnit; exit 0 when every goal was met."""
+def _revisit(
+    paths: Sequence[str | Path], config: Config, jobs: Sequence[Job], device: str, seed: int
+) -> Callable[..., bool] | None:
+    """The regression check after the runs (``orav.regression_check.revisit_after``), its
+    flows found up front; None when none is asked for."""
+    from functools import partial
+
+    from orav.regression_check import find_flows, revisit_after
+
+    if not paths:
+        return None
+    homes = [Path(p) for p in config.scenarios] + [job.path.parent for job in jobs]
+    return partial(revisit_after, find_flows(paths), device=device, seed=seed, scenarios=homes)
+
+
+def _after_suite(
+    outcomes: Sequence[Outcome],
+    junit: Path | None,
+    *,
+    single: bool,
+    revisit: Callable[..., bool] | None = None,
+) -> None:
+    """The summary table, the report files' names, JUnit, the regression check (``revisit``);
+    exit 0 when every goal was met and no earlier flow regressed."""
     from orav.report.console import reasons
 
     rows = [(o.report, o.job.out, o.replayed, o) for o in outcomes if o.report is not None]
@@ -370,9 +405,13 @@ def _after_suite(outcomes: Sequence[Outcome], junit: Path | None, *, single: boo
         attempts = {o.job.out: o.attempts for o in outcomes}
         with file_errors("write", junit):
             click.echo(f"junit:    {write_junit(runs, junit, attempts=attempts)}")
+    checked = True
+    if revisit is not None:
+        ran = [(o.job.out, o.job.scenario.app, o.ok) for o in outcomes if o.report is not None]
+        checked = revisit(ran, junit=junit, say=click.echo)
     if any(o.report is None for o in outcomes):
         sys.exit(2)
-    sys.exit(0 if all(o.ok for o in outcomes) else 1)
+    sys.exit(0 if all(o.ok for o in outcomes) and checked else 1)
 
 
 def recorded(coro: Coroutine[Any, Any, Recording | Replay]) -> Recording:
