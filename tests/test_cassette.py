@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import tempfile
 from pathlib import Path
 
 import pytest
-from attrs import evolve
+from attrs import evolve, fields
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orav.agents import AgentContext
 from orav.cassette import (
     REDACTED,
+    VERSION,
     Cassette,
     CassetteWriter,
     DecideEvent,
@@ -24,7 +26,8 @@ from orav.cassette import (
     RecordingAgent,
     RecordingClock,
     RecordingDevice,
-    RecoveryEvent,
+    RecoveryBeginEvent,
+    RecoveryEndEvent,
     ReplayAgent,
     ReplayClock,
     ReplayDevice,
@@ -109,12 +112,35 @@ def redacted_decision(decision: Decision) -> Decision:
     return evolve(decision, action=redacted_action(decision.action))
 
 
-def redacted_observation(observation: Observation) -> Observation:
+def redacted_observation(observation: Observation, held: set = frozenset()) -> Observation:
+    """As the cassette stores it: a secure field's value, and that of a field a secret was
+    typed into (``held``: its id, else its label), as one bullet per character."""
+
+    def hides(e: Element) -> bool:
+        return e.secure or (e.unique_id or ("label", e.label)) in held
+
     elements = tuple(
-        evolve(e, value="•" * len(e.value)) if e.secure and e.value is not None else e
+        evolve(e, value="•" * len(e.value)) if e.value is not None and hides(e) else e
         for e in observation.elements
     )
     return evolve(observation, elements=elements)
+
+
+def held_fields(recorded: list) -> list[set]:
+    """Per recorded value, the fields holding a secret by then: the focused field of the last
+    tree seen when a secure type_text is decided."""
+    held: set = set()
+    tree: tuple = ()
+    out = []
+    for value in recorded:
+        out.append(set(held))
+        if isinstance(value, Observation) and value.elements:
+            tree = value.elements
+        if isinstance(value, Decision) and isinstance(value.action, TypeText):
+            focused = next((e for e in tree if e.focused), None)
+            if value.action.secure and focused and (focused.unique_id or focused.label):
+                held.add(focused.unique_id or ("label", focused.label))
+    return out
 
 
 class TableDevice:
@@ -217,8 +243,10 @@ def test_every_event_type_round_trips_through_write_and_read(plan, info):
                     seen.append(await rec_device.is_running("com.orav.demo"))
                     await clock.sleep(0.4)
                     writer.write(VerificationEvent(verification))
-                    writer.write(TransitionEvent("run", "acting", "acted", "verifying"))
-                writer.write(RecoveryEvent("alert", "tap OK", "recovered"))
+                    writer.write(TransitionEvent("run", "acting", "acted", "verifying", n))
+                writer.write(RecoveryBeginEvent(len(plan), "alert", "an alert", set_aside=True))
+                ok = Tap(target=Target(label="OK"))
+                writer.write(RecoveryEndEvent(len(plan), "alert", (ok,), resolved=True))
                 writer.write(ErrorEvent("companion went away", "DeviceError"))
                 await rec_device.terminate("com.orav.demo")
                 writer.write(ReportEvent.of(Step(1, "home", plan[0][1], plan[0][2])))
@@ -248,12 +276,12 @@ def test_every_event_type_round_trips_through_write_and_read(plan, info):
 
         replayed = asyncio.run(replay())
         expected = [
-            redacted_observation(v)
+            redacted_observation(v, held)
             if isinstance(v, Observation)
             else redacted_decision(v)
             if isinstance(v, Decision)
             else v
-            for v in recorded
+            for v, held in zip(recorded, held_fields(recorded), strict=True)
         ]
         assert replayed == expected
         for got, want in zip(replayed, recorded, strict=True):
@@ -263,9 +291,27 @@ def test_every_event_type_round_trips_through_write_and_read(plan, info):
         informational = [
             e
             for e in cassette.events
-            if isinstance(e, VerificationEvent | TransitionEvent | RecoveryEvent | ErrorEvent)
+            if isinstance(
+                e,
+                VerificationEvent
+                | TransitionEvent
+                | RecoveryBeginEvent
+                | RecoveryEndEvent
+                | ErrorEvent,
+            )
         ]
         assert [e.verification for e in informational[: 2 * len(plan) : 2]] == [p[4] for p in plan]
+        assert [t.step for t in informational[1 : 2 * len(plan) : 2]] == list(
+            range(1, len(plan) + 1)
+        )
+        begin, end = informational[2 * len(plan) : 2 * len(plan) + 2]
+        assert (begin.fault, begin.set_aside, end.resolved, end.reason) == (
+            "alert",
+            True,
+            True,
+            None,
+        )
+        assert (end.shown_remedy, end.outcome) == ("tap 'OK'", "resolved")
         report = cassette.events[-1]  # the report ends a cassette
         assert isinstance(report, ReportEvent) and report.report_type == "Step"
 
@@ -397,14 +443,21 @@ def test_garbage_lines_are_a_cut_at_the_end_and_damage_in_the_middle(sample, dat
         (b'{"hello": 1}\n', "line 1 is not a header"),
         (b'{"type": "header", "format": "vcr"}\n', "unknown format 'vcr'"),
         (
-            b'{"type": "header", "format": "orav-cassette", "version": 2, "orav_version": "9.0"}\n',
+            b'{"type": "header", "format": "orav-cassette", "version": 3, "orav_version": "9.0"}\n',
             (
-                "cassette format version 2 is not supported; this orav reads version 1 "
-                "(written by orav 9.0)"
+                "cassette format version 3 is not supported; this orav reads version 2 "
+                "(written by orav 9.0): read it with a newer orav"
             ),
         ),
         (
-            b'{"type": "header", "format": "orav-cassette", "version": 1}\n',
+            b'{"type": "header", "format": "orav-cassette", "version": 1, "orav_version": "0.1"}\n',
+            (
+                "cassette format version 1 is not supported; this orav reads version 2 "
+                "(written by orav 0.1): record it again with this orav"
+            ),
+        ),
+        (
+            b'{"type": "header", "format": "orav-cassette", "version": 2}\n',
             "scenario: required field is missing",
         ),
     ],
@@ -416,6 +469,31 @@ def test_not_a_cassette_or_another_version_says_so(tmp_path: Path, content: byte
         read_cassette(path)
     assert caught.value.where == f"{path}:1"
     assert what in caught.value.what
+
+
+OLD_HEADER = (
+    b'{"type": "header", "format": "orav-cassette", "version": 1, "orav_version": "0.1.0"}\n'
+)
+
+
+def test_an_old_cassette_is_refused_by_the_cli_naming_both_versions(tmp_path: Path):
+    """Exit 2 and one located line, as docs/cassette-format.md shows it; no traceback."""
+    from click.testing import CliRunner
+
+    from orav.cli import cli
+
+    path = tmp_path / "old.cassette"
+    path.write_bytes(OLD_HEADER)
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    refusal = (
+        f"{path}:1: cassette format version 1 is not supported; this orav reads version "
+        f"{VERSION} (written by orav 0.1.0): record it again with this orav"
+    )
+    assert refusal in result.output
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "cassette-format.md").read_text()
+    assert refusal.replace(str(path), "old.cassette") in " ".join(docs.split())
 
 
 def test_unknown_event_type_and_bad_fields_name_the_line(tmp_path: Path, sample):
@@ -469,7 +547,7 @@ def test_header_keeps_every_key_in_the_documented_order(tmp_path: Path):
         "type", "format", "version", "orav_version", "run_id", "created_at",
         "scenario", "device", "agent", "model", "record_mode",
     ]  # fmt: skip
-    assert header["format"] == "orav-cassette" and header["version"] == 1
+    assert header["format"] == "orav-cassette" and header["version"] == VERSION
 
 
 # --- secrets -----------------------------------------------------------------------------------
@@ -550,3 +628,22 @@ def test_anything_after_the_report_is_damage(tmp_path: Path):
     damaged.write_bytes(b"".join(lines) + lines[-1])
     with pytest.raises(InputError, match=r"twice.cassette:\d+: a 'report' event after the run"):
         read_cassette(damaged)
+
+
+def test_the_format_docs_examples_are_events_this_orav_reads():
+    """Every example line of docs/cassette-format.md is an event of this format: its type is
+    known, and a line that elides nothing (no …) reads through the one converter."""
+    from orav.cassette.events import EVENT_TYPES, event_from_data
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "cassette-format.md").read_text()
+    blocks = re.findall(r"```json\n(.*?)```", docs, re.DOTALL)
+    lines = [line for block in blocks[1:] for line in block.splitlines() if line.strip()]
+    assert len(lines) >= 15
+    assert f'"version": {VERSION},' in blocks[0]
+    for line in lines:
+        data = json.loads(line)
+        assert data["type"] in EVENT_TYPES, line
+        if "…" not in line:
+            event_from_data(data, "docs")
+        elif data["type"] == "observe":
+            assert set(data["observation"]) <= {f.name for f in fields(Observation)}, line

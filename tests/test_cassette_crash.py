@@ -15,8 +15,8 @@ from orav.cassette import ObserveEvent, StepEvent, read_cassette
 # inside a write), and prints each step number once ``begin_step`` has returned.
 CHILD = r"""
 import sys
-from orav.cassette import CassetteWriter, DecideEvent, Header, ObserveEvent, StoredObservation
-from orav.model import Decision, Scenario, Screenshot, Tap
+from orav.cassette import CassetteWriter, DecideEvent, Header, ObserveEvent
+from orav.model import Decision, Observation, Scenario, Screenshot, Tap
 
 writer = CassetteWriter.create(sys.argv[1], Header(scenario=Scenario("s", "com.x", "g")))
 print("ready", flush=True)
@@ -27,8 +27,7 @@ while True:
     print(step, flush=True)
     data = step.to_bytes(4, "big") * 60_000
     shot = Screenshot.of(data, 390, 844)
-    writer.put_blob(data, "image/png")
-    writer.write(ObserveEvent(StoredObservation(screenshot=shot)))
+    writer.write(ObserveEvent(Observation(screenshot=shot)))
     writer.write(DecideEvent(step, Decision(Tap(step, step))))
 """
 

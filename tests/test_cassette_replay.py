@@ -14,7 +14,7 @@ from orav.cassette import (
     RecordingAgent,
     RecordingClock,
     RecordingDevice,
-    RecoveryEvent,
+    RecoveryEndEvent,
     ReplayAgent,
     ReplayClock,
     ReplayDevice,
@@ -23,7 +23,6 @@ from orav.cassette import (
 )
 from orav.errors import AgentError, DeviceError, OravError
 from orav.model import (
-    ActionResult,
     Assert,
     Credentials,
     Decision,
@@ -32,62 +31,36 @@ from orav.model import (
     Element,
     Frame,
     Observation,
-    Point,
     Scenario,
     Tap,
     Target,
     TypeText,
+    show_action,
 )
 from orav.session import record, replay
-from orav.testing import VirtualClock
+from orav.testing import FakeDevice, VirtualClock
 
 APP = "com.orav.demo"
 SCENARIO = Scenario(name="login", app=APP, goal="sign in")
 
 
-class LoginScreenDevice:
+def login_screen_device() -> FakeDevice:
     """Stands in for a real device here: a two-screen app (login, then home) held in memory.
     The engine's end-to-end tests record and replay against the real drivers."""
-
-    def __init__(self) -> None:
-        self.screen = "login"
-        self.running = False
-        self.fail_next_observe = False
-
-    async def describe(self) -> DeviceInfo:
-        return DeviceInfo("ios", "iPhone 15", width=390, height=844)
-
-    async def observe(self) -> Observation:
-        if self.fail_next_observe:
-            self.fail_next_observe = False
-            raise DeviceError("127.0.0.1:10882: companion did not answer within 5 s")
-        if self.screen == "login":
-            return Observation(
-                (
-                    Element("AXTextField", "Email", "email", frame=Frame(20, 300, 350, 44)),
-                    Element("AXButton", "Sign in", "sign_in", frame=Frame(20, 398, 350, 44)),
-                ),
-                app=APP,
-            )
-        return Observation((Element("AXStaticText", "Welcome"),), app=APP)
-
-    async def perform(self, action) -> ActionResult:
-        if isinstance(action, Tap) and action.target == Target(id="sign_in"):
-            self.screen = "home"
-            return ActionResult(point=Point(195, 420))
-        return ActionResult()
-
-    async def launch(self, bundle_id: str) -> None:
-        self.running = True
-
-    async def terminate(self, bundle_id: str) -> None:
-        self.running = False
-
-    async def is_running(self, bundle_id: str) -> bool:
-        return self.running
-
-    async def close(self) -> None:
-        return None
+    login = Observation(
+        (
+            Element("AXTextField", "Email", "email", frame=Frame(20, 300, 350, 44)),
+            Element("AXButton", "Sign in", "sign_in", frame=Frame(20, 398, 350, 44)),
+        ),
+        app=APP,
+    )
+    home = Observation((Element("AXStaticText", "Welcome"),), app=APP)
+    return FakeDevice(
+        {"login": login, "home": home},
+        goes={"login": {"sign_in": "home"}},
+        info=DeviceInfo("ios", "iPhone 15", width=390, height=844),
+        running=False,
+    )
 
 
 class LoginAgent:
@@ -145,7 +118,7 @@ async def recorded(tmp_path: Path) -> tuple[list, Cassette]:
     path = tmp_path / "login.cassette"
     header = Header(scenario=SCENARIO, agent=LoginAgent.name, model="none")
     with CassetteWriter.create(path, header) as writer:
-        device = RecordingDevice(LoginScreenDevice(), writer)
+        device = RecordingDevice(login_screen_device(), writer)
         agent = RecordingAgent(LoginAgent(), writer)
         clock = RecordingClock(StepClock(), writer)
         seen = await drive(device, agent, clock, writer)
@@ -235,8 +208,8 @@ async def test_a_new_agent_replays_against_the_recorded_device(recorded):
 
 async def test_recorded_errors_are_raised_again(tmp_path: Path):
     path = tmp_path / "errors.cassette"
-    inner = LoginScreenDevice()
-    inner.fail_next_observe = True
+    inner = login_screen_device()
+    inner.queue("observe", DeviceError("127.0.0.1:10882: companion did not answer within 5 s"))
     with CassetteWriter.create(path, Header(scenario=SCENARIO), fsync=False) as writer:
         device = RecordingDevice(inner, writer)
         agent = RecordingAgent(LoginAgent(fail_at=2), writer)
@@ -313,8 +286,8 @@ async def record_wall(tmp_path: Path) -> tuple[Path, object]:
 async def test_a_recovery_that_erases_a_secure_value_replays_faithfully(tmp_path: Path):
     path, report = await record_wall(tmp_path)
     assert report.status == "completed_with_errors" and report.ok, report  # a recovered login wall
-    (event,) = [e for e in read_cassette(path).events if isinstance(e, RecoveryEvent)]
-    remedy = event.remedy.split(", ")
+    (event,) = [e for e in read_cassette(path).events if isinstance(e, RecoveryEndEvent)]
+    remedy = [show_action(action) for action in event.actions]
     at = remedy.index("tap #password")
     assert remedy[at + 1 : at + 11] == ["press backspace"] * 10  # the length shown, not 6
     assert remedy[at + 11] == "type a secret (secure)"

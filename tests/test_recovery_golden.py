@@ -9,19 +9,16 @@ import pytest
 from click.testing import CliRunner
 
 from orav.cassette import (
-    Cassette,
     LaunchEvent,
     PerformEvent,
-    RecoveryEvent,
-    ReportEvent,
+    RecoveryBeginEvent,
+    RecoveryEndEvent,
     TerminateEvent,
     TransitionEvent,
     read_cassette,
 )
 from orav.cli import cli
-from orav.codec import structure
-from orav.model import Launch, RunReport, Terminate, show_action
-from orav.model.fault import FaultType
+from orav.model import INJECTED_FAULTS, Launch, Terminate
 from orav.report import recovery_paths
 from orav.session import replay
 
@@ -40,7 +37,7 @@ PATHS = {
 
 
 def test_one_golden_cassette_per_fault_type():
-    assert {p.stem for p in GOLDEN} == {*FaultType.__args__, "keyboard"}
+    assert {p.stem for p in GOLDEN} == {*INJECTED_FAULTS, "keyboard"}
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
@@ -59,35 +56,37 @@ async def test_recovered_golden_replays_faithfully(path: Path):
 
 @pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
 def test_every_transition_and_remedy_is_in_the_cassette(path: Path):
-    """Between the run entering ``recovering`` and the recovery's summary, the device calls
-    made are its remedy; the machine's transitions are those the report lists."""
+    """Between a recovery's begin and end, the device calls made are its remedy, as its end
+    records them; the machine's transitions are those the report lists, at the same steps."""
     cassette = read_cassette(path)
-    report = recorded_report(cassette)
-    recorded = [
-        (t.source, t.event, t.target) for t in report.transitions if t.machine == "recovery"
-    ]
+    report = cassette.report()
+    assert report is not None
+    recorded = [t for t in report.transitions if t.machine == "recovery"]
+    in_cassette = [e.transition for e in cassette.events if isinstance(e, TransitionEvent)]
+    assert [t for t in in_cassette if t.machine == "recovery"] == recorded
     paths = recovery_paths(path)
-    assert [t for p in paths for t in p.transitions] == recorded
+    assert [t for p in paths for t in p.transitions] == [
+        (t.source, t.event, t.target) for t in recorded
+    ]
 
-    remedies, actions, inside = [], [], False
+    remedies, actions, begun = [], [], None
     for event in cassette.events:
-        if isinstance(event, TransitionEvent) and event.target == "recovering":
-            inside = True
-        elif isinstance(event, RecoveryEvent):
-            remedies.append((event.remedy, ", ".join(actions) or "none"))
-            actions, inside = [], False
-        elif inside and isinstance(event, PerformEvent):
-            actions.append(show_action(event.action))
-        elif inside and isinstance(event, LaunchEvent | TerminateEvent):
+        if isinstance(event, RecoveryBeginEvent):
+            actions, begun = [], event
+        elif isinstance(event, RecoveryEndEvent):
+            assert begun is not None and (begun.step, begun.fault) == (event.step, event.fault)
+            remedies.append((event.actions, tuple(actions)))
+            begun = None
+        elif begun is not None and isinstance(event, PerformEvent):
+            actions.append(event.action)
+        elif begun is not None and isinstance(event, LaunchEvent | TerminateEvent):
             kind = Launch if isinstance(event, LaunchEvent) else Terminate
-            actions.append(show_action(kind(event.bundle_id)))
+            actions.append(kind(event.bundle_id))
     assert all(summary == performed for summary, performed in remedies)
     assert bool(remedies) == bool(PATHS.get(path.stem, [path.stem]))
-
-
-def recorded_report(cassette: Cassette) -> RunReport:
-    (event,) = [e for e in cassette.events if isinstance(e, ReportEvent)]
-    return structure(event.report, RunReport)
+    assert [p.step for p in paths] == [
+        e.step for e in cassette.events if isinstance(e, RecoveryEndEvent)
+    ]
 
 
 def test_audit_prints_fault_transitions_remedy_and_outcome():

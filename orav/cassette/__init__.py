@@ -5,9 +5,13 @@ and ``RecordingClock`` over a ``CassetteWriter``; read with ``read_cassette`` an
 ``ReplayDevice``, ``ReplayAgent`` and ``ReplayClock``. A replayed run that asks for anything
 other than what was recorded raises ``ReplayDivergence``. ``ReusingAgent`` serves an old
 cassette's decisions to a live run that is on the same screens again (``new_episodes``).
+
+``use_cassette(path, scenario, device, agent, record_mode=...)`` wires all of the recording in
+one block (``orav.cassette.recorder``); ``RecordMode`` and its policy are in
+``orav.cassette.mode``; ``Match`` is how a replayed action is matched to the recorded one.
 """
 
-from orav.cassette.clock import Clock, RecordingClock, ReplayClock, SystemClock
+from orav.cassette.clock import RecordingClock, ReplayClock
 from orav.cassette.events import (
     EVENT_TYPES,
     FORMAT,
@@ -25,20 +29,22 @@ from orav.cassette.events import (
     ObserveEvent,
     PerformEvent,
     Raised,
-    RecordMode,
-    RecoveryEvent,
+    RecoveryBeginEvent,
+    RecoveryEndEvent,
     ReplayedError,
     ReportEvent,
     SettleEvent,
     SleepEvent,
     StepEvent,
-    StoredObservation,
     TerminateEvent,
     TransitionEvent,
     VerificationEvent,
 )
+from orav.cassette.match import MATCHERS, Match
+from orav.cassette.mode import RecordMode
 from orav.cassette.reader import Blobs, Cassette, read_cassette
 from orav.cassette.record import RecordingAgent, RecordingDevice
+from orav.cassette.recorder import CassetteRecorder, use_cassette
 from orav.cassette.redact import REDACTED, Scrubber, matches_redacted
 from orav.cassette.regression import ComparingAgent, DecisionDiff, same_action
 from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence
@@ -48,13 +54,14 @@ from orav.cassette.writer import CassetteWriter
 __all__ = [
     "EVENT_TYPES",
     "FORMAT",
+    "MATCHERS",
     "REDACTED",
     "VERSION",
     "BlobEvent",
     "Blobs",
     "Cassette",
+    "CassetteRecorder",
     "CassetteWriter",
-    "Clock",
     "ClockEvent",
     "ComparingAgent",
     "DecideEvent",
@@ -66,6 +73,7 @@ __all__ = [
     "IsRunningEvent",
     "LaunchEvent",
     "LifecycleEvent",
+    "Match",
     "ObserveEvent",
     "PerformEvent",
     "Raised",
@@ -73,7 +81,8 @@ __all__ = [
     "RecordingAgent",
     "RecordingClock",
     "RecordingDevice",
-    "RecoveryEvent",
+    "RecoveryBeginEvent",
+    "RecoveryEndEvent",
     "ReplayAgent",
     "ReplayClock",
     "ReplayDevice",
@@ -85,12 +94,11 @@ __all__ = [
     "SettleEvent",
     "SleepEvent",
     "StepEvent",
-    "StoredObservation",
-    "SystemClock",
     "TerminateEvent",
     "TransitionEvent",
     "VerificationEvent",
     "matches_redacted",
     "read_cassette",
     "same_action",
+    "use_cassette",
 ]

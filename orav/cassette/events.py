@@ -11,13 +11,20 @@ from __future__ import annotations
 import asyncio
 import uuid
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from attrs import field, frozen
-from cattrs.gen import make_dict_unstructure_fn
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from orav import __version__
-from orav.codec import converter, structure, unstructure
+from orav.cassette.mode import RecordMode
+from orav.cassette.observation import (
+    DamagedBlob,
+    structure_observation,
+    unstructure_observation,
+)
+from orav.codec import converter, unstructure
+from orav.codec.converter import raise_structure_error
 from orav.errors import (
     AgentError,
     DeviceError,
@@ -33,15 +40,17 @@ from orav.model import (
     Decision,
     DeviceInfo,
     ModelCall,
+    Observation,
     Scenario,
-    Screenshot,
     Settled,
+    Transition,
     Verification,
+    show_action,
 )
 
 FORMAT = "orav-cassette"
-VERSION = 1
-RecordMode = Literal["none", "once", "new_episodes", "all"]
+VERSION = 2  # 2: transitions carry their step, recoveries are begin/end events, observations
+# are Observations (elements and screenshot as blobs); docs/cassette-format.md says what changed
 
 
 def _now_iso() -> str:
@@ -66,7 +75,7 @@ class Header:
     device: DeviceInfo | None = None
     agent: str = ""
     model: str = ""
-    record_mode: RecordMode = "once"
+    record_mode: RecordMode = RecordMode.ONCE
 
 
 # Every header key is written, defaults included: readers of other versions rely on them.
@@ -148,23 +157,33 @@ class StepEvent:
 
 
 @frozen
-class StoredObservation:
-    """An Observation with its element list replaced by the sha256 of a JSON blob."""
-
-    elements: str | None = None
-    screenshot: Screenshot | None = None
-    app: str | None = None
-    app_running: bool | None = True
-    taken_at: float = 0.0
-    text: str | None = None
-    error: str | None = None
-
-
-@frozen
 class ObserveEvent:
+    """A look at the screen. On disk the observation's element tree and screenshot are blobs
+    (``orav.cassette.blobs``); read back, it is the Observation the device answered."""
+
     type: ClassVar[str] = "observe"
-    observation: StoredObservation | None = None
+    observation: Observation | None = None
     raised: Raised | None = None
+
+
+converter.register_unstructure_hook(
+    ObserveEvent,
+    make_dict_unstructure_fn(
+        ObserveEvent,
+        converter,
+        _cattrs_omit_if_default=True,
+        observation=override(unstruct_hook=unstructure_observation),
+    ),
+)
+converter.register_structure_hook(
+    ObserveEvent,
+    make_dict_structure_fn(
+        ObserveEvent,
+        converter,
+        _cattrs_forbid_extra_keys=True,
+        observation=override(struct_hook=structure_observation),
+    ),
+)
 
 
 @frozen
@@ -271,21 +290,65 @@ class VerificationEvent:
 
 @frozen
 class TransitionEvent:
-    """A state machine transition, so a report can show the path taken."""
+    """A state machine transition taken at ``step`` (the step under way, as the engine counts
+    it), so a report can show the path taken without re-deriving where."""
 
     type: ClassVar[str] = "transition"
     machine: str
     source: str
     event: str
     target: str
+    step: int = 0
+
+    @classmethod
+    def of(cls, transition: Transition) -> TransitionEvent:
+        t = transition
+        return cls(t.machine, t.source, t.event, t.target, t.step)
+
+    @property
+    def transition(self) -> Transition:
+        return Transition(self.machine, self.source, self.event, self.target, self.step)
 
 
 @frozen
-class RecoveryEvent:
-    type: ClassVar[str] = "recovery"
+class RecoveryBeginEvent:
+    """A recovery starts: the fault it recovers from and the step it belongs to (for an action
+    that changed nothing, the step that took it). ``set_aside``: the agent's decision for
+    ``step`` was not acted on; it decides again after the recovery."""
+
+    type: ClassVar[str] = "recovery_begin"
+    step: int
     fault: str
-    remedy: str
-    outcome: str
+    note: str = ""
+    set_aside: bool = False
+
+
+@frozen
+class RecoveryEndEvent:
+    """A recovery ends: the remedy's actions, whether the fault is gone, and if not, why.
+
+    ``handed_back``: a retried action still changed nothing; no failure, the agent's turn
+    (``reason`` says so)."""
+
+    type: ClassVar[str] = "recovery_end"
+    step: int
+    fault: str
+    actions: tuple[Action, ...] = ()
+    resolved: bool = False
+    handed_back: bool = False
+    reason: str | None = None
+
+    @property
+    def shown_remedy(self) -> str:
+        """The remedy's actions, as a person reads them."""
+        return ", ".join(show_action(a) for a in self.actions) or "none"
+
+    @property
+    def outcome(self) -> str:
+        """``resolved``, the hand-back, or ``failed: why``, as a person reads it."""
+        if self.resolved:
+            return "resolved"
+        return self.reason or "" if self.handed_back else f"failed: {self.reason}"
 
 
 @frozen
@@ -323,7 +386,8 @@ Event = (
     | SleepEvent
     | VerificationEvent
     | TransitionEvent
-    | RecoveryEvent
+    | RecoveryBeginEvent
+    | RecoveryEndEvent
     | ErrorEvent
     | ReportEvent
 )
@@ -355,4 +419,21 @@ def event_from_data(data: Any, source: str) -> Event | BlobEvent:
         what = "event has no 'type'" if tag is None else f"unknown event type {tag!r}"
         raise InputError(f"{what}; expected one of {sorted(EVENT_TYPES)}", source)
     fields = {key: value for key, value in data.items() if key != "type"}
-    return structure(fields, cls, source=source)
+    try:
+        return converter.structure(fields, cls)
+    except Exception as exc:
+        missing = _damaged_blob(exc)
+        if missing is not None:
+            raise missing from None
+        raise_structure_error(exc, fields, source, lambda path: None)
+        raise  # unreachable
+
+
+def _damaged_blob(exc: BaseException) -> DamagedBlob | None:
+    """The DamagedBlob an observation's hook raised, however deep cattrs grouped it."""
+    while isinstance(exc, BaseExceptionGroup):
+        group = exc.subgroup(lambda e: isinstance(e, DamagedBlob))
+        if group is None:
+            return None
+        exc = group.exceptions[0]
+    return exc if isinstance(exc, DamagedBlob) else None

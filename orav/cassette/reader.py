@@ -8,6 +8,7 @@ API::
     cassette.lines, cassette.steps   # per event: its line number and the step it belongs to
     cassette.blobs[sha256] -> bytes  # decoded and checked against its hash when read
     cassette.observation(i)          # the Observation of observe event i, elements resolved
+    cassette.report()                # the RunReport the engine wrote, or None (cut short)
     cassette.truncated               # None, or "line N (byte B): what was wrong"
 
 A cassette cut off anywhere (a killed writer, a truncated last line, a garbage tail) reads up to
@@ -28,8 +29,6 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from attrs import evolve
-
 from orav.cassette.events import (
     FORMAT,
     VERSION,
@@ -41,9 +40,10 @@ from orav.cassette.events import (
     StepEvent,
     event_from_data,
 )
+from orav.cassette.observation import DamagedBlob, resolving
 from orav.codec import JSONRefused, parse_json, structure
 from orav.errors import InputError
-from orav.model import Element, Observation
+from orav.model import Element, Observation, RunReport
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _EMPTY = hashlib.sha256(b"").hexdigest()  # a screenshot without data has no blob
@@ -109,7 +109,6 @@ class Cassette:
         self.steps = steps
         self.blobs = blobs
         self.truncated = truncated
-        self._elements: dict[str, tuple[Element, ...]] = {}
 
     @property
     def last_step(self) -> int:
@@ -121,46 +120,62 @@ class Cassette:
         return f"{self.path}:{self.lines[index]}"
 
     def observation(self, index: int) -> Observation:
-        """The Observation recorded by observe event ``index``, with blobs resolved."""
+        """The Observation recorded by observe event ``index``."""
         event = self.events[index]
         if not isinstance(event, ObserveEvent) or event.observation is None:
             raise ValueError(f"event {index} is not an observation")
-        stored = event.observation
-        elements: tuple[Element, ...] = ()
-        if stored.elements is not None:
-            elements = self._elements_of(stored.elements, index)
-        screenshot = stored.screenshot
-        if screenshot is not None and screenshot.sha256 in self.blobs:
-            screenshot = evolve(screenshot, data=self.blobs[screenshot.sha256])
-        return Observation(
-            elements=elements,
-            screenshot=screenshot,
-            app=stored.app,
-            app_running=stored.app_running,
-            taken_at=stored.taken_at,
-            text=stored.text,
-            error=stored.error,
-        )
+        return event.observation
 
-    def _elements_of(self, sha256: str, index: int) -> tuple[Element, ...]:
+    def report(self) -> RunReport | None:
+        """The RunReport the engine wrote at the end of the run, or None if it never got there."""
+        for index, event in enumerate(self.events):
+            if isinstance(event, ReportEvent) and event.report_type == RunReport.__name__:
+                return structure(event.report, RunReport, source=self.where(index))
+        return None
+
+
+class _Resolver:
+    """The blobs an observation refers to, as the line being read finds them
+    (``orav.cassette.observation.BlobSource``): element trees decoded once each."""
+
+    def __init__(self, source: str, blobs: Blobs) -> None:
+        self.source = source
+        self.blobs = blobs
+        self.where = source
+        self._elements: dict[str, tuple[Element, ...]] = {}
+
+    def elements_of(self, sha256: str) -> tuple[Element, ...]:
         cached = self._elements.get(sha256)
         if cached is not None:
             return cached
         if sha256 not in self.blobs:
-            raise InputError(
-                f"observation refers to blob {sha256[:12]}… not in the cassette", self.where(index)
+            raise DamagedBlob(
+                f"observation refers to blob {sha256[:12]}… not in the cassette", self.where
             )
-        where = f"{self.path}:{self.blobs.line(sha256)}"
+        where = f"{self.source}:{self.blobs.line(sha256)}"
         try:
             data = parse_json(self.blobs[sha256])
         except JSONRefused as exc:
             what = "element blob: expected a JSON list of elements"
             if exc.line is None:  # past a bound rather than malformed: say which
                 what += f" ({exc.what})"
-            raise InputError(what, where) from None
-        elements = structure(data, tuple[Element, ...], source=where)
+            raise DamagedBlob(what, where) from None
+        try:
+            elements = structure(data, tuple[Element, ...], source=where)
+        except InputError as exc:
+            raise DamagedBlob(exc.what, exc.where) from None
         self._elements[sha256] = elements
         return elements
+
+    def screenshot_data(self, sha256: str) -> bytes | None:
+        if sha256 in self.blobs:
+            return self.blobs[sha256]
+        if sha256 == _EMPTY:
+            return None
+        raise DamagedBlob(
+            f"observation refers to screenshot blob {sha256[:12]}… not in the cassette",
+            self.where,
+        )
 
 
 def read_cassette(path: str | Path) -> Cassette:
@@ -175,6 +190,7 @@ def read_cassette(path: str | Path) -> Cassette:
     header = _read_header(raw if header_end < 0 else raw[:header_end], header_end < 0, source)
 
     blobs = Blobs(source)
+    resolver = _Resolver(source, blobs)
     events: list[Event] = []
     lines: list[int] = []
     steps: list[int] = []
@@ -182,51 +198,45 @@ def read_cassette(path: str | Path) -> Cassette:
     truncated = None
     offset = len(raw) if header_end < 0 else header_end + 1
     number = 1
-    while offset < len(raw):
-        number += 1
-        end = raw.find(b"\n", offset)
-        chunk = raw[offset:] if end < 0 else raw[offset:end]
-        try:
-            event = _parse_line(chunk, f"{source}:{number}")
-        except InputError as exc:
-            cut = "an incomplete event (no newline at the end)" if end < 0 else exc.what
-            following = None if end < 0 else _next_whole_event(raw, end + 1, number + 1)
-            if following is not None:
-                raise InputError(
-                    f"{exc.what}; the cassette is damaged here (a whole event follows on line "
-                    f"{following}), expected one event per line",
-                    f"{source}:{number}",
-                ) from None
-            truncated = f"line {number} (byte {offset}): {cut}"
-            break
-        if isinstance(event, BlobEvent):
-            blobs._add(number, event)  # a whole line: damage here is not a cut
-        else:
-            if events and isinstance(events[-1], ReportEvent):
-                raise InputError(
-                    f"a {event.type!r} event after the run's report; the report ends a cassette",
-                    f"{source}:{number}",
-                )
-            if isinstance(event, StepEvent):
-                step = event.step
-            events.append(event)
-            lines.append(number)
-            steps.append(step)
-        if end < 0:
-            break
-        offset = end + 1
-    cassette = Cassette(path, header, tuple(events), tuple(lines), tuple(steps), blobs, truncated)
-    for index, event in enumerate(cassette.events):
-        stored = event.observation if isinstance(event, ObserveEvent) else None
-        if stored is not None and stored.elements is not None:
-            cassette._elements_of(stored.elements, index)  # checked now, not mid-replay
-        shot = stored.screenshot if stored is not None else None
-        if shot is not None and shot.sha256 not in blobs and shot.sha256 != _EMPTY:
-            raise InputError(
-                f"observation refers to screenshot blob {shot.sha256[:12]}… not in the cassette",
-                cassette.where(index),
-            )
-    return cassette
+    with resolving(resolver):
+        while offset < len(raw):
+            number += 1
+            end = raw.find(b"\n", offset)
+            chunk = raw[offset:] if end < 0 else raw[offset:end]
+            resolver.where = f"{source}:{number}"
+            try:
+                event = _parse_line(chunk, resolver.where)
+            except DamagedBlob:
+                raise  # a whole line that refers to what is not there: damage, not a cut
+            except InputError as exc:
+                cut = "an incomplete event (no newline at the end)" if end < 0 else exc.what
+                following = None if end < 0 else _next_whole_event(raw, end + 1, number + 1)
+                if following is not None:
+                    raise InputError(
+                        f"{exc.what}; the cassette is damaged here (a whole event follows on "
+                        f"line {following}), expected one event per line",
+                        f"{source}:{number}",
+                    ) from None
+                truncated = f"line {number} (byte {offset}): {cut}"
+                break
+            if isinstance(event, BlobEvent):
+                blobs._add(number, event)  # a whole line: damage here is not a cut
+            else:
+                if events and isinstance(events[-1], ReportEvent):
+                    raise InputError(
+                        f"a {event.type!r} event after the run's report; the report ends a "
+                        "cassette",
+                        f"{source}:{number}",
+                    )
+                if isinstance(event, StepEvent):
+                    step = event.step
+                events.append(event)
+                lines.append(number)
+                steps.append(step)
+            if end < 0:
+                break
+            offset = end + 1
+    return Cassette(path, header, tuple(events), tuple(lines), tuple(steps), blobs, truncated)
 
 
 def _read_header(line: bytes, cut: bool, source: str) -> Header:
@@ -245,9 +255,11 @@ def _read_header(line: bytes, cut: bool, source: str) -> Header:
         raise InputError(f"unknown format {data.get('format')!r}; {expected}", where)
     version = data.get("version")
     if version != VERSION:
+        older = isinstance(version, int) and version < VERSION
+        remedy = "record it again with this orav" if older else "read it with a newer orav"
         raise InputError(
             f"cassette format version {version!r} is not supported; this orav reads version "
-            f"{VERSION} (written by orav {data.get('orav_version', '?')})",
+            f"{VERSION} (written by orav {data.get('orav_version', '?')}): {remedy}",
             where,
         )
     return structure({k: v for k, v in data.items() if k != "type"}, Header, source=where)

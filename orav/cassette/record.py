@@ -7,7 +7,7 @@ API::
 
 Each call is written after it returns, with its result, or with the OravError it raised (which
 is then raised on). The caller gets the real values; the cassette gets the redacted ones.
-Screenshots and element lists become blobs, stored once: an unchanged tree costs one reference.
+Screenshots and element lists become blobs, stored once (``orav.cassette.observation``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from orav.cassette.events import (
     PerformEvent,
     Raised,
     SettleEvent,
-    StoredObservation,
     TerminateEvent,
 )
 from orav.cassette.lifecycle import LifecycleCalls
@@ -80,8 +79,7 @@ class RecordingDevice(LifecycleCalls):
     def __init__(self, device: Device, writer: CassetteWriter) -> None:
         self._device = device
         self._writer = writer
-        self._last_elements: tuple[Element, ...] | None = None
-        self._last_sha = ""
+        self._last_elements: tuple[Element, ...] = ()  # the last tree seen: secure typing
 
     async def describe(self) -> DeviceInfo:
         with _failures(self._writer, lambda raised: DescribeEvent(raised=raised)):
@@ -92,14 +90,15 @@ class RecordingDevice(LifecycleCalls):
     async def observe(self) -> Observation:
         with _failures(self._writer, lambda raised: ObserveEvent(raised=raised)):
             observation = await self._device.observe()
-        self._writer.write(ObserveEvent(self._store(observation)))
+        self._writer.write(ObserveEvent(observation))
+        self._last_elements = observation.elements or self._last_elements
         return observation
 
     async def perform(self, action: Action) -> ActionResult:
         if isinstance(action, TypeText) and action.secure:
             # The field that takes a secret keeps it: its value is stored as bullets from now
             # on, through every edit, whether or not it masks what is typed.
-            focused = next((e for e in self._last_elements or () if e.focused), None)
+            focused = next((e for e in self._last_elements if e.focused), None)
             if focused is not None:
                 self._writer.scrubber.hold(focused.label, focused.unique_id)
         with _failures(self._writer, lambda raised: PerformEvent(action, raised=raised)):
@@ -164,26 +163,6 @@ class RecordingDevice(LifecycleCalls):
 
     async def close(self) -> None:
         await self._device.close()
-
-    def _store(self, observation: Observation) -> StoredObservation:
-        elements = None
-        if observation.elements:
-            if observation.elements != self._last_elements:
-                self._last_sha = self._writer.put_json_blob(unstructure(observation.elements))
-                self._last_elements = observation.elements
-            elements = self._last_sha
-        screenshot = observation.screenshot
-        if screenshot is not None and screenshot.data:
-            self._writer.put_blob(screenshot.data, f"image/{screenshot.format}")
-        return StoredObservation(
-            elements=elements,
-            screenshot=screenshot,
-            app=observation.app,
-            app_running=observation.app_running,
-            taken_at=observation.taken_at,
-            text=observation.text,
-            error=observation.error,
-        )
 
 
 class RecordingAgent:

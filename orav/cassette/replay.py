@@ -2,15 +2,16 @@
 
 API::
 
-    device = ReplayDevice(cassette, scrubber=None)   # an orav.device.Device
-    agent = ReplayAgent(cassette)                    # an orav.agents.Agent; name from the header
-    device.pending, agent.pending                    # recorded calls not served yet
+    device = ReplayDevice(cassette, scrubber=None, match=None)  # an orav.device.Device
+    agent = ReplayAgent(cassette)   # an orav.agents.Agent; name from the header
+    device.pending, agent.pending   # recorded calls not served yet
 
 Each boundary has its own track through the cassette, in recorded order, so a new agent can be
 replayed against the recorded device (decision regression). Every call must be the next one
-recorded on its track: same kind of call, same arguments (``perform`` compares the action in its
-redacted form, see ``matches_redacted``). Anything else raises ``ReplayDivergence``, naming the
-step and the expected and actual call, the way vcrpy names a request that matched nothing.
+recorded on its track: same kind of call, same arguments (``perform`` matches the action by
+``match``, an ``orav.cassette.match.Match``: by default all of it, in its redacted form).
+Anything else raises ``ReplayDivergence``, naming the step and the expected and actual call,
+the way vcrpy names a request that matched nothing.
 A call recorded as raising an OravError raises it again.
 """
 
@@ -39,6 +40,7 @@ from orav.cassette.events import (
     TerminateEvent,
 )
 from orav.cassette.lifecycle import LifecycleCalls
+from orav.cassette.match import Match
 from orav.cassette.reader import Cassette
 from orav.cassette.redact import Scrubber, matches_redacted
 from orav.codec import unstructure
@@ -145,9 +147,12 @@ def _raise_if(raised: Raised | None) -> None:
 class ReplayDevice(LifecycleCalls):
     """A Device that serves the recorded device calls of a cassette; no I/O, no waiting."""
 
-    def __init__(self, cassette: Cassette, *, scrubber: Scrubber | None = None) -> None:
+    def __init__(
+        self, cassette: Cassette, *, scrubber: Scrubber | None = None, match: Match | None = None
+    ) -> None:
         self._track = Track(cassette, DEVICE_EVENTS, "device")
         self._scrubber = scrubber if scrubber is not None else Scrubber()
+        self._match = match or Match()
 
     @property
     def pending(self) -> int:
@@ -164,10 +169,9 @@ class ReplayDevice(LifecycleCalls):
         return self._track.cassette.observation(index)
 
     async def perform(self, action: Action) -> ActionResult:
-        actual = self._scrubber.data(unstructure(action))
         shown = show_action(action)
         index, event = self._track.peek(PerformEvent, shown)
-        if not matches_redacted(unstructure(event.action), actual):
+        if not self._match(event.action, action, self._scrubber):
             expected = show_action(event.action)
             detail = _differences(event.action, action) if expected == shown else ""
             self._track.diverge(index, expected, shown, detail)

@@ -5,6 +5,7 @@ API::
     writer = CassetteWriter.create(path, header, *, overwrite=False, secrets=(), fsync=True)
     writer.write(event)                      # one line, scrubbed (see orav.cassette.redact)
     writer.put_blob(data, media_type) -> sha256      # stored once, before its first reference
+    writer.put_elements(elements) -> sha256          # an element tree, as a JSON blob
     writer.put_json_blob(data) -> sha256             # plain JSON data, scrubbed first
     writer.begin_step(n)                     # writes a ``step`` event, then fsyncs
     writer.close()                           # fsyncs; also ``with CassetteWriter.create(...)``
@@ -33,8 +34,11 @@ from pathlib import Path
 from typing import Any, Self
 
 from orav.cassette.events import BlobEvent, Event, Header, StepEvent, event_data
+from orav.cassette.observation import storing
 from orav.cassette.redact import Scrubber
+from orav.codec import unstructure
 from orav.errors import InputError
+from orav.model import Element
 
 _TEXT_MEDIA = ("text/", "application/json")
 # fdatasync makes the appended bytes and the new file size durable, as fsync does, without
@@ -59,6 +63,8 @@ class CassetteWriter:
         self.scrubber = scrubber
         self._fsync = fsync
         self._blobs: set[str] = set()
+        self._last_elements: tuple[Element, ...] | None = None
+        self._last_sha = ""
         self.lines_written = 0
         # The signal (SIGINT, SIGTERM) that is ending the run, set by the runner: a call cut
         # off then is recorded as interrupted, not as cut by a deadline.
@@ -105,7 +111,11 @@ class CassetteWriter:
         return self._fd is None
 
     def write(self, event: Event) -> None:
-        self._write_line(event_data(event))
+        """Write one event; an observation's tree and screenshot go first, as blobs
+        (``orav.cassette.observation``)."""
+        with storing(self):
+            data = event_data(event)
+        self._write_line(data)
 
     def begin_step(self, step: int) -> None:
         """Mark the start of step ``step``; everything before it is on disk when this returns."""
@@ -122,6 +132,13 @@ class CassetteWriter:
             self._write_raw(_encode(event_data(blob)))
             self._blobs.add(sha)
         return sha
+
+    def put_elements(self, elements: tuple[Element, ...]) -> str:
+        """Store an element tree as a JSON blob; the same tree as the last costs nothing."""
+        if elements != self._last_elements:
+            self._last_sha = self.put_json_blob(unstructure(elements))
+            self._last_elements = elements
+        return self._last_sha
 
     def put_json_blob(self, data: Any) -> str:
         """Store plain JSON data (redacted and scrubbed) as an ``application/json`` blob."""
@@ -226,7 +243,7 @@ class Beside:
 def remove_stale(out: Path) -> list[Path]:
     """Remove the temp files beside ``out`` that no live run holds (a run killed by SIGKILL
     leaves its temp file unlocked); the paths removed."""
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = list(out.parent.glob(f".{glob_escape(out.name)}.*.tmp"))
     except OSError:

@@ -1,6 +1,6 @@
 """A recorded run as a Maestro flow: the path the agent found, replayable without a model.
 
-``maestro_flow(run)`` turns a ``RunView`` (``orav.report.run.read_run``) into the flow's two
+``maestro_flow(run)`` turns a ``RunView`` (``orav.report.timeline.read_run``) into the flow's two
 YAML documents: the header (``appId``, ``name``, ``tags``) and the command list — ``launchApp``,
 the scenario's preconditions, every action the agent took in order, then the scenario's success
 criteria as assertions. ``export_maestro(path)`` reads a cassette and returns the YAML text.
@@ -41,7 +41,7 @@ from orav.model import (
     Wait,
     show_action,
 )
-from orav.report.run import Performed, RecoveryView, RunView, StepView, read_run
+from orav.report.timeline import Performed, RecoveryView, RunView, StepView, read_run
 
 SECRET_VARIABLE = "PASSWORD"
 GOAL_MET = ("passed", "completed_with_errors")
@@ -202,7 +202,7 @@ class _Commands:
         outcome = recovery.outcome or "unfinished"
         self.note(
             f"recovery at step {recovery.step}: {recovery.fault or 'fault'} ({outcome}); "
-            f"remedy: {recovery.remedy or 'none'}; not a step of the flow"
+            f"remedy: {recovery.shown_remedy}; not a step of the flow"
         )
         if not recovery.resolved:
             return

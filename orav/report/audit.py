@@ -1,6 +1,7 @@
 """The recovery paths a recorded run took, as ``orav audit`` prints them.
 
-A view over ``read_run``: the same recoveries, numbered by the same rule, as the HTML report.
+A view over ``read_run``: the same recoveries, at the steps the engine recorded, as the HTML
+report shows.
 """
 
 from __future__ import annotations
@@ -9,18 +10,26 @@ from pathlib import Path
 
 from attrs import frozen
 
-from orav.report.run import read_run
+from orav.model import Action, show_action
+from orav.report.timeline import read_run
 
 
 @frozen
 class RecoveryPath:
-    """One recovery: the step it belongs to, the fault, the machine's path, remedy, outcome."""
+    """One recovery: its step, the fault, the machine's path, the remedy's actions, and how it
+    ended (``outcome`` in words: ``resolved``, the hand-back, ``failed: why``, or empty when
+    the cassette ends mid-recovery)."""
 
     step: int
     fault: str
-    remedy: str
+    remedy: tuple[Action, ...]
+    resolved: bool
     outcome: str
     transitions: tuple[tuple[str, str, str], ...]
+
+    @property
+    def shown_remedy(self) -> str:
+        return ", ".join(show_action(a) for a in self.remedy) or "none"
 
 
 def recovery_paths(path: Path) -> list[RecoveryPath]:
@@ -30,12 +39,9 @@ def recovery_paths(path: Path) -> list[RecoveryPath]:
             recovery.step,
             recovery.fault,
             recovery.remedy,
+            recovery.resolved,
             recovery.outcome,
-            tuple(
-                (t.source, t.event, t.target)
-                for t in recovery.transitions
-                if t.machine == "recovery"
-            ),
+            tuple((t.source, t.event, t.target) for t in recovery.transitions),
         )
         for recovery in read_run(path).recoveries
     ]

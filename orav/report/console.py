@@ -24,7 +24,7 @@ from orav.cassette.events import (
     ErrorEvent,
     ObserveEvent,
     PerformEvent,
-    RecoveryEvent,
+    RecoveryEndEvent,
     ReportEvent,
     StepEvent,
     TransitionEvent,
@@ -94,7 +94,7 @@ class Progress:
                         f"step {self.step}/{self.max_steps}",
                         f"[red]the agent failed[/]: {escape(raised.message)}",
                     )
-                elif isinstance(decision.action if decision else None, Done):
+                elif decision is not None and isinstance(decision.action, Done):
                     self.line("decided", escape(show_action(decision.action)))
                 elif decision is not None:
                     what = escape(show_action(decision.action))
@@ -102,11 +102,12 @@ class Progress:
                         f"step {self.step}/{self.max_steps}",
                         f"[bold]{what}[/]" + (" (reused)" if reused else ""),
                     )
-            case RecoveryEvent(fault=fault, remedy=remedy, outcome=outcome):
-                colour = "green" if outcome == "resolved" else "red"
+            case RecoveryEndEvent(fault=fault, resolved=resolved):
+                colour = "green" if resolved else "red"
                 self.line(
                     "recovery",
-                    f"{escape(fault)}: {escape(remedy)} -> [{colour}]{escape(outcome)}[/]",
+                    f"{escape(fault)}: {escape(event.shown_remedy)} -> "
+                    f"[{colour}]{escape(event.outcome)}[/]",
                 )
             case TransitionEvent(machine="run", target=target) if self.verbosity >= 2:
                 self.line("phase", target.replace("_", " "))

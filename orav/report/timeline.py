@@ -1,4 +1,4 @@
-"""A recorded run as the HTML and JUnit reports read it: steps, recoveries, transitions.
+"""A recorded run as a timeline, as the HTML and JUnit reports read it: steps, recoveries.
 
 ``read_run(path)`` walks the cassette once, in recorded order, and groups its events into a
 timeline: the launch (with the scenario's preconditions), one block per step the agent acted on
@@ -6,12 +6,9 @@ timeline: the launch (with the scenario's preconditions), one block per step the
 errors) and one block per recovery (the screen that showed the fault, the recovery machine's
 transitions, the remedies performed, the outcome); then the conclusion (the ``done`` decision,
 which is not a step, and the last screen). Nothing is recomputed: every fact comes from a
-recorded event.
-
-Numbering follows the engine's, so the cards agree with the report's errors: a step is the Nth
-action the agent took (the cassette's step marker); a recovery is counted at the step under way
-(steps verified so far, plus one), except one for an action that changed nothing, which belongs
-to the step that took it.
+recorded event, numbers included (a step is the cassette's step marker; a recovery and a
+transition carry the step the engine gave them). A step's decision that was never acted on
+(no device call, no verification) is the run's conclusion, unless a recovery set it aside.
 """
 
 from __future__ import annotations
@@ -21,23 +18,20 @@ from pathlib import Path
 from attrs import evolve, frozen
 
 from orav.cassette import (
-    Cassette,
     DecideEvent,
     ErrorEvent,
     Header,
     LaunchEvent,
     ObserveEvent,
     PerformEvent,
-    RecoveryEvent,
-    ReportEvent,
+    RecoveryBeginEvent,
+    RecoveryEndEvent,
     StepEvent,
     TerminateEvent,
     TransitionEvent,
     VerificationEvent,
     read_cassette,
 )
-from orav.codec import structure
-from orav.errors import OravError
 from orav.model import (
     Action,
     ActionResult,
@@ -81,31 +75,45 @@ class StepView:
     reused: bool = False  # the decision came from an earlier cassette (record mode new_episodes)
     tree: tuple[Element, ...] = ()  # the accessibility tree of ``before``, as recorded
 
+    @property
+    def acted(self) -> bool:
+        """Whether the run acted on the decision (a device call, or a verification)."""
+        return bool(self.actions) or self.verification is not None
+
 
 @frozen
 class RecoveryView:
-    """One recovery, counted at ``step`` as the report's errors count it.
-
-    ``entered_from`` is the run state it interrupted: ``observing`` (before step ``step``),
-    ``reasoning`` (step ``step`` was decided, ``set_aside``, and decided again after),
-    ``verifying`` (step ``step``'s action changed nothing), or empty (outside the run loop).
-    ``outcome`` is ``resolved``, ``failed: why``, or empty when the cassette ends mid-recovery.
-    """
+    """One recovery, at the step the engine gave it (an action that changed nothing: the step
+    that took it). ``set_aside``: the decision of step ``step`` it interrupted (the agent
+    decided again after it). ``end``: how it ended, as recorded; None when the cassette ends
+    mid-recovery."""
 
     step: int
-    entered_from: str = ""
+    fault: str
+    note: str = ""
     set_aside: Decision | None = None
     screenshot: Screenshot | None = None
-    fault: str = ""
-    remedy: str = ""
-    outcome: str = ""
+    end: RecoveryEndEvent | None = None
     transitions: tuple[Transition, ...] = ()
     actions: tuple[Performed, ...] = ()
     errors: tuple[str, ...] = ()
 
     @property
     def resolved(self) -> bool:
-        return self.outcome == "resolved"
+        return self.end is not None and self.end.resolved
+
+    @property
+    def remedy(self) -> tuple[Action, ...]:
+        return self.end.actions if self.end is not None else ()
+
+    @property
+    def shown_remedy(self) -> str:
+        return self.end.shown_remedy if self.end is not None else "none"
+
+    @property
+    def outcome(self) -> str:
+        """``resolved``, the hand-back, ``failed: why``, or empty when the cassette ends first."""
+        return self.end.outcome if self.end is not None else ""
 
 
 @frozen
@@ -151,26 +159,17 @@ class RunView:
         return self.report.status if self.report is not None else "incomplete"
 
 
-def recorded_report(cassette: Cassette) -> RunReport | None:
-    """The RunReport the engine wrote at the end of the run, or None if it never got there."""
-    for index, event in enumerate(cassette.events):
-        if isinstance(event, ReportEvent) and event.report_type == RunReport.__name__:
-            return structure(event.report, RunReport, source=cassette.where(index))
-    return None
-
-
 def read_run(path: str | Path) -> RunView:
     """Read the cassette at ``path`` into a RunView (InputError when it cannot be read)."""
     cassette = read_cassette(path)
-    walk = _Walk(cassette)
-    for index, event in enumerate(cassette.events):
-        walk.index = index
+    walk = _Walk()
+    for event in cassette.events:
         walk.take(event)
     walk.close_block()
     return RunView(
         path=Path(path),
         header=cassette.header,
-        report=recorded_report(cassette),
+        report=cassette.report(),
         setup=tuple(walk.setup),
         timeline=tuple(walk.timeline),
         conclusion=Conclusion(walk.ending, walk.screenshot, walk.state),
@@ -183,52 +182,41 @@ def read_run(path: str | Path) -> RunView:
 class _Walk:
     """The one pass over the events; ``block`` is the step or recovery being filled in.
 
-    A step block opens at its step marker, while the agent decides; it joins the timeline only
-    once the run machine goes on to act. A decision a recovery interrupts is kept on that
-    recovery; the one the run ended on (``done``, a failure, the end of the cassette) is the
-    conclusion's.
+    A step block opens at its step marker, while the agent decides. A recovery that sets its
+    decision aside takes it over; a decision never acted on when the cassette ends concludes
+    the run.
     """
 
-    def __init__(self, cassette: Cassette) -> None:
-        self.cassette = cassette
+    def __init__(self) -> None:
         self.setup: list[Performed] = []
         self.timeline: list[StepView | RecoveryView] = []
         self.transitions: list[Transition] = []
         self.errors: list[str] = []
         self.block: StepView | RecoveryView | None = None
-        self.deciding = False  # ``block`` is a step whose decision has not been acted on yet
-        self.verified = 0  # steps verified so far: the engine's ``len(history)``
         self.screenshot: Screenshot | None = None
         self.tree: tuple[Element, ...] = ()  # the last observed screen's elements
-        self.index = 0  # of the event being taken
         self.ending: Decision | None = None
         self.state = ""  # the run machine's state
 
     def close_block(self) -> None:
-        if self.deciding and isinstance(self.block, StepView):
-            self.end_on(self.block)
-        elif self.block is not None:
-            self.timeline.append(self.block)
-        self.block, self.deciding = None, False
-
-    def end_on(self, step: StepView) -> None:
-        """The run ended while step ``step`` was being decided: that decision concludes it."""
-        self.ending = step.decision
-        self.errors.extend(step.errors)
-        self.block, self.deciding = None, False
+        block, self.block = self.block, None
+        if isinstance(block, StepView) and not block.acted:
+            self.ending = block.decision  # the run ended on this decision
+            self.errors.extend(block.errors)
+        elif block is not None:
+            self.timeline.append(block)
 
     def take(self, event: object) -> None:
         match event:
             case StepEvent(step=number):
                 self.close_block()
-                step = StepView(number, before=self.screenshot, tree=self.tree)
-                self.block, self.deciding = step, True
-            case ObserveEvent(observation=stored, raised=raised):
+                self.block = StepView(number, before=self.screenshot, tree=self.tree)
+            case ObserveEvent(observation=observation, raised=raised):
                 if raised is not None:
                     self.add_error(f"observe failed: {raised.message}")
-                elif stored is not None and stored.screenshot is not None:
-                    self.screenshot = self.resolve(stored.screenshot)
-                    self.tree = self.elements()
+                elif observation is not None and observation.screenshot is not None:
+                    self.screenshot = observation.screenshot
+                    self.tree = observation.elements
                     self.on_screen(self.screenshot)
             case DecideEvent(decision=decision, raised=raised, reused=reused) if isinstance(
                 self.block, StepView
@@ -243,67 +231,40 @@ class _Walk:
             case TerminateEvent(bundle_id=bundle, raised=raised):
                 self.add_action(Performed(Terminate(bundle), None, raised and raised.message))
             case VerificationEvent(verification=verification):
-                self.verified += 1
                 if isinstance(self.block, StepView):
                     self.block = evolve(self.block, verification=verification)
-            case TransitionEvent(machine=machine, source=source, event=name, target=target):
-                # At the step under way, as the engine's report has it.
-                transition = Transition(machine, source, name, target, self.verified + 1)
+            case TransitionEvent(machine=machine, target=target):
+                transition = event.transition
                 self.transitions.append(transition)
-                self.on_transition(transition)
-            case RecoveryEvent(fault=fault, remedy=remedy, outcome=outcome):
-                if not isinstance(self.block, RecoveryView):  # a recovery outside the run loop
-                    self.close_block()
-                    self.block = RecoveryView(self.verified + 1, screenshot=self.screenshot)
-                self.block = evolve(self.block, fault=fault, remedy=remedy, outcome=outcome)
+                if machine == "run":
+                    self.state = target
+                elif isinstance(self.block, RecoveryView):
+                    transitions = (*self.block.transitions, transition)
+                    self.block = evolve(self.block, transitions=transitions)
+            case RecoveryBeginEvent(step=step, fault=fault, note=note, set_aside=set_aside):
+                block, self.block = self.block, None
+                decided = block if set_aside and isinstance(block, StepView) else None
+                if decided is None and block is not None:
+                    self.timeline.append(block)  # not set aside: acted on, if only by failing
+                recovery = RecoveryView(step, fault, note, screenshot=self.screenshot)
+                if decided is not None:  # decided again after the recovery: no step of its own
+                    recovery = evolve(recovery, set_aside=decided.decision, errors=decided.errors)
+                self.block = recovery
+            case RecoveryEndEvent() if isinstance(self.block, RecoveryView):
+                self.block = evolve(self.block, end=event)
             case ErrorEvent(message=message):
                 self.add_error(message)
 
     def on_screen(self, screenshot: Screenshot) -> None:
-        """The first screen observed after a step's action is the one its verification saw."""
+        """The first screen observed after a step's decision is the one its verification saw."""
         step = self.block
         if (
             isinstance(step, StepView)
-            and not self.deciding
+            and step.decision is not None
             and step.verification is None
             and step.after is None
         ):
             self.block = evolve(step, after=screenshot)
-
-    def on_transition(self, transition: Transition) -> None:
-        if transition.machine == "recovery" and isinstance(self.block, RecoveryView):
-            self.block = evolve(self.block, transitions=(*self.block.transitions, transition))
-        if transition.machine != "run":
-            return
-        self.state = transition.target
-        decided = self.block if self.deciding and transition.source == "reasoning" else None
-        if isinstance(decided, StepView):
-            self.deciding = False  # acted on, set aside by a recovery, or the run's last
-            if transition.target not in ("acting", "recovering"):
-                self.end_on(decided)
-        if transition.target != "recovering":
-            return
-        if isinstance(decided, StepView):
-            self.block = None  # re-decided after the recovery: not a step of its own
-        self.close_block()
-        # Numbered as the engine numbers the recovery's error (see the module's docstring).
-        step = self.verified if transition.source == "verifying" else self.verified + 1
-        self.block = RecoveryView(step, transition.source, screenshot=self.screenshot)
-        if isinstance(decided, StepView):
-            self.block = evolve(self.block, set_aside=decided.decision, errors=decided.errors)
-
-    def elements(self) -> tuple[Element, ...]:
-        """The elements of the observation being taken (blobs are decoded once each)."""
-        try:
-            return self.cassette.observation(self.index).elements
-        except (ValueError, OravError):
-            return ()
-
-    def resolve(self, screenshot: Screenshot) -> Screenshot:
-        blobs = self.cassette.blobs
-        if screenshot.sha256 not in blobs:
-            return screenshot
-        return evolve(screenshot, data=blobs[screenshot.sha256])
 
     def add_action(self, performed: Performed) -> None:
         if self.block is None:
