@@ -57,9 +57,9 @@ if TYPE_CHECKING:
 @click.option(
     "--record-mode",
     "mode",
-    type=click.Choice(["once", "new_episodes", "all", "none"]),
+    metavar="MODE",
     default=None,
-    help="As in vcrpy. once (default): record, refuse an existing cassette of a run that "
+    help="As in vcrpy (the policy: orav.cassette.mode). once (default): record, refuse an existing cassette of a run that "
     "passed (one that did not pass is recorded over); new_episodes: re-record, reusing the "
     "existing cassette's decisions where the screen is the same and asking the agent only for "
     "new screens; all: record, replacing the cassette; none: no device or agent, replay the "
