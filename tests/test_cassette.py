@@ -56,6 +56,7 @@ from orav.model import (
     TypeText,
     Verification,
 )
+from orav.testing import FakeDevice
 
 SCENARIO = Scenario(
     name="login",
@@ -143,43 +144,6 @@ def held_fields(recorded: list) -> list[set]:
     return out
 
 
-class TableDevice:
-    """Stands in for a real device in these format tests: it answers every call from a table
-    given in advance (an exception in the table is raised). The engine's tests drive real ones."""
-
-    def __init__(self, answers: list) -> None:
-        self.answers = list(answers)
-        self.performed: list = []
-
-    def _next(self):
-        answer = self.answers.pop(0)
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-    async def describe(self) -> DeviceInfo:
-        return self._next()
-
-    async def observe(self) -> Observation:
-        return self._next()
-
-    async def perform(self, action) -> ActionResult:
-        self.performed.append(action)
-        return self._next()
-
-    async def launch(self, bundle_id: str) -> None:
-        self._next()
-
-    async def terminate(self, bundle_id: str) -> None:
-        self._next()
-
-    async def is_running(self, bundle_id: str) -> bool:
-        return self._next()
-
-    async def close(self) -> None:
-        return None
-
-
 class TableAgent:
     name = "table"
 
@@ -221,11 +185,11 @@ step_plans = st.lists(
 def test_every_event_type_round_trips_through_write_and_read(plan, info):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "run.cassette"
-        answers: list = [info, None]
+        device = FakeDevice(info=info)
         for observation, _, result, running, _ in plan:
-            answers += [observation, result, running]
-        answers.append(None)  # terminate
-        device = TableDevice(answers)
+            device.queue("observe", observation)
+            device.queue("perform", result)
+            device.queue("is_running", running)
         agent = TableAgent([decision for _, decision, _, _, _ in plan])
         header = Header(scenario=SCENARIO, device=info, agent="table", model="m")
         with CassetteWriter.create(path, header, fsync=False) as writer:
@@ -319,7 +283,8 @@ def test_every_event_type_round_trips_through_write_and_read(plan, info):
 def test_unchanged_tree_and_screenshot_are_stored_once(tmp_path: Path):
     shot = Screenshot.of(b"\x89PNG fake pixels", 390, 844)
     screen = Observation(elements=(Element("AXButton", "Sign in", "sign_in"),), screenshot=shot)
-    device = TableDevice([screen, screen, evolve(screen, taken_at=2.0)])
+    device = FakeDevice()
+    device.queue("observe", screen, screen, evolve(screen, taken_at=2.0))
     path = tmp_path / "run.cassette"
     with CassetteWriter.create(path, Header(scenario=SCENARIO), fsync=False) as writer:
         recording = RecordingDevice(device, writer)
@@ -338,13 +303,11 @@ def test_unchanged_tree_and_screenshot_are_stored_once(tmp_path: Path):
 def _sample_cassette(path: Path) -> None:
     shot = Screenshot.of(bytes(range(40)), 4, 4)
     with CassetteWriter.create(path, Header(scenario=SCENARIO, device=INFO), fsync=False) as w:
-        device = RecordingDevice(
-            TableDevice(
-                [Observation((Element("AXButton", "OK", "ok"),), shot), ActionResult()] * 3
-                + [DeviceError("companion at 127.0.0.1:1 went away")]
-            ),
-            w,
-        )
+        inner = FakeDevice(Observation((Element("AXButton", "OK", "ok"),), shot))
+        inner.queue("perform", ActionResult(), ActionResult(), ActionResult())
+        gone = DeviceError("companion at 127.0.0.1:1 went away")
+        inner.queue("observe", *[inner.observation] * 3, gone)
+        device = RecordingDevice(inner, w)
 
         async def run():
             for n in range(1, 4):
@@ -577,7 +540,9 @@ def test_secrets_never_reach_the_file_and_replay_still_matches(tmp_path: Path):
         reasoning=f"the password of alice is correct-horse-battery; key {API_KEY}",
         call=ModelCall("gpt", raw_response=f'{{"text": "hunter2-typed", "pin": "{PIN}"}}'),
     )
-    device = TableDevice([observation, ActionResult(error=f"Bearer {BEARER} refused")])
+    device = FakeDevice()
+    device.queue("observe", observation)
+    device.queue("perform", ActionResult(error=f"Bearer {BEARER} refused"))
     path = tmp_path / "secret.cassette"
     with CassetteWriter.create(
         path, Header(scenario=SCENARIO), secrets=[REGISTERED, PIN], fsync=False
