@@ -10,6 +10,8 @@ API::
     device.queue("observe", obs, DeviceError("gone"))  # the next answers of one call, in order
     device.calls, device.performed              # every call by name; every action performed
 
+    SettlingFakeDevice(...)                     # one that says when the app is quiet
+
     clock = VirtualClock()                      # monotonic time plus every sleep, no waiting
     clock.slept                                 # the seconds it did not wait
 
@@ -169,10 +171,17 @@ class FakeDevice:
 
 class SettlingFakeDevice(FakeDevice):
     """A FakeDevice that can tell when the app is quiet (``orav.device.Settling``): at once,
-    unless an answer is queued for ``settle``."""
+    and a transition queued for ``observe`` is over by then. ``settle_limits`` holds the
+    limit of every settle asked for; an answer queued for ``settle`` is returned instead."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.settle_limits: list[float] = []
 
     async def settle(self, limit: float) -> Settled | None:
         self.calls.append("settle")
+        self.settle_limits.append(limit)
+        self._queued["observe"].clear()
         return self._answer("settle", lambda: Settled(True, 0.0, "quiescence"))
 
 

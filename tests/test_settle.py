@@ -21,9 +21,9 @@ from orav.cassette import (
 from orav.engine import Engine
 from orav.machines.recovery import RecoveryMachine
 from orav.model import (
+    Action,
     ActionResult,
     Decision,
-    DeviceInfo,
     Done,
     Element,
     Frame,
@@ -34,7 +34,7 @@ from orav.model import (
     Target,
 )
 from orav.session import replay
-from orav.testing import VirtualClock
+from orav.testing import FakeDevice, SettlingFakeDevice, VirtualClock
 
 LADDER = RecoveryMachine.LADDER
 
@@ -49,48 +49,24 @@ def screen(*labels: str) -> Observation:
     )
 
 
-class AnimatingDevice:
-    """The tap starts a transition that shows ``frames`` intermediate screens, one per look."""
+def animating_device(frames: int, *, quiet: Settled | None = None) -> FakeDevice:
+    """The tap starts a transition that shows ``frames`` intermediate screens, one per look.
+    With ``quiet``, the device says when the app is quiet: the transition is over by then."""
 
-    def __init__(self, frames: int) -> None:
-        self.frames = frames
-        self.looks = 0
-        self.tapped = False
-        self.settles: list[float] = []
+    def slide(device: FakeDevice, action: Action) -> ActionResult | None:
+        device.queue("observe", *(screen("Open", f"sliding {n}") for n in reversed(range(frames))))
+        return None  # and the tap goes on to the details
 
-    async def describe(self) -> DeviceInfo:
-        return DeviceInfo("ios", "fake", width=390, height=844)
-
-    async def observe(self) -> Observation:
-        self.looks += 1
-        if not self.tapped:
-            return screen("Open")
-        if self.frames:
-            self.frames -= 1
-            return screen("Open", f"sliding {self.frames}")
-        return screen("Details")
-
-    async def perform(self, action) -> ActionResult:
-        self.tapped = True
-        return ActionResult()
-
-    async def launch(self, bundle_id: str) -> None: ...
-
-    async def terminate(self, bundle_id: str) -> None: ...
-
-    async def is_running(self, bundle_id: str) -> bool:
-        return True
-
-    async def close(self) -> None: ...
+    screens = {"open": screen("Open"), "details": screen("Details")}
+    goes = {"open": {"open": "details"}}
+    if quiet is None:
+        return FakeDevice(screens, goes=goes, respond=slide)
+    device = SettlingFakeDevice(screens, goes=goes, respond=slide)
+    device.queue("settle", quiet)
+    return device
 
 
-class QuietDevice(AnimatingDevice):
-    """A device that says when the app is quiet: the transition is over by then."""
-
-    async def settle(self, limit: float) -> Settled | None:
-        self.settles.append(limit)
-        self.frames = 0
-        return Settled(True, 0.12, "quiescence")
+QUIET = Settled(True, 0.12, "quiescence")
 
 
 def scenario(**changes) -> Scenario:
@@ -108,43 +84,43 @@ async def verification_of(device, **changes):
 
 
 async def test_two_identical_looks_end_the_wait():
-    device = AnimatingDevice(frames=3)
+    device = animating_device(frames=3)
     engine = Engine(device, ScriptedAgent(), clock=VirtualClock())
     run = await engine.run(scenario())
     assert run.status == "passed"
     # the launch look, then: three frames of the transition, and two looks of the same screen
-    assert device.looks == 1 + 3 + 2
+    assert device.calls.count("observe") == 1 + 3 + 2
 
 
 async def test_a_device_that_can_tell_is_asked_once_and_looked_at_once():
-    device = QuietDevice(frames=3)
+    device = animating_device(frames=3, quiet=QUIET)
     await verification_of(device)
-    assert device.settles == [LADDER["settle"]]
-    assert device.looks == 1 + 1
+    assert device.settle_limits == [LADDER["settle"]]
+    assert device.calls.count("observe") == 1 + 1
 
 
 async def test_a_screen_that_never_settles_is_waited_on_no_longer_than_the_rung():
     clock = VirtualClock()
-    device = AnimatingDevice(frames=10_000)
+    device = animating_device(frames=10_000)
     engine = Engine(device, ScriptedAgent(), clock=clock)
     await engine.run(scenario(max_steps=1))
     assert clock.slept <= LADDER["settle"] + 1e-9
-    assert device.looks < 20
+    assert device.calls.count("observe") < 20
 
 
 async def test_a_fixed_settle_waits_once_and_looks_once():
     clock = VirtualClock()
-    device = AnimatingDevice(frames=0)
+    device = animating_device(frames=0)
     await Engine(device, ScriptedAgent(), clock=clock).run(scenario(settle_seconds=0.25))
     assert clock.slept == 0.25
-    assert device.looks == 1 + 1
+    assert device.calls.count("observe") == 1 + 1
 
 
 async def test_the_cassette_records_the_wait_and_replays_it(tmp_path: Path):
     path = tmp_path / "settle.cassette"
     writer = CassetteWriter.create(path, Header(scenario=scenario(), agent="scripted"))
     with writer:
-        device = RecordingDevice(QuietDevice(frames=2), writer)
+        device = RecordingDevice(animating_device(frames=2, quiet=QUIET), writer)
         clock = RecordingClock(VirtualClock(), writer)
         agent = RecordingAgent(ScriptedAgent(), writer)
         report = await Engine(device, agent, clock=clock, writer=writer).run(scenario())
