@@ -28,7 +28,7 @@ _VARIABLE = re.compile(r"\$(\$)?\{([^}]*)\}")
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def load_scenario(path: Path, environ: Mapping[str, str] | None = None) -> Scenario:
+def load_scenario(path: str | Path, environ: Mapping[str, str] | None = None) -> Scenario:
     """Load and check one scenario file; every error names file:line:col.
 
     ``${NAME}`` in any string is replaced by the environment variable NAME (``environ``, else
@@ -40,6 +40,7 @@ def load_scenario(path: Path, environ: Mapping[str, str] | None = None) -> Scena
     (``preconditions: [{logged_in: false}]``, the seed's goal YAML) resolve through the
     scenario's ``states``.
     """
+    path = Path(path)
     source = str(path)
     text = read_text(path, source)
     root = parse_yaml(text, source)

@@ -25,6 +25,10 @@ def test_every_doc_the_readme_links_exists():
         "agents",
         "performance",
         "maestro",
+        "guide-ios-app",
+        "guide-agent",
+        "guide-device",
+        "api",
     ):
         assert f"docs/{name}.md" in readme
         assert (DOCS / f"{name}.md").exists(), name

@@ -134,3 +134,36 @@ def test_every_orav_name_a_page_cites_exists(page):
     cited = set(re.findall(r"`(orav(?:\.\w+)+)", text)) - {"orav.toml"}
     missing = sorted(name for name in cited if not resolves(name))
     assert not missing, f"{page} cites {missing}, which orav does not have"
+
+
+def readme_python() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+
+
+def run_python(script: str, cwd: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_readme_library_example_runs(tmp_path: Path):
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    assert run_python(readme_python()[0], tmp_path) == "passed\n"
+
+
+def test_the_readme_custom_device_example_runs(tmp_path: Path):
+    """The README's few lines, with the device guide's TodoDevice as MyDevice."""
+    lines = "".join(f"    {line}\n" for line in readme_python()[1].splitlines())
+    script = (
+        f"import asyncio, sys\nsys.path.insert(0, {str(DOCS / 'examples')!r})\n"
+        "import orav\nfrom todo_device import TodoDevice as MyDevice, scenario\n"
+        f"async def main():\n{lines}    print(recording.report.status)\nasyncio.run(main())\n"
+    )
+    assert run_python(script, tmp_path) == "passed\n"
