@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import uuid
+from typing import TypeVar, cast
 
 from attrs import evolve
 from statemachine import State
@@ -46,11 +46,11 @@ from orav.model import (
     DeviceInfo,
     Done,
     Launch,
-    ModelCall,
     Observation,
     Recover,
     RunError,
     RunReport,
+    RunStatus,
     Scenario,
     Settled,
     Step,
@@ -58,12 +58,10 @@ from orav.model import (
     Terminate,
     Transition,
     TypeText,
-    Usage,
     Verification,
     Wait,
     show_action,
 )
-from orav.model.action import TEXT_CONDITIONS, screen_text
 from orav.perceive import (
     Detection,
     always_answered,
@@ -77,10 +75,18 @@ from orav.perceive import (
     no_effect,
     resolve,
     screen_name,
-    target_element,
 )
-from orav.perceive.roles import is_secure, is_text_field
+from orav.perceive.assertions import (
+    check,
+    describe_assertion,
+    displays,
+    expected_labels,
+    revealing_field,
+    show_target,
+    taps_focused_field,
+)
 from orav.provision import crash_report, install, launch
+from orav.tally import Tally
 
 
 class StepLimitExceeded(OravError):
@@ -105,65 +111,7 @@ class RunTimeout(OravError):
 
 
 CRASH_REPORT_CHARS = 4000  # of a crash report kept in the run's report
-
-_QUOTED = re.compile(r'["“]([^"”]{1,80})["”]')
-
-
-def expected_labels(expected_outcome: str) -> list[str]:
-    """The quoted names in an expected outcome: what verification can check on screen."""
-    return _QUOTED.findall(expected_outcome)
-
-
-def displays(observation: Observation, text: str) -> bool:
-    """True when an element's label, value or id is ``text``."""
-    return any(text in (e.label, e.value, e.unique_id) for e in observation.elements)
-
-
-def check(assertion: Assert, observation: Observation) -> bool:
-    """Evaluate one assertion against an observation (the one target rule finds its element)."""
-    if assertion.target is None:  # contains / matches on the whole screen's text
-        return assertion.finds(screen_text(observation))
-    element = target_element(observation, assertion.target)
-    if assertion.condition == "absent":
-        return element is None
-    if assertion.condition == "value_equals":
-        return element is not None and element.value == assertion.value
-    if assertion.condition in TEXT_CONDITIONS:
-        return element is not None and (
-            assertion.finds(element.label) or assertion.finds(element.value)
-        )
-    return element is not None
-
-
-def found_instead(assertion: Assert, observation: Observation | None) -> str:
-    """What ``observation`` shows where ``assertion`` looked, in the user's terms: the evidence
-    a missed check needs beside what was expected ("#switch has value '1'": value '0')."""
-    if observation is None:
-        return "nothing was observed"
-    if assertion.target is None:
-        text = " ".join(screen_text(observation).split())
-        return f"the screen reads {_clip(text)!r}" if text else "an empty screen"
-    element = target_element(observation, assertion.target)
-    if element is None:
-        return f"no {assertion.target} on the last screen"
-    if assertion.condition == "value_equals":
-        return f"value {element.value!r}"
-    if assertion.condition == "absent":
-        return f"it is still there ({_clip(element.label or element.value or '')!r})"
-    return f"label {_clip(element.label or '')!r}, value {_clip(element.value or '')!r}"
-
-
-def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def describe_assertion(assertion: Assert) -> str:
-    if assertion.condition in TEXT_CONDITIONS:
-        where = "the screen" if assertion.target is None else str(assertion.target)
-        return f"{where} {assertion.condition} {assertion.value!r}"
-    if assertion.condition == "value_equals":
-        return f"{assertion.target} has value {assertion.value!r}"
-    return f"{assertion.target} is {assertion.condition}"
+T = TypeVar("T")
 
 
 class Engine:
@@ -239,32 +187,37 @@ class _Run:
         self.decision: Decision | None = None
         self.result: ActionResult | None = None
         self.verification: Verification | None = None
-        self.history: list[Step] = []
-        self.calls: list[ModelCall] = []
-        self.errors: list[RunError] = []
-        self.transitions: list[Transition] = []
-        self.screens: list[str] = []
-        self.interacted: list[str] = []
-        self.retries = 0
-        self.crashes_recovered = 0
+        self.tally = Tally(scenario)  # what the report will say
+        self.history = self.tally.history  # the steps acted on, as the agent is shown them
         self.attempt = 0  # index into history where the current attempt at the goal began
-        self.achieved: list[str] = []
-        self.asserted: list[Assert] = []  # the assert actions that failed (missed goals)
-        self.missed: list[str] = []
-        self.summary = ""
         self.recovery_step = 0  # the step the recovery under way belongs to
 
     def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
         transition = Transition(machine, source, event, target, self.step)
-        self.transitions.append(transition)
+        self.tally.transitions.append(transition)
         if self.writer is not None:
             self.writer.write(TransitionEvent.of(transition))
 
     def note_error(self, error: RunError) -> None:
-        self.errors.append(error)
+        self.tally.errors.append(error)
         self.machine.ledger.errors += 1
         if self.writer is not None:
             self.writer.write(ErrorEvent(error.error))
+
+    @property
+    def seen(self) -> Observation:
+        """The screen the phase acts on: the machine looks before it reasons or recovers."""
+        return _known(self.observation, "the run looked")
+
+    @property
+    def decided(self) -> Decision:
+        """The agent's decision for the step under way: reasoning precedes acting."""
+        return _known(self.decision, "the agent decided")
+
+    @property
+    def acted(self) -> ActionResult:
+        """What the decided action did: acting precedes verifying."""
+        return _known(self.result, "the action was performed")
 
     @property
     def step(self) -> int:
@@ -293,12 +246,14 @@ class _Run:
         raised = self.machine.raised
         if isinstance(raised, ReplayDivergence):
             raise raised  # not the run's failure: the replay's, reported to the caller
+        error = self.machine.error or ""  # set by the machine when a limit or a raise ends it
         if self.machine.limited:
-            self.note_error(RunError(step=self.step, error=self.machine.error))
+            self.note_error(RunError(step=self.step, error=error))
         if raised is not None:
-            if getattr(raised, "call", None) is not None:
-                self.calls.append(raised.call)  # a failed decision still cost tokens
-            self.note_error(RunError(step=self.step, error=self.machine.error))
+            call = getattr(raised, "call", None)
+            if call is not None:
+                self.tally.calls.append(call)  # a failed decision still cost tokens
+            self.note_error(RunError(step=self.step, error=error))
         return self.build_report()
 
     # --- phases: the machine enters them, each ends by sending its event ---------------------
@@ -321,12 +276,14 @@ class _Run:
             self.previous = None
         # Each precondition acts on the screen the previous one settled on; the last settled
         # screen is the first the run observes (no precondition: the run looks itself).
-        self.observation = await self.look() if self.scenario.preconditions else None
-        for action in self.scenario.preconditions:
-            result = await self.perform(resolve(action, self.observation))
-            if not result.ok:
-                raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
-            self.observation, _ = await self.settle(self.observation)
+        self.observation = None
+        if self.scenario.preconditions:
+            self.observation = seen = await self.look()
+            for action in self.scenario.preconditions:
+                result = await self.perform(resolve(action, seen))
+                if not result.ok:
+                    raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
+                self.observation = seen = (await self.settle(seen))[0]
         await self.machine.send("prepared")
 
     async def on_enter_observing(self) -> None:
@@ -337,9 +294,7 @@ class _Run:
         self.interruption = None
         if detection is None:
             self.interruption = interruption(self.observation, self.previous)
-            name = screen_name(self.observation)
-            if name not in self.screens:
-                self.screens.append(name)
+            self.tally.saw(screen_name(self.observation))
         await self.machine.send("observed", fault=detection, elapsed=self.elapsed())
 
     async def on_enter_reasoning(self) -> None:
@@ -347,7 +302,7 @@ class _Run:
             self.writer.begin_step(self.step)
         context = AgentContext(
             scenario=self.scenario,
-            observation=self.observation,
+            observation=self.seen,
             step=self.step,
             history=tuple(self.history[self.attempt :]),
             last_verification=self.verification,
@@ -356,7 +311,7 @@ class _Run:
         )
         self.decision = await self.agent.decide(context)
         if self.decision.call is not None:
-            self.calls.append(self.decision.call)
+            self.tally.calls.append(self.decision.call)
         action = self.decision.action
         blocked = self.blocked(action)
         self.asked = isinstance(action, Recover) and blocked is not None
@@ -370,12 +325,10 @@ class _Run:
             return found
         if isinstance(action, Done):
             criteria = self.scenario.success_criteria
-            return (
-                found if found and done_blocked(found, self.observation, action, criteria) else None
-            )
-        if found is not None and blocks(found, self.observation, action):
+            return found if found and done_blocked(found, self.seen, action, criteria) else None
+        if found is not None and blocks(found, self.seen, action):
             return self.retried(found, action)
-        return keyboard_fault(self.observation, action)
+        return keyboard_fault(self.seen, action)
 
     def retried(self, found: Detection, action: Action) -> Detection:
         """The detection with the action its remedy retries: after a network error, the
@@ -385,25 +338,24 @@ class _Run:
         return evolve(found, action=action)
 
     async def on_enter_acting(self) -> None:
-        action = resolve(self.decision.action, self.observation)
-        self.result = await self.perform(action)
-        self.decision = evolve(self.decision, action=action)
+        action = resolve(self.decided.action, self.seen)
+        self.result = result = await self.perform(action)
+        self.decision = evolve(self.decided, action=action)
         found = self.interruption
-        if not self.result.ok and found is not None and not isinstance(action, (Assert, Recover)):
+        if not result.ok and found is not None and not isinstance(action, (Assert, Recover)):
             # it failed behind an interruption: handle that, then decide again
             await self.machine.send("acted", fault=evolve(found, action=action))
             return
         target = getattr(action, "target", None)
-        if target is not None and str(target) not in self.interacted:
-            self.interacted.append(str(target))
-        if isinstance(action, Assert) and not self.result.ok:
-            self.missed.append(describe_assertion(action))  # a failed check fails the run
-            self.asserted.append(action)
-        if not self.result.ok:
+        if target is not None:
+            self.tally.touched(str(target))
+        if isinstance(action, Assert) and not result.ok:
+            self.tally.failed_check(action)  # a failed check fails the run
+        if not result.ok:
             self.note_error(
                 RunError(
                     step=self.step,
-                    error=self.result.error or "action failed",
+                    error=result.error or "action failed",
                     action=action.kind,
                     target=str(target) if target is not None else None,
                 )
@@ -411,22 +363,22 @@ class _Run:
         await self.machine.send("acted")
 
     async def on_enter_verifying(self) -> None:
-        before = self.observation
-        action = self.decision.action
+        before, decision, result = self.seen, self.decided, self.acted
+        action = decision.action
         settled = None
         if isinstance(action, (Assert, Wait, Recover)):
             after = before
         else:
             after, settled = await self.settle(before)
         changed = measure(before, after).changed
-        labels = expected_labels(self.decision.expected_outcome)
+        labels = expected_labels(decision.expected_outcome)
         expected_seen = all(displays(after, label) for label in labels) if labels else None
         acts_on_screen = not isinstance(action, (Assert, Wait, Launch, Terminate, Recover))
         dropped = (
             acts_on_screen
-            and self.result.ok
+            and result.ok
             and not changed
-            and not _taps_focused_field(action, before)  # nothing to change: not dropped
+            and not taps_focused_field(action, before)  # nothing to change: not dropped
         )
         self.verification = Verification(
             changed=changed,
@@ -443,8 +395,8 @@ class _Run:
             Step(
                 index=self.step,
                 screen=screen_name(before),
-                decision=self.decision,
-                result=self.result,
+                decision=decision,
+                result=result,
                 verification=self.verification,
             )
         )
@@ -469,7 +421,7 @@ class _Run:
         outcome = await recover(
             fault,
             device=self.device,
-            observation=self.observation,
+            observation=self.seen,
             scenario=self.scenario,
             sleep=self.clock.sleep,
             on_transition=self.note_transition,
@@ -478,7 +430,7 @@ class _Run:
         if fault.kind == "crash":
             report = await crash_report(self.device, self.scenario.app, self.first_seen)
         self.account(fault, outcome, report)
-        before = self.observation
+        before = self.seen
         # ``previous`` stays the last screen the test saw: what an interruption interrupted.
         self.observation = outcome.observation
         if self.asked:
@@ -486,18 +438,21 @@ class _Run:
             self.asked_for(before, outcome)
         ledger = self.machine.ledger
         if outcome.handed_back:
+            retried = fault.action
+            if retried is None:
+                raise RuntimeError("an action that changed nothing was handed back without it")
+            shown = show_action(retried)
             self.verification = evolve(
-                self.verification,
-                note=f"no effect: {show_action(fault.action)} changed nothing, also when retried",
+                _known(self.verification, "its verification"),
+                note=f"no effect: {shown} changed nothing, also when retried",
             )
-            shown = show_action(fault.action)
             if shown not in ledger.ineffective:
                 ledger.ineffective.append(shown)
-            ledger.unanswered |= always_answered(self.previous or self.observation, fault.action)
+            ledger.unanswered |= always_answered(self.previous or self.seen, retried)
             if len(ledger.ineffective) >= self.machine.FROZEN_AFTER and ledger.unanswered:
                 ledger.ineffective.clear()
                 ledger.unanswered = False
-                self.pending = frozen_app(fault.action, self.machine.FROZEN_AFTER)
+                self.pending = frozen_app(retried, self.machine.FROZEN_AFTER)
         elif outcome.resolved:
             ledger.ineffective.clear()
             ledger.unanswered = False
@@ -517,7 +472,7 @@ class _Run:
         self.verification = Verification(changed=bool(outcome.actions), note=f"recovered: {remedy}")
         if self.writer is not None:
             self.writer.write(VerificationEvent(self.verification))
-        step = Step(self.step, screen_name(before), self.decision, self.result, self.verification)
+        step = Step(self.step, screen_name(before), self.decided, self.result, self.verification)
         self.history.append(step)
         self.machine.ledger.steps += 1
         self.machine.ledger.recoveries = 0
@@ -528,9 +483,9 @@ class _Run:
         """Count what a recovery cost and write it down. An action retried until handed back
         is no error of the run: it is the agent's to judge."""
         redone = outcome.kind == "no_effect" and bool(outcome.actions)
-        self.retries += outcome.retries + redone
+        self.tally.retries += outcome.retries + redone
         if outcome.resolved:
-            self.crashes_recovered += outcome.crashes
+            self.tally.crashes_recovered += outcome.crashes
         if self.writer is not None:
             reason = None
             if outcome.handed_back:
@@ -551,7 +506,7 @@ class _Run:
             return
         action = detection.action
         self.machine.ledger.errors += 1
-        self.errors.append(
+        self.tally.errors.append(
             RunError(
                 step=self.step,
                 error=f"{outcome.kind}: {detection.note or outcome.kind}"
@@ -581,14 +536,11 @@ class _Run:
         )
 
     async def on_enter_goal_complete(self) -> None:
-        done = self.decision.action
-        for assertion in self.scenario.success_criteria:
-            holds = check(assertion, self.observation)
-            (self.achieved if holds else self.missed).append(describe_assertion(assertion))
-        if not self.scenario.success_criteria:
-            (self.achieved if done.success else self.missed).append(self.scenario.goal)
-        self.summary = done.summary
-        await self.machine.send("checked", met=done.success and not self.missed)
+        done = self.decided.action
+        if not isinstance(done, Done):
+            raise TypeError(f"the goal is complete only on done, not on {show_action(done)}")
+        self.tally.judge(done.success, done.summary, self.seen)
+        await self.machine.send("checked", met=done.success and not self.tally.missed)
 
     # --- the device ----------------------------------------------------------------------------
 
@@ -635,19 +587,21 @@ class _Run:
 
     async def perform(self, action: Action) -> ActionResult:
         if isinstance(action, Assert):
-            ok = check(action, self.observation)
+            ok = check(action, self.seen)
             return ActionResult(
                 ok=ok, error=None if ok else f"not so: {describe_assertion(action)}"
             )
         if isinstance(action, Recover):
             return ActionResult(ok=False, error="nothing on screen to recover from")
-        if isinstance(action, TypeText) and action.secure and shows_secret(self.observation):
+        revealing = revealing_field(self.seen) if isinstance(action, TypeText) else None
+        if isinstance(action, TypeText) and action.secure and revealing is not None:
             return ActionResult(
                 ok=False,
                 error="refused to type a secret into a field that shows what is typed "
-                f"({show_target(self.observation.focused)}): its text would reach the screenshots",
+                f"({show_target(revealing)}): its text would reach the screenshots",
             )
-        if isinstance(action, Tap) and action.x is None and action.target.selector is None:
+        selector = action.target.selector if isinstance(action, Tap) and action.target else None
+        if isinstance(action, Tap) and action.x is None and selector is None:
             return ActionResult(ok=False, error=f"no element {action.target} on this screen")
         if isinstance(action, Wait):
             await self.clock.sleep(action.seconds)
@@ -657,39 +611,20 @@ class _Run:
     # --- the report -------------------------------------------------------------------------
 
     def build_report(self) -> RunReport:
-        status = self.machine.state
-        achieved, missed = self.achieved, self.missed
-        if status in ("step_limit", "timed_out", "aborted"):
-            criteria = self.scenario.success_criteria
-            missed = [describe_assertion(a) for a in criteria] or [self.scenario.goal]
-        checks = {describe_assertion(a): a for a in self.scenario.success_criteria}
-        checks.update({describe_assertion(a): a for a in self.asserted})
-        found = [
-            found_instead(checks[goal], self.observation) if goal in checks else ""
-            for goal in missed
-        ]
-        results = [step.result for step in self.history]
-        usage = Usage.of(self.calls) if self.calls else None
-        return RunReport(
+        return self.tally.build(
             run_id=self.engine.run_id,
-            scenario=self.scenario.name,
-            status=status,
-            total_steps=len(self.history),
-            successful_actions=sum(1 for r in results if r.ok),
-            failed_actions=sum(1 for r in results if not r.ok),
-            retries=self.retries,
-            crashes_recovered=self.crashes_recovered,
-            duration_seconds=round(self.elapsed(), 3),
-            errors=tuple(self.errors),
-            goals_achieved=tuple(achieved),
-            goals_missed=tuple(missed),
-            goals_found=tuple(found) if any(found) else (),
-            screens_visited=tuple(self.screens),
-            elements_interacted=tuple(self.interacted),
-            transitions=tuple(self.transitions),
-            usage=usage,
-            summary=self.summary or (self.machine.error or ""),
+            status=cast(RunStatus, self.machine.state),  # its final states are the statuses
+            duration=self.elapsed(),
+            last=self.observation,
+            ending=self.machine.error or "",
         )
+
+
+def _known(value: T | None, what: str) -> T:
+    """``value``, which the run machine's order of phases guarantees is there by now."""
+    if value is None:
+        raise RuntimeError(f"a phase of the run began before {what}")
+    return value
 
 
 class _Transitions:
@@ -716,21 +651,3 @@ class _Transitions:
             target = next(s for s in target.states if s.initial)
         self.phase = target.id
         self.run.note_transition("run", origin, str(event), target.id)
-
-
-def shows_secret(observation: Observation) -> bool:
-    """Whether the focused field would show a secret typed into it (it is no secure field)."""
-    focused = observation.focused
-    return focused is not None and is_text_field(focused) and not is_secure(focused)
-
-
-def show_target(element) -> str:
-    return f"#{element.unique_id}" if element.unique_id else repr(element.label or element.role)
-
-
-def _taps_focused_field(action: Action, observation: Observation) -> bool:
-    """A tap on the text field that already has focus is expected to change nothing."""
-    if not isinstance(action, Tap) or action.target is None:
-        return False
-    element = target_element(observation, action.target)
-    return element is not None and element.focused and is_text_field(element)

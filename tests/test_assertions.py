@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orav.agents.schema import answer_schema
-from orav.engine import check, describe_assertion
 from orav.errors import InputError
 from orav.export.maestro import _assertion
 from orav.model import Assert, Element, Frame, Observation, Target, show_action
+from orav.perceive.assertions import check, describe_assertion
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 

@@ -16,7 +16,7 @@ from orav.agents import AgentContext
 from orav.agents.scripted import ScriptedAgent
 from orav.codec import load_yaml
 from orav.drivers.idb import IdbDevice
-from orav.engine import Engine, _Run, check
+from orav.engine import Engine, _Run
 from orav.machines.aim import nudged
 from orav.model import (
     Assert,
@@ -34,6 +34,7 @@ from orav.model import (
     TypeText,
 )
 from orav.perceive import keyboard_blocks, keyboard_fault, resolve, target_element
+from orav.perceive.assertions import check
 from orav.perceive.targets import tap_on
 from orav.sim import SimCompanion
 from orav.sim.appmodel import AppModel

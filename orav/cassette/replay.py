@@ -220,7 +220,9 @@ class ReplayDevice(LifecycleCalls):
     async def close(self) -> None:
         return None
 
-    async def _bundle_call(self, kind: type, bundle_id: str) -> Any:
+    async def _bundle_call(
+        self, kind: type[LaunchEvent | TerminateEvent | IsRunningEvent], bundle_id: str
+    ) -> Any:
         actual = f"{kind.type} {bundle_id}"
         index, event = self._track.peek(kind, actual)
         if event.bundle_id != bundle_id:

@@ -128,6 +128,7 @@ class ReusingAgent:
         same = (
             recorded.step == context.step
             and recorded.observation is not None
+            and self._scenario is not None
             and matches_redacted(
                 agent_view(self._scenario, taken), agent_view(context.scenario, taken)
             )

@@ -24,6 +24,7 @@ from orav.cassette import (
     LaunchEvent,
     ObserveEvent,
     PerformEvent,
+    Raised,
     RecoveryBeginEvent,
     RecoveryEndEvent,
     StepEvent,
@@ -225,11 +226,11 @@ class _Walk:
                 if raised is not None:
                     self.add_error(f"the agent failed: {raised.message}")
             case PerformEvent(action=action, result=result, raised=raised):
-                self.add_action(Performed(action, result, raised and raised.message))
+                self.add_action(Performed(action, result, _message(raised)))
             case LaunchEvent(bundle_id=bundle, raised=raised):
-                self.add_action(Performed(Launch(bundle), None, raised and raised.message))
+                self.add_action(Performed(Launch(bundle), None, _message(raised)))
             case TerminateEvent(bundle_id=bundle, raised=raised):
-                self.add_action(Performed(Terminate(bundle), None, raised and raised.message))
+                self.add_action(Performed(Terminate(bundle), None, _message(raised)))
             case VerificationEvent(verification=verification):
                 if isinstance(self.block, StepView):
                     self.block = evolve(self.block, verification=verification)
@@ -280,3 +281,7 @@ class _Walk:
         if any(p.result is not None and p.result.error == message for p in self.block.actions):
             return
         self.block = evolve(self.block, errors=(*self.block.errors, message))
+
+
+def _message(raised: Raised | None) -> str | None:
+    return raised.message if raised is not None else None

@@ -1,0 +1,110 @@
+"""What a run tallies for its report as it goes, apart from the phases that do the run.
+
+The engine's phases (``orav.engine``) note each fact here as they meet it: the steps acted on,
+the model calls, the errors, the transitions, the screens and elements, the goals met and
+missed. ``build`` turns the tally into the frozen ``RunReport``, at the end or for a run cut
+short (``Engine.unfinished``).
+"""
+
+from __future__ import annotations
+
+from attrs import define, field
+
+from orav.model import (
+    Assert,
+    ModelCall,
+    Observation,
+    RunError,
+    RunReport,
+    RunStatus,
+    Scenario,
+    Step,
+    Transition,
+    Usage,
+)
+from orav.perceive.assertions import check, describe_assertion, found_instead
+
+# A run that ends in one of these never reached its goal: every goal is missed.
+UNFINISHED: tuple[RunStatus, ...] = ("step_limit", "timed_out", "aborted")
+
+
+@define
+class Tally:
+    """The report's facts so far; ``history`` is also what the agent is shown of the run."""
+
+    scenario: Scenario
+    history: list[Step] = field(factory=list)
+    calls: list[ModelCall] = field(factory=list)
+    errors: list[RunError] = field(factory=list)
+    transitions: list[Transition] = field(factory=list)
+    screens: list[str] = field(factory=list)
+    interacted: list[str] = field(factory=list)
+    retries: int = 0
+    crashes_recovered: int = 0
+    achieved: list[str] = field(factory=list)
+    missed: list[str] = field(factory=list)
+    asserted: list[Assert] = field(factory=list)  # the assert actions that failed (missed goals)
+    summary: str = ""
+
+    def saw(self, screen: str) -> None:
+        if screen not in self.screens:
+            self.screens.append(screen)
+
+    def touched(self, target: str) -> None:
+        if target not in self.interacted:
+            self.interacted.append(target)
+
+    def failed_check(self, assertion: Assert) -> None:
+        """An assert action that did not hold: a missed goal of the run."""
+        self.missed.append(describe_assertion(assertion))
+        self.asserted.append(assertion)
+
+    def judge(self, success: bool, summary: str, observation: Observation) -> None:
+        """The agent is done: each success criterion is checked on the last screen (without
+        any, the agent's own ``success`` is the goal's)."""
+        for assertion in self.scenario.success_criteria:
+            holds = check(assertion, observation)
+            (self.achieved if holds else self.missed).append(describe_assertion(assertion))
+        if not self.scenario.success_criteria:
+            (self.achieved if success else self.missed).append(self.scenario.goal)
+        self.summary = summary
+
+    def build(
+        self,
+        *,
+        run_id: str,
+        status: RunStatus,
+        duration: float,
+        last: Observation | None,
+        ending: str = "",
+    ) -> RunReport:
+        """The report: ``last`` is the last screen (what each missed check found there);
+        ``ending`` the summary when the agent gave none (the machine's error)."""
+        achieved, missed = self.achieved, self.missed
+        criteria = self.scenario.success_criteria
+        if status in UNFINISHED:
+            missed = [describe_assertion(a) for a in criteria] or [self.scenario.goal]
+        checks = {describe_assertion(a): a for a in criteria}
+        checks.update({describe_assertion(a): a for a in self.asserted})
+        found = [found_instead(checks[goal], last) if goal in checks else "" for goal in missed]
+        results = [step.result for step in self.history]
+        return RunReport(
+            run_id=run_id,
+            scenario=self.scenario.name,
+            status=status,
+            total_steps=len(self.history),
+            successful_actions=sum(1 for r in results if r.ok),
+            failed_actions=sum(1 for r in results if not r.ok),
+            retries=self.retries,
+            crashes_recovered=self.crashes_recovered,
+            duration_seconds=round(duration, 3),
+            errors=tuple(self.errors),
+            goals_achieved=tuple(achieved),
+            goals_missed=tuple(missed),
+            goals_found=tuple(found) if any(found) else (),
+            screens_visited=tuple(self.screens),
+            elements_interacted=tuple(self.interacted),
+            transitions=tuple(self.transitions),
+            usage=Usage.of(self.calls) if self.calls else None,
+            summary=self.summary or ending,
+        )
