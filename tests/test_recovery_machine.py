@@ -30,6 +30,7 @@ from orav.model import (
     TypeText,
 )
 from orav.perceive import Detection, fault, frozen_app, interruption, no_effect
+from orav.testing import FakeDevice
 
 APP_ID = "com.example.app"
 SCENARIO = Scenario("s", APP_ID, "g", credentials=Credentials("u", "p"))
@@ -70,33 +71,12 @@ async def no_sleep(seconds: float) -> None:
     assert 0 <= seconds <= max(RecoveryMachine.LADDER.values())
 
 
-class StubbornDevice:
-    """A device whose screen never changes and whose app always runs: the worst case."""
+class StubbornDevice(FakeDevice):
+    """A device whose screen never changes and whose app runs from the start (``running=False``:
+    never, not even after a launch): the worst case."""
 
     def __init__(self, observation: Observation = EVERYTHING, running: bool = True) -> None:
-        self.observation = observation
-        self.running = running
-        self.calls: list[str] = []
-        self.performed: list = []
-
-    async def observe(self) -> Observation:
-        self.calls.append("observe")
-        return self.observation
-
-    async def perform(self, action) -> ActionResult:
-        self.calls.append(action.kind)
-        self.performed.append(action)
-        return ActionResult()
-
-    async def launch(self, bundle_id: str) -> None:
-        self.calls.append("launch")
-
-    async def terminate(self, bundle_id: str) -> None:
-        self.calls.append("terminate")
-
-    async def is_running(self, bundle_id: str) -> bool:
-        self.calls.append("is_running")
-        return self.running
+        super().__init__(observation, running=running, launches=running)
 
 
 ACTION_OF = {
@@ -353,7 +333,7 @@ async def test_a_retried_tap_on_a_target_taps_the_elements_centre_nudged():
 async def test_a_retry_that_changes_the_screen_resolves():
     class Responds(StubbornDevice):
         async def perform(self, action):
-            self.observation = EVERYTHING
+            self.show(EVERYTHING)
             return await super().perform(action)
 
     outcome = await recover(
@@ -384,7 +364,7 @@ async def test_a_frozen_app_goes_back_then_scrolls_then_restarts():
 async def test_a_frozen_app_that_never_comes_back_spends_the_launch_budget():
     class Dies(StubbornDevice):
         async def launch(self, bundle_id):
-            self.observation = EMPTY
+            self.show(EMPTY)
             await super().launch(bundle_id)
 
     device = Dies(CLEAN)
@@ -476,9 +456,9 @@ class FormDevice(StubbornDevice):
             focused = next((e for e in elements if e.focused), None)
             if focused is not None:
                 self.typed[focused.unique_id] = self.typed.get(focused.unique_id, "") + action.text
-        self.observation = Observation(elements, app=self.observation.app)
+        self.show(Observation(elements, app=self.observation.app))
         if action == Tap(target=Target(label="Sign in", id="sign_in")):
-            self.observation = CLEAN
+            self.show(CLEAN)
         return ActionResult()
 
 
@@ -670,7 +650,7 @@ async def test_a_network_error_without_retry_performs_the_failed_action_again_af
 
     class Answers(StubbornDevice):
         async def perform(self, action):
-            self.observation = CLEAN  # the retried request went through
+            self.show(CLEAN)  # the retried request went through
             return await super().perform(action)
 
     device = Answers(seen)
