@@ -27,7 +27,7 @@ from orav.model import (
     TypeText,
     Wait,
 )
-from orav.report.run import RecoveryView, StepView, read_run
+from orav.report.timeline import RecoveryView, StepView, read_run
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 IOS = sorted(RECORDINGS.glob("*.cassette")) + sorted((RECORDINGS / "recovery").glob("*.cassette"))
@@ -213,7 +213,7 @@ def test_a_label_tap_survives_the_yaml(label):
 def test_keys_waits_and_backspaces_map_to_maestro_commands():
     run = read_run(LOGIN)
     actions = (
-        PressKey("return"),
+        PressKey("enter"),
         PressKey("space"),
         PressKey("escape"),
         PressKey(42),
@@ -237,6 +237,14 @@ def test_keys_waits_and_backspaces_map_to_maestro_commands():
         {"longPressOn": {"id": "email"}},
         {"tapOn": {"id": "email"}},  # the recorded run's first step follows
     ]
+
+
+def test_the_flow_docs_maestro_md_shows_is_the_login_golden_exported():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "maestro.md").read_text()
+    shown = re.search(r"```yaml\n(# exported by orav.*?)```", page, re.DOTALL)
+    assert shown is not None
+    run_id = re.compile(r"\(run [0-9a-f]+\)")
+    assert run_id.sub("(run …)", shown.group(1)) == run_id.sub("(run …)", export_maestro(LOGIN))
 
 
 def test_cli_writes_stdout_or_out_and_refuses_with_exit_2(tmp_path):

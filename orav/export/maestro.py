@@ -46,7 +46,13 @@ from orav.report.timeline import Performed, RecoveryView, RunView, StepView, rea
 SECRET_VARIABLE = "PASSWORD"
 GOAL_MET = ("passed", "completed_with_errors")
 # orav's named keys and HID keycodes → Maestro's pressKey names; ``space`` is typed instead.
-KEY_NAMES = {"return": "Enter", "backspace": "Backspace", "tab": "Tab", "home": "Home"}
+KEY_NAMES = {
+    "enter": "Enter",
+    "return": "Enter",  # orav's older name of enter
+    "backspace": "Backspace",
+    "tab": "Tab",
+    "home": "Home",
+}
 KEYCODE_NAMES = {40: "Enter", 42: "Backspace", 43: "Tab", 74: "Home"}
 # Faults whose remedy tapped a button on a dialog or banner: the same tap, optional, fits a run
 # where the dialog shows up again and does no harm where it does not.
