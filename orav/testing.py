@@ -9,6 +9,7 @@ API::
     device.show("home")                         # show a screen (a name, or an Observation)
     device.queue("observe", obs, DeviceError("gone"))  # the next answers of one call, in order
     device.calls, device.performed              # every call by name; every action performed
+    device.log                                  # both in order: an action as itself
 
     SettlingFakeDevice(...)                     # one that says when the app is quiet
 
@@ -79,8 +80,9 @@ class FakeDevice:
         self.info = info
         self.running = running
         self.launches = launches
-        self.calls: list[str] = []
+        self.calls: list[str] = []  # every call by name; a perform by its action's kind
         self.performed: list[Action] = []
+        self.log: list[str | Action] = []  # every call in order, a perform as its action
         self._queued: defaultdict[str, deque[Any]] = defaultdict(deque)
 
     @property
@@ -102,6 +104,12 @@ class FakeDevice:
         before the screens answer again; an exception among them is raised."""
         self._queued[call].extend(answers)
 
+    def _called(self, call: str, action: Action | None = None) -> None:
+        self.calls.append(action.kind if action is not None else call)
+        self.log.append(action if action is not None else call)
+        if action is not None:
+            self.performed.append(action)
+
     def _answer(self, call: str, default: Callable[[], Any]) -> Any:
         queued = self._queued[call]
         if not queued:
@@ -112,16 +120,15 @@ class FakeDevice:
         return answer
 
     async def describe(self) -> DeviceInfo:
-        self.calls.append("describe")
+        self._called("describe")
         return self._answer("describe", lambda: self.info)
 
     async def observe(self) -> Observation:
-        self.calls.append("observe")
+        self._called("observe")
         return self._answer("observe", lambda: self.observation)
 
     async def perform(self, action: Action) -> ActionResult:
-        self.calls.append(action.kind)
-        self.performed.append(action)
+        self._called("perform", action)
         return self._answer("perform", lambda: self._act(action))
 
     def _act(self, action: Action) -> ActionResult:
@@ -152,21 +159,21 @@ class FakeDevice:
         return under[-1] if under else None
 
     async def launch(self, bundle_id: str) -> None:
-        self.calls.append("launch")
+        self._called("launch")
         self._answer("launch", lambda: None)
         self.running = self.running or self.launches
 
     async def terminate(self, bundle_id: str) -> None:
-        self.calls.append("terminate")
+        self._called("terminate")
         self._answer("terminate", lambda: None)
         self.running = False
 
     async def is_running(self, bundle_id: str) -> bool:
-        self.calls.append("is_running")
+        self._called("is_running")
         return self._answer("is_running", lambda: self.running)
 
     async def close(self) -> None:
-        self.calls.append("close")
+        self._called("close")
 
 
 class SettlingFakeDevice(FakeDevice):
@@ -179,7 +186,7 @@ class SettlingFakeDevice(FakeDevice):
         self.settle_limits: list[float] = []
 
     async def settle(self, limit: float) -> Settled | None:
-        self.calls.append("settle")
+        self._called("settle")
         self.settle_limits.append(limit)
         self._queued["observe"].clear()
         return self._answer("settle", lambda: Settled(True, 0.0, "quiescence"))

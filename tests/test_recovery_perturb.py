@@ -48,6 +48,7 @@ from orav.perceive import (
     target_element,
 )
 from orav.perceive.roles import DISMISS_LABELS, RETRY_LABELS, is_text_field
+from orav.testing import FakeDevice
 
 ROOT = Path(__file__).resolve().parent.parent
 CASSETTES = sorted((ROOT / "recordings").glob("**/*.cassette"))
@@ -95,41 +96,20 @@ CLEAN = _clean_observations()
 screens = st.sampled_from(CLEAN)
 
 
-class Device:
+def showing(after: Observation, before: Observation | None = None) -> FakeDevice:
     """Keeps the calls the recovery makes; observe shows ``after`` (the fault gone). A tap on
     a text field of ``before`` gives it focus there (a form waits for its fields to be filled)."""
 
-    def __init__(self, after: Observation, before: Observation | None = None) -> None:
-        self.after = after
-        self.before = before
-        self.shown = after
-        self.calls: list[object] = []
-
-    async def observe(self) -> Observation:
-        self.calls.append("observe")
-        return self.shown
-
-    async def perform(self, action: Action) -> ActionResult:
-        self.calls.append(action)
-        self.shown = self.after
-        if self.before is not None and isinstance(action, Tap) and action.target is not None:
-            field = target_element(self.before, action.target)
+    def focus(fake: FakeDevice, action: Action) -> ActionResult:
+        fake.show(after)
+        if before is not None and isinstance(action, Tap) and action.target is not None:
+            field = target_element(before, action.target)
             if field is not None and is_text_field(field):
-                self.shown = evolve(
-                    self.before,
-                    elements=tuple(evolve(e, focused=e is field) for e in self.before.elements),
-                )
+                focused = tuple(evolve(e, focused=e is field) for e in before.elements)
+                fake.show(evolve(before, elements=focused))
         return ActionResult()
 
-    async def launch(self, bundle_id: str) -> None:
-        self.calls.append("launch")
-
-    async def terminate(self, bundle_id: str) -> None:
-        self.calls.append("terminate")
-
-    async def is_running(self, bundle_id: str) -> bool:
-        self.calls.append("is_running")
-        return True
+    return FakeDevice(after, respond=focus)
 
 
 # The test's next action aims at something the perturbation hides (or the tree lacks).
@@ -155,7 +135,7 @@ async def run(
     detection = detect(observation, clean, action)
     assert detection is not None
     scenario = evolve(scenario, app=clean.app or scenario.app)  # the recording's app
-    device, waits = Device(clean, observation if form else None), []
+    device, waits = showing(clean, observation if form else None), []
 
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
@@ -164,7 +144,7 @@ async def run(
         detection, device=device, observation=observation, scenario=scenario, sleep=sleep
     )
     assert outcome.resolved, outcome
-    actions = [c for c in device.calls if c != "observe"]
+    actions = [c for c in device.log if c != "observe"]
     return detection.kind, actions, waits
 
 
@@ -211,7 +191,7 @@ async def test_an_alert_without_a_safe_button_is_never_answered(clean, index, la
     )
     detection = detect(seen, clean, HIDDEN)
     assert detection.kind == "alert"
-    device = Device(clean)
+    device = showing(clean)
     outcome = await recover(
         detection,
         device=device,
@@ -220,7 +200,7 @@ async def test_an_alert_without_a_safe_button_is_never_answered(clean, index, la
         sleep=_no_wait,
     )
     assert not outcome.resolved and "no safe answer" in outcome.error
-    assert outcome.actions == () and [c for c in device.calls if c != "observe"] == []
+    assert outcome.actions == () and [c for c in device.log if c != "observe"] == []
 
 
 @PROPERTY
@@ -346,7 +326,7 @@ async def test_an_ineffective_tap_is_retried_nudged(before, data):
     other = data.draw(st.sampled_from([o for o in CLEAN if measure(before, o).tree]))
     assert measure(before, other).changed  # a real change is never taken for a dropped tap
     tap = Tap(target=Target(id=target.unique_id))
-    device = Device(other)
+    device = showing(other)
     outcome = await recover(
         no_effect(tap), device=device, observation=frozen, scenario=SCENARIO, sleep=_no_wait
     )
