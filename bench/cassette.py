@@ -42,6 +42,7 @@ from orav.model import (
     Target,
     Verification,
 )
+from orav.testing import FakeDevice
 
 STEPS = 300
 SCENARIO = Scenario(name="bench", app="com.orav.demo", goal="walk through the app")
@@ -66,30 +67,15 @@ def screen(n: int) -> Observation:
 screen.last_pixels = b""
 
 
-class BenchDevice:
-    """An in-memory device: the cost measured is the cassette's, not a driver's."""
-
-    def __init__(self) -> None:
-        self.n = 0
-
-    async def describe(self) -> DeviceInfo:
-        return DeviceInfo("ios", "bench")
-
-    async def observe(self) -> Observation:
-        self.n += 1
-        return screen(self.n)
-
-    async def perform(self, action) -> ActionResult:
-        return ActionResult(point=Point(195, 22))
-
-    async def launch(self, bundle_id: str) -> None: ...
-
-    async def terminate(self, bundle_id: str) -> None: ...
-
-    async def is_running(self, bundle_id: str) -> bool:
-        return True
-
-    async def close(self) -> None: ...
+def bench_device() -> FakeDevice:
+    """An in-memory device whose screen changes at every look, its screens made before the
+    clock starts: the cost measured is the cassette's, not a driver's."""
+    device = FakeDevice(
+        info=DeviceInfo("ios", "bench"),
+        respond=lambda _, action: ActionResult(point=Point(195, 22)),
+    )
+    device.queue("observe", *(screen(n) for n in range(1, STEPS + 1)))
+    return device
 
 
 class BenchAgent:
@@ -105,9 +91,10 @@ def context(step: int, observation: Observation) -> AgentContext:
 
 
 async def record(path: Path, fsync: bool) -> float:
+    looks = bench_device()
     start = time.perf_counter()
     with CassetteWriter.create(path, Header(scenario=SCENARIO), fsync=fsync) as writer:
-        device = RecordingDevice(BenchDevice(), writer)
+        device = RecordingDevice(looks, writer)
         agent = RecordingAgent(BenchAgent(), writer)
         clock = RecordingClock(SystemClock(), writer)
         for step in range(1, STEPS + 1):
