@@ -53,7 +53,8 @@ class TextualCalls:
 
     def __init__(self) -> None:
         self._rasters = RasterCache()
-        self._failed_at: float | None = None
+        self._failed_at: float | None = None  # when the app was last seen failed
+        self._failing = False
 
     async def _call(self, name: str, args: dict[str, Any], takes: float = 0.0) -> Any:
         """Make call ``name`` on the app's side within ``timeout`` (plus ``takes``) seconds;
@@ -100,13 +101,15 @@ class TextualCalls:
     def _note(self, state: dict[str, Any]) -> None:
         """Remember when the app was first seen failed (the time of its crash report)."""
         if state.get("running"):
-            self._failed_at = None
-        elif state.get("failure") and self._failed_at is None:
+            self._failing = False
+        elif state.get("failure") and not self._failing:
+            self._failing = True
             self._failed_at = time.time()
 
     async def crash_reports(self, bundle_id: str = "", since: float = 0.0) -> list[CrashReport]:
-        """The app's failure since ``since`` as a crash report: what it printed on stderr
-        (Textual's traceback), its last ``CRASH_TAIL`` characters."""
+        """The app's last failure at or after ``since`` as a crash report: the end of what it
+        printed on stderr (Textual's traceback), ``CRASH_TAIL`` characters, read now (a
+        relaunch since adds only what the new launch printed)."""
         if self._failed_at is None or self._failed_at < since:
             return []
         contents = self.stderr[-CRASH_TAIL:] or "(nothing on stderr)"

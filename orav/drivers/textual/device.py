@@ -9,6 +9,7 @@ become calls is ``calls``.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
@@ -26,6 +27,12 @@ def load_app_factory(spec: str) -> Callable[[], App]:
     building a fresh app (with those keyword arguments, as strings); InputError naming what
     could not be found or what failed while importing."""
     parsed = parse_spec(spec)
+    if importlib.util.find_spec("textual") is None:
+        raise InputError(
+            "Textual is not installed beside orav: pip install 'orav[textual]' for an app on "
+            f"Textual 8, or run the app in its own venv: textual+PATH/TO/python:{parsed.app}",
+            "--device",
+        )
     try:
         app_class = load_app(parsed.module, parsed.class_name)
     except Failed as exc:

@@ -96,7 +96,7 @@ class RemoteTextualDevice(TextualCalls):
 
     @property
     def stderr(self) -> str:
-        """The end of what the companion (the app) printed on stderr."""
+        """The end of what the companions (the app, over every launch) printed on stderr."""
         return self._stderr.decode("utf-8", "replace")
 
     @property
@@ -129,7 +129,6 @@ class RemoteTextualDevice(TextualCalls):
         except OSError as exc:
             raise InputError(f"cannot run {self.python}: {exc.strerror}", "--device") from None
         self._process, self._failure = process, None
-        self._stderr.clear()
         assert process.stderr is not None
         self._drain = asyncio.create_task(self._keep_stderr(process.stderr))
         try:

@@ -71,13 +71,14 @@ class Session:
 
     @property
     def running(self) -> bool:
-        """Still up: neither quit nor crashed (``return_code`` is set when an app exits)."""
-        if self.app.return_code is not None and self.failure is None:
-            error = compat.app_exception(self.app)
+        """Still up: neither quit nor crashed (``return_code`` is set when an app exits; an
+        app that raised is failed at once, whatever its version sets later)."""
+        error = compat.app_exception(self.app)
+        if (self.app.return_code is not None or error is not None) and self.failure is None:
             self.failure = (
                 f"the app raised {describe_exception(error)}" if error else "the app exited"
             )
-        return not self.finished and self.app.return_code is None
+        return not self.finished and self.app.return_code is None and error is None
 
     async def run(self, job: Callable[[Pilot], Awaitable[T]]) -> T:
         future = asyncio.get_running_loop().create_future()
