@@ -28,6 +28,9 @@ named after the test, ``cassettes/{module}/{test}.cassette`` beside the test fil
 ``once``, ``new_episodes``, ``all`` (as vcrpy) or ``rerun`` (live, as ``--orav-live``).
 ``--orav-repeat N`` reruns N times: pass@k, and a test that passes only some of the times is
 reported flaky (a JUnit property), not failed. The ``orav`` fixture gives the outcome.
+``--orav-regression-check PATH`` (``orav_regression_check``, or the marker's
+``regression_check=``): once a marked test's live run reaches its goal, the passing flows of its
+app under PATH are rerun live (``orav.regression_check``); one that regressed fails the test.
 """
 
 from __future__ import annotations
@@ -107,7 +110,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="where a collected cassette's scenario file is found for --orav-live",
     )
+    group.addoption(
+        "--orav-regression-check",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="after a marked test's live run reaches its goal, rerun live the passing flows "
+        "(cassettes, folders of them) of its app under PATH; a regression fails the test",
+    )
     parser.addini("orav_cassettes", "folders whose *.cassette files are replayed", type="paths")
+    parser.addini(
+        "orav_regression_check",
+        "passing flows a marked test's live run revisits once it reaches its goal",
+        type="paths",
+    )
     parser.addini("orav_record_mode", "record mode of @pytest.mark.orav tests (none)")
     parser.addini("orav_scenarios", "folders of the scenarios of collected cassettes", type="paths")
     parser.addini("orav_app", "the Textual app of the uat_app fixture, package.module:AppClass")
@@ -124,8 +140,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
-        "orav(scenario, device=None, agent='scripted', expect='passed'): run the scenario "
-        "with a cassette named after the test, in --orav-record-mode",
+        "orav(scenario, device=None, agent='scripted', expect='passed', regression_check=None): "
+        "run the scenario with a cassette named after the test, in --orav-record-mode",
     )
     _collect_cassette_folders(config)
 
@@ -423,6 +439,7 @@ class Golden:
         self.replay: Any = None
         self.recording: Any = None
         self.reruns: Any = None
+        self.regression_check: Any = None  # orav.regression_check.RegressionCheck, if asked
         self.failure = ""  # why the golden did not hold ("" when it did)
 
 
@@ -442,11 +459,13 @@ def orav(
     options = dict(marker.kwargs)
     if marker.args:
         options.setdefault("scenario", marker.args[0])
-    unknown = set(options) - {"scenario", "device", "agent", "expect", "cassette"}
+    known = {"scenario", "device", "agent", "expect", "cassette", "regression_check"}
+    unknown = set(options) - known
     if unknown or "scenario" not in options:
         raise pytest.UsageError(
             f"{request.node.nodeid}: @pytest.mark.orav takes scenario= (required), device=, "
-            f"agent=, expect= and cassette=; not {sorted(unknown) or 'without scenario'}"
+            f"agent=, expect=, cassette= and regression_check=; "
+            f"not {sorted(unknown) or 'without scenario'}"
         )
     config = request.config
     mode = "rerun" if config.getoption("orav_live") else _record_mode(config)
@@ -490,6 +509,43 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
         )
         golden.report = golden.recording.report
         _check_status(golden.report, expect)
+    if mode != "none" and golden.report is not None and golden.report.ok:
+        _check_regressions(request, golden, options, scenario, device)
+
+
+def _check_regressions(
+    request: pytest.FixtureRequest,
+    golden: Golden,
+    options: dict,
+    scenario: Scenario,
+    device: str | None,
+) -> None:
+    """After a live run that reached its goal, revisit the passing flows the marker's
+    ``regression_check=``, ``--orav-regression-check`` or the ini's ``orav_regression_check``
+    name (``orav.regression_check``); one that regressed fails the test, naming it."""
+    from orav.regression_check import check_regressions, find_flows
+
+    config = request.config
+    paths = options.get("regression_check") or config.getoption("orav_regression_check")
+    paths = paths or config.getini("orav_regression_check")
+    if not paths:
+        return
+    flows = find_flows([paths] if isinstance(paths, (str, Path)) else paths)
+    given = options["scenario"]
+    homes = [_scenario_path(request, given).parent] if isinstance(given, (str, Path)) else []
+    check = asyncio.run(
+        check_regressions(
+            flows,
+            app=scenario.app,
+            device=device,
+            skip=[golden.cassette],
+            scenarios=[*homes, request.node.path.parent],
+        )
+    )
+    golden.regression_check = check
+    request.node.user_properties.append(("orav_regression_check", check.explain()))
+    if not check.ok:
+        raise GoldenFailed(check.explain())
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -523,11 +579,16 @@ def _scenario_of(request: pytest.FixtureRequest, given: Any) -> Scenario:
 
     if hasattr(given, "goal"):
         return given
+    return load_scenario(_scenario_path(request, given))
+
+
+def _scenario_path(request: pytest.FixtureRequest, given: str | Path) -> Path:
+    """A marker's scenario file: relative to the test file, else to the rootdir."""
     path = Path(given)
     if not path.is_absolute():
         beside = request.node.path.parent / path
         path = beside if beside.exists() else request.config.rootpath / path
-    return load_scenario(path)
+    return path
 
 
 def _replay(golden: Golden, expect: str) -> None:

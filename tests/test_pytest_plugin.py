@@ -289,3 +289,35 @@ def test_collected_cassettes_of_failed_runs_fail_and_rerun_live(pytester):
         ]
     )
     pytester.runpytest(*live, "--orav-repeat", "2", *PLAIN).assert_outcomes(passed=1)
+
+
+REGRESSION_CHECKED = """
+import pytest
+
+
+@pytest.mark.orav(scenario={scenario!r})
+def test_open_detail(orav):
+    assert orav.report.ok
+"""
+
+
+def test_a_marked_live_run_revisits_the_passing_flows_and_fails_on_a_regression(pytester):
+    (pytester.path / "golden").mkdir()
+    golden = ROOT / "recordings" / "change_setting.cassette"
+    (pytester.path / "golden" / "change_setting.cassette").write_bytes(golden.read_bytes())
+    scenario = str(ROOT / "orav" / "scenarios" / "open_detail.yaml")
+    pytester.makepyfile(test_app=REGRESSION_CHECKED.format(scenario=scenario))
+    broken = app_model(pytester, "broken", SETTINGS_BUTTON, "")
+    junit = pytester.path / "junit.xml"
+    check = ("--orav-record-mode", "all", "--orav-regression-check", "golden")
+    failed = pytester.runpytest(*check, "--orav-device", broken, f"--junitxml={junit}", *PLAIN)
+    failed.assert_outcomes(failed=1)  # open_detail passed; the flow it revisited did not
+    failed.stdout.fnmatch_lines(
+        [
+            "*regression check: 1 passing flows revisited: 1 regressed*",
+            "*change_setting.cassette (change_setting): regressed*",
+            "*regression at step 1: target: expected #settings, found none on Home*",
+        ]
+    )
+    assert 'name="orav_regression_check"' in junit.read_text()
+    pytester.runpytest(*check, *PLAIN).assert_outcomes(passed=1)  # the unchanged app
