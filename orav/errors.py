@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # errors sit below every layer: the name is for the type checker only
+if TYPE_CHECKING:  # errors sit below every layer: the names are for the type checker only
     from orav.model.decision import ModelCall
+    from orav.session import Recording
 
 
 class OravError(Exception):
@@ -69,7 +70,7 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, signal: str = "SIGINT") -> None:
         super().__init__(f"interrupted by {signal}")
         self.signal = signal
-        self.recording = None
+        self.recording: Recording | None = None
 
     @property
     def exit_code(self) -> int:

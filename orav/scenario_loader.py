@@ -185,12 +185,11 @@ def _negated(check: tuple[Assert, ...], field: str, where: str) -> Assert:
     if len(check) != 1 or check[0].condition == "value_equals":
         what = "`false` negates a state with one visible / absent check only"
         raise InputError(f"{field}: {what}", where)
-    opposite = "absent" if check[0].condition == "visible" else "visible"
-    return evolve(check[0], condition=opposite)
+    return evolve(check[0], condition="absent" if check[0].condition == "visible" else "visible")
 
 
 def _flatten(items: list[Any]) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for item in items:
         if isinstance(item, tuple):
             out.extend(item)

@@ -256,6 +256,8 @@ async def replay(
     try:
         report = await engine.run(header.scenario)
     except Interrupted as exc:  # the recording was interrupted there: so is its replay
+        if engine.unfinished is None:
+            raise
         report = interrupted_report(engine.unfinished, exc.signal)
     except ReplayDivergence as exc:
         if recorded is not None:

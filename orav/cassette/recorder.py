@@ -171,14 +171,10 @@ def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:
     found = list(agent.secrets) if isinstance(agent, HoldsSecrets) else []
     if scenario.credentials is not None:
         found.append(scenario.credentials.password)
-    found += [d.action.text for d in scenario.script if _secure_text(d.action)]
-    found += [a.text for a in scenario.preconditions if _secure_text(a)]
+    typed = [d.action for d in scenario.script] + list(scenario.preconditions)
+    found += [a.text for a in typed if isinstance(a, TypeText) and a.secure]
     found += [os.environ.get(name, "") for name in scenario.variables]
     return [s for s in found if s]
-
-
-def _secure_text(action: object) -> bool:
-    return isinstance(action, TypeText) and action.secure
 
 
 class _Watched(CassetteWriter):

@@ -22,24 +22,24 @@ def _key(node: Any, part: PathPart) -> Any:
     return part
 
 
-def position(root: Any, path: Sequence[PathPart], source: str) -> str:
+def position(root: Any, path: Sequence[PathPart | None], source: str) -> str:
     """file:line:col of the deepest node on ``path`` that exists (1-based, as editors count)."""
     line: int | None = None
     col: int | None = None
     node = root
+    parts = [part for part in path if part is not None]  # None ends a path only
     if path and path[-1] is None:  # the key of the last step, not its value
-        *path, _ = path
         parent = root
         try:
-            for part in path[:-1]:
+            for part in parts[:-1]:
                 parent = parent[_key(parent, part)]
-            key = _key(parent, path[-1])
+            key = _key(parent, parts[-1])
             if isinstance(parent, CommentedMap) and key in parent:
                 line, col = parent.lc.key(key)
                 return f"{source}:{line + 1}:{col + 1}"
         except (KeyError, IndexError, TypeError):
             pass
-    for part in path:
+    for part in parts:
         part = _key(node, part)
         try:
             if isinstance(node, CommentedMap) and part in node:

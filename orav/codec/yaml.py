@@ -204,7 +204,7 @@ def plain(root: Any, source: str) -> Any:
     return _Plain(source)(root, _start(root, source))
 
 
-def locate(text: str, path: Sequence[PathPart], source: str) -> str:
+def locate(text: str, path: Sequence[PathPart | None], source: str) -> str:
     """file:line:col of ``path`` in YAML ``text``, for checks made after loading."""
     return position(parse_yaml(text, source), path, source)
 
