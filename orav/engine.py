@@ -7,8 +7,13 @@ decided target) recover before the agent reasons; interruptions (an app alert, a
 a spinner, a network error) are shown to the agent and recovered only when they block the
 decided action, or the agent asks; an action that changed nothing is retried and then handed
 back to the agent as *no effect*; only several different actions in a row with no effect
-make the app *frozen*. With a cassette writer, every transition, verification, recovery and
-the report are written beside the device and agent calls that the recording wrappers write.
+make the app *frozen*. With a cassette writer, every transition (with its step), verification,
+recovery (its begin and end) and the report are written beside the device and agent calls that
+the recording wrappers write.
+
+This module does one big thing, the run machine's phases with their I/O, so it runs long; what
+is not a phase lives beside it: the screen predicates in ``orav.perceive.assertions``, the
+report's facts in ``orav.tally``, the settle rule in ``orav.settling``.
 
     report = await Engine(device, agent).run(scenario)
 """
@@ -34,9 +39,9 @@ from orav.cassette import (
     VerificationEvent,
 )
 from orav.clock import Clock, SystemClock
-from orav.device import CrashReport, Device, Settling
+from orav.device import CrashReport, Device
 from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
-from orav.machines.recovery import RecoveryMachine, RecoveryOutcome, recover
+from orav.machines.recovery import RecoveryOutcome, recover
 from orav.machines.run import RunMachine
 from orav.model import (
     Action,
@@ -86,6 +91,7 @@ from orav.perceive.assertions import (
     taps_focused_field,
 )
 from orav.provision import crash_report, install, launch
+from orav.settling import settle
 from orav.tally import Tally
 
 
@@ -110,7 +116,6 @@ class RunTimeout(OravError):
         )
 
 
-CRASH_REPORT_CHARS = 4000  # of a crash report kept in the run's report
 T = TypeVar("T")
 
 
@@ -283,7 +288,7 @@ class _Run:
                 result = await self.perform(resolve(action, seen))
                 if not result.ok:
                     raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
-                self.observation = seen = (await self.settle(seen))[0]
+                self.observation = seen = (await self.settle())[0]
         await self.machine.send("prepared")
 
     async def on_enter_observing(self) -> None:
@@ -369,7 +374,7 @@ class _Run:
         if isinstance(action, (Assert, Wait, Recover)):
             after = before
         else:
-            after, settled = await self.settle(before)
+            after, settled = await self.settle()
         changed = measure(before, after).changed
         labels = expected_labels(decision.expected_outcome)
         expected_seen = all(displays(after, label) for label in labels) if labels else None
@@ -480,12 +485,7 @@ class _Run:
     def account(
         self, detection: Detection, outcome: RecoveryOutcome, report: CrashReport | None = None
     ) -> None:
-        """Count what a recovery cost and write it down. An action retried until handed back
-        is no error of the run: it is the agent's to judge."""
-        redone = outcome.kind == "no_effect" and bool(outcome.actions)
-        self.tally.retries += outcome.retries + redone
-        if outcome.resolved:
-            self.tally.crashes_recovered += outcome.crashes
+        """Count what a recovery cost (``Tally.recovered``) and write how it ended."""
         if self.writer is not None:
             reason = None
             if outcome.handed_back:
@@ -502,23 +502,8 @@ class _Run:
                     reason=reason,
                 )
             )
-        if outcome.handed_back or (outcome.kind == "no_effect" and outcome.resolved):
-            return
-        action = detection.action
-        self.machine.ledger.errors += 1
-        self.tally.errors.append(
-            RunError(
-                step=self.step,
-                error=f"{outcome.kind}: {detection.note or outcome.kind}"
-                + ("" if outcome.resolved else f"; recovery failed: {outcome.error}"),
-                action=action.kind if action is not None else None,
-                target=str(getattr(action, "target", None) or "") or None,
-                resolved=outcome.resolved,
-                crash_report=f"{report.name}\n{report.contents[:CRASH_REPORT_CHARS]}"
-                if report is not None
-                else None,
-            )
-        )
+        if self.tally.recovered(detection, outcome, self.step, report) is not None:
+            self.machine.ledger.errors += 1
 
     def note_vision(self, tap: Tap, changed: bool) -> None:
         """A tap at coordinates estimated from pixels (the tree lacked the element) is an error
@@ -544,39 +529,17 @@ class _Run:
 
     # --- the device ----------------------------------------------------------------------------
 
-    async def settle(self, before: Observation) -> tuple[Observation, Settled]:
-        """Wait for the app, not for a clock, and look: until the device says the app is quiet
-        (``orav.device.Settling``), else until two looks in a row are the same; at least the
-        ladder's floor, at most its settle rung (its network rung while a spinner or a network
-        error is up). ``settle_seconds`` makes it a fixed wait. Every wait and look goes through
-        the recorded device and clock, so a replay waits the same."""
-        fixed = self.scenario.settle_seconds
-        if fixed is not None:
-            await self.clock.sleep(fixed)
-            return await self.look(), Settled(True, fixed, "fixed")
-        ladder = RecoveryMachine.LADDER
+    async def settle(self) -> tuple[Observation, Settled]:
+        """Wait for the app and look (``orav.settling``): longer while a spinner or a network
+        error is up."""
         slow = self.interruption is not None and self.interruption.kind in ("loading", "network")
-        cap = ladder["network"] if slow else ladder["settle"]
-        if isinstance(self.device, Settling):
-            settled = await self.device.settle(cap)
-            if settled is not None:
-                return await self.look(), settled
-        step = ladder["floor"]
-        await self.clock.sleep(step)
-        last = await self.look()
-        looks = max(1, round(cap / step))
-        for look in range(2, looks + 1):
-            await self.clock.sleep(step)
-            now = await self.look()
-            if not measure(last, now).changed:
-                return now, Settled(True, round(look * step, 3), "looks")
-            last = now
-        waited = looks * step
-        return last, Settled(False, round(waited, 3), "looks")
+        fixed = self.scenario.settle_seconds
+        return await settle(self.device, self.clock, self.look, fixed=fixed, slow=slow)
 
     async def look(self) -> Observation:
-        """Observe (the first look's time bounds which crash reports are this run's); a dump that did not answer in time is a failed dump (recovery re-dumps
-        within its budget), not the end of the run."""
+        """Observe (the first look's time bounds which crash reports are this run's); a dump
+        that did not answer in time is a failed dump (recovery re-dumps within its budget),
+        not the end of the run."""
         try:
             observation = await self.device.observe()
         except DeviceTimeout as exc:

@@ -1,8 +1,8 @@
 """What a run tallies for its report as it goes, apart from the phases that do the run.
 
 The engine's phases (``orav.engine``) note each fact here as they meet it: the steps acted on,
-the model calls, the errors, the transitions, the screens and elements, the goals met and
-missed. ``build`` turns the tally into the frozen ``RunReport``, at the end or for a run cut
+the model calls, the errors (and what each recovery cost), the transitions, the screens and
+elements, the goals met and missed. ``build`` turns the tally into the frozen ``RunReport``, at the end or for a run cut
 short (``Engine.unfinished``).
 """
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from attrs import define, field
 
+from orav.device import CrashReport
+from orav.machines.recovery import RecoveryOutcome
 from orav.model import (
     Assert,
     ModelCall,
@@ -22,8 +24,10 @@ from orav.model import (
     Transition,
     Usage,
 )
+from orav.perceive import Detection
 from orav.perceive.assertions import check, describe_assertion, found_instead
 
+CRASH_REPORT_CHARS = 4000  # of a crash report kept in the run's report
 # A run that ends in one of these never reached its goal: every goal is missed.
 UNFINISHED: tuple[RunStatus, ...] = ("step_limit", "timed_out", "aborted")
 
@@ -58,6 +62,32 @@ class Tally:
         """An assert action that did not hold: a missed goal of the run."""
         self.missed.append(describe_assertion(assertion))
         self.asserted.append(assertion)
+
+    def recovered(
+        self, detection: Detection, outcome: RecoveryOutcome, step: int, crash: CrashReport | None
+    ) -> RunError | None:
+        """Count what a recovery cost; the error it is of the run, if any (an action retried
+        until it worked, or handed back, is none: it is the agent's to judge)."""
+        redone = outcome.kind == "no_effect" and bool(outcome.actions)
+        self.retries += outcome.retries + redone
+        if outcome.resolved:
+            self.crashes_recovered += outcome.crashes
+        if outcome.handed_back or (outcome.kind == "no_effect" and outcome.resolved):
+            return None
+        action = detection.action
+        error = RunError(
+            step=step,
+            error=f"{outcome.kind}: {detection.note or outcome.kind}"
+            + ("" if outcome.resolved else f"; recovery failed: {outcome.error}"),
+            action=action.kind if action is not None else None,
+            target=str(getattr(action, "target", None) or "") or None,
+            resolved=outcome.resolved,
+            crash_report=f"{crash.name}\n{crash.contents[:CRASH_REPORT_CHARS]}"
+            if crash is not None
+            else None,
+        )
+        self.errors.append(error)
+        return error
 
     def judge(self, success: bool, summary: str, observation: Observation) -> None:
         """The agent is done: each success criterion is checked on the last screen (without
