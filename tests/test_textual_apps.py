@@ -1,6 +1,8 @@
-"""The Textual driver on apps not written for it: Textual's own demo (always), and Textual 8 apps
-from PyPI when they are installed (browsr, harlequin: `pip install browsr` or `pip install
-harlequin` in a throwaway venv beside orav; CI installs neither, so those tests skip)."""
+"""The Textual drivers on apps not written for them: Textual's own demo (always), Textual 8 apps
+from PyPI when they are installed beside orav (browsr, harlequin: `pip install browsr` or `pip
+install harlequin` in a throwaway venv beside orav; CI installs neither, so those tests skip),
+and toolong 1.5.0, pinned to Textual 0.58, in a venv of its own through the companion (made once
+under pytest's cache; skipped, saying why, when pip cannot install it)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,13 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from textual_venvs import Unavailable, venv_python
 
+from orav.agents.explorer import ExplorerAgent
 from orav.drivers.textual import TextualDevice
-from orav.model import PressKey, Tap, Target, TypeText
+from orav.model import PressKey, Scenario, Tap, Target, TypeText
+from orav.scenario_loader import load_scenario
+from orav.session import record, replay
 
 
 async def test_textuals_own_demo_app():
@@ -85,3 +91,82 @@ async def test_harlequin_runs_a_query():
                 break
             await asyncio.sleep(0.1)
         assert "42" in result.text and any("toast" in e.traits for e in result.elements)
+
+
+# toolong's UI takes a list of paths, a spec's arguments are strings: a subclass takes one.
+TOOLONG_APP = """from toolong.ui import UI
+
+
+class Logs(UI):
+    def __init__(self, path: str = "app.log") -> None:
+        super().__init__([path])
+"""
+TOOLONG_SCENARIO = """name: toolong_find
+app: toolong_logs:Logs
+goal: Number the lines, then look for request 52 with Find.
+max_steps: 6
+timeout_seconds: 60
+success_criteria:
+  - {target: {id: find-text}, condition: value_equals, value: request 52}
+script:
+  - reasoning: Number the lines (ctrl+l in the footer).
+    action: {kind: press_key, key: ctrl+l}
+  - reasoning: Open Find (ctrl+f).
+    action: {kind: press_key, key: ctrl+f}
+  - reasoning: The Find field has the focus; type what to look for.
+    action: {kind: type_text, text: request 52}
+  - reasoning: The field holds the search.
+    action: {kind: assert, target: {id: find-text}, condition: value_equals, value: request 52}
+  - reasoning: Found.
+    action: {kind: done, success: true, summary: "Line numbers on, request 52 searched."}
+"""
+
+
+@pytest.fixture(scope="module")
+def toolong(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    """A folder with a log and the Logs app, and the python of a venv with toolong 1.5.0."""
+    cache = getattr(request.config, "cache", None)
+    root = Path(cache.mkdir("textual-venvs")) if cache else tmp_path_factory.mktemp("venvs")
+    try:
+        python = venv_python(root, "toolong==1.5.0")
+    except Unavailable as exc:
+        pytest.skip(f"no venv with toolong: {exc}")
+    folder = tmp_path_factory.mktemp("toolong")
+    (folder / "toolong_logs.py").write_text(TOOLONG_APP)
+    (folder / "find.yaml").write_text(TOOLONG_SCENARIO)
+    levels = ["INFO", "INFO", "WARNING", "ERROR"]
+    (folder / "app.log").write_text(
+        "".join(
+            f"2026-11-23T04:{n // 6:02d}:{n % 6 * 10:02d} {levels[n % 4]} worker-{n % 3} "
+            f"request {n} handled in {n * 13 % 200} ms\n"
+            for n in range(60)
+        )
+    )
+    return folder, python
+
+
+@pytest.mark.timeout(900)  # the first run installs toolong's venv
+async def test_toolong_on_textual_058_in_its_own_venv(toolong, monkeypatch, tmp_path):
+    folder, python = toolong
+    monkeypatch.chdir(folder)  # the companion imports toolong_logs from here
+    device = f"textual+{python}:toolong_logs:Logs@100x24"
+    scenario = load_scenario(folder / "find.yaml")
+    scripted = await record(scenario, tmp_path / "find.cassette", device=device)
+    assert scripted.report.status == "passed", scripted.report
+    assert (await replay(scripted.cassette)).faithful
+
+    explored = Scenario(
+        name="explore-toolong",
+        app="toolong_logs:Logs",
+        goal="explore",
+        max_steps=12,
+        timeout_seconds=120,
+    )
+    explorer = ExplorerAgent()
+    run = await record(explored, tmp_path / "explore.cassette", device=device, agent=explorer)
+    assert not run.report.errors, run.report.errors
+    assert run.report.total_steps >= 5 and len(explorer.coverage().screens) >= 2
+    outcome = await replay(run.cassette)  # without toolong's venv
+    assert outcome.faithful, outcome.differences
