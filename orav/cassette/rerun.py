@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from attrs import evolve, frozen
 
-from orav.agents import Agent, AgentContext
+from orav.agents import Agent, AgentContext, model_of
 from orav.agents.scripted import ScriptedAgent
 from orav.cassette.reader import Cassette
 from orav.cassette.redact import REDACTED, matches_redacted
@@ -107,7 +107,7 @@ class RerunAgent:
 
     def __init__(self, cassette: Cassette, fallback: Agent | None = None) -> None:
         self.name = "rerun"
-        self.model = getattr(fallback, "model", "")
+        self.model = model_of(fallback) if fallback is not None else ""
         self._recorded = recorded_decisions(cassette)
         self._fallback = fallback
         self._next = 0
