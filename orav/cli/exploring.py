@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from orav.cli.flags import credentials, device_option, verbosity, verbosity_options
+from orav.cli.flags import (
+    credentials,
+    device_option,
+    regression_check_option,
+    verbosity,
+    verbosity_options,
+)
 from orav.cli.group import cli
 from orav.cli.recording import recorded, write_reports
 from orav.cli.render import print_coverage, print_reports, progress_console
@@ -45,15 +51,7 @@ if TYPE_CHECKING:
     help="Test credentials for login fields (default: the simulated app's).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
-@click.option(
-    "--regression-check",
-    "regression_check",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="After exploring, rerun live the previously passing flows of the app under this path "
-    "(golden cassettes, or folders of them; repeatable) and report what no longer works "
-    "(exit 1).",
-)
+@regression_check_option("After exploring", "the app")
 @verbosity_options
 def explore(
     bundle: str | None,
@@ -144,4 +142,4 @@ def _explore_target(bundle: str | None, device: str) -> tuple[str, Credentials |
     if bundle is None and device.startswith("idb:"):
         raise InputError(f"name the app to explore on {device!r}", "--app")
     # A Textual app is named by its spec; an unknown device is the session's to report.
-    return bundle or device.removeprefix("textual:"), None
+    return bundle or re.sub(r"^textual(\+[^:]*)?:", "", device), None

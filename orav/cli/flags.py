@@ -51,6 +51,19 @@ _verbosity_options = [
 ]
 
 
+def regression_check_option(when: str, whose: str, default: str = "") -> Callable[[F], F]:
+    """``--regression-check PATH`` (repeatable): the passing flows rerun live ``when``."""
+    return click.option(
+        "--regression-check",
+        "regression_check",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help=f"{when}, rerun live the previously passing flows of {whose} under this path "
+        "(golden cassettes, or folders of them; repeatable) and report what no longer works "
+        f"(exit 1).{default}",
+    )
+
+
 def verbosity_options(function: F) -> F:
     """``-q`` and ``-v``, read back by ``verbosity``."""
     for option in reversed(_verbosity_options):

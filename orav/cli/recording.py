@@ -17,19 +17,26 @@ from orav.cli.flags import (
     devices,
     file_errors,
     make_agent,
+    regression_check_option,
     verbosity,
     verbosity_options,
 )
 from orav.cli.group import cli
 from orav.cli.render import print_reports, progress_console, say_outcome, say_reasons
-from orav.errors import InputError, Interrupted
+from orav.cli.suite_jobs import (
+    jobs_of,
+    kept_goldens,
+    replay_golden,
+    same_scenario,
+    worker_argv,
+)
+from orav.errors import Interrupted
 
 if TYPE_CHECKING:
     from orav.agents import Agent
     from orav.config import Config
-    from orav.model import Scenario
     from orav.session import Recording, Replay
-    from orav.suite import Job, Outcome, Shard
+    from orav.suite import Job, Outcome
 
 
 @cli.command()
@@ -93,14 +100,8 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write JUnit XML of the runs (one testcase per scenario) to this file.",
 )
-@click.option(
-    "--regression-check",
-    "regression_check",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Once a run reaches its goal, rerun live the previously passing flows of its app "
-    "under this path (golden cassettes, or folders of them; repeatable) and report what no "
-    "longer works (exit 1). Default: the config's regression_check.",
+@regression_check_option(
+    "Once a run reaches its goal", "its app", " Default: the config's regression_check."
 )
 @verbosity_options
 @click.pass_context
@@ -148,7 +149,7 @@ def record(
     workers = workers or config.workers
     retries = config.retries if retries is None else retries
     chosen = suite.parse_shard(shard) if shard is not None else None
-    jobs = _jobs(scenario_paths or config.scenarios, config, out, tags, skip_tags, chosen)
+    jobs = jobs_of(scenario_paths or config.scenarios, config, out, tags, skip_tags, chosen)
     if not jobs:
         click.echo(f"orav: shard {shard} has no scenario", err=True)
         sys.exit(0)
@@ -174,11 +175,11 @@ def record(
                 f"--record-mode none only replays: {flags or '--agent-option'} has no effect"
             )
         for job in jobs:
-            _same_scenario(job.out, job.scenario)
+            same_scenario(job.out, job.scenario)
         ctx.invoke(replay, cassettes=tuple(job.out for job in jobs))  # exits with its status
     pool = devices(device, workers)
     agent = make_agent(agent_spec, base_url, agent_options, config)  # refuse a bad one up front
-    kept = _goldens(jobs) if mode == "once" else {}
+    kept = kept_goldens(jobs) if mode == "once" else {}
     console = progress_console()
     for job in kept.values():
         console.print(
@@ -186,7 +187,7 @@ def record(
             "(--record-mode all records it again)",
             markup=False,
         )
-    replays = {id(job): _replay_golden(job) for job in kept.values()}
+    replays = {id(job): replay_golden(job) for job in kept.values()}
     jobs = [job for job in jobs if id(job) not in kept]
     if not jobs:
         _after_suite(list(replays.values()), junit, single=len(replays) == 1, revisit=revisit)
@@ -203,79 +204,10 @@ def record(
             jobs, lambda job, n: here.attempt(job, n).report, retries=retries, done=done
         )
     else:
-        argv = _worker_argv(agent_spec, base_url, agent_options, mode, seed)
+        argv = worker_argv(agent_spec, base_url, agent_options, mode, seed)
         pool = pool if len(pool) > 1 else pool * workers
         outcomes = suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
     _after_suite([*replays.values(), *outcomes], junit, single=False, revisit=revisit)
-
-
-def _goldens(jobs: Sequence[Job]) -> dict[int, Job]:
-    """The jobs whose cassette holds a run that passed: vcrpy's ``once`` replays them."""
-    from orav.cassette.mode import passed
-
-    return {id(job): job for job in jobs if job.out.exists() and passed(job.out)}
-
-
-def _replay_golden(job: Job) -> Outcome:
-    import asyncio
-
-    from orav import session, suite
-    from orav.errors import ReplayDivergence
-
-    started = time.monotonic()
-    try:
-        replayed = asyncio.run(session.replay(job.out))
-    except ReplayDivergence as exc:
-        diverged = session.Replay(None, None, False, (str(exc),))
-        report = suite.recorded(job.out)
-        return suite.Outcome(job, report, 0, time.monotonic() - started, replayed=diverged)
-    report = replayed.report or replayed.recorded
-    return suite.Outcome(job, report, 0, time.monotonic() - started, replayed=replayed)
-
-
-def _jobs(
-    paths: Sequence[str | Path],
-    config: Config,
-    out: Path | None,
-    tags: Sequence[str],
-    skip_tags: Sequence[str],
-    shard: Shard | None,
-) -> list[Job]:
-    """The scenarios a record command runs, loaded (a bad one stops it before any runs), with
-    their cassettes; filtered by tags, then sharded."""
-    from attrs import evolve
-
-    from orav import suite
-    from orav.scenario_loader import load_scenario
-
-    if paths == config.scenarios and not any(Path(p).exists() for p in paths):
-        raise InputError(
-            f"no scenario given, and no {' or '.join(config.scenarios)} folder here: name "
-            "files, folders or globs, or set `scenarios` in orav.toml",
-            "SCENARIO",
-        )
-    files, roots = suite.expand_with_roots(paths)
-    names = suite.cassette_names(files, roots, config.scenarios)
-    folder = Path(config.recordings)
-    jobs = []
-    for file, name in zip(files, names, strict=True):
-        scenario = load_scenario(file)
-        if config.settle_seconds is not None and scenario.settle_seconds is None:
-            scenario = evolve(scenario, settle_seconds=config.settle_seconds)
-        if suite.wanted(scenario.tags, tags, skip_tags):
-            jobs.append(suite.Job(file, scenario, folder / name))
-    if not jobs and (tags or skip_tags):
-        flags = " ".join([f"--tag {t}" for t in tags] + [f"--skip-tag {t}" for t in skip_tags])
-        raise InputError(f"no scenario of {len(files)} is selected by {flags}", "--tag")
-    if out is not None:
-        if len(jobs) != 1:
-            raise InputError(f"names one cassette, but {len(jobs)} scenarios are selected", "--out")
-        jobs = [suite.Job(jobs[0].path, jobs[0].scenario, out)]
-    outs = [job.out for job in jobs]
-    twice = next((o for o in outs if outs.count(o) > 1), None)
-    if twice is not None:
-        raise InputError(f"two scenarios would both record {twice}; record them apart", "--out")
-    return suite.shard_of(jobs, shard)
 
 
 class _Here:
@@ -328,23 +260,6 @@ class _Here:
         write_reports(result, job.out)
         say_reasons(result.report, job.out)
         return result
-
-
-def _worker_argv(
-    agent_spec: str, base_url: str | None, agent_options: Sequence[str], mode: str, seed: int
-) -> Callable[[Job, int, str], list[str]]:
-    """The ``orav record`` command line of one job in a worker process."""
-
-    def argv(job: Job, attempt: int, device: str) -> list[str]:
-        command = [sys.executable, "-m", "orav", "record", str(job.path), "--out", str(job.out)]
-        command += ["--device", device, "--agent", agent_spec, "--seed", str(seed), "-q"]
-        command += ["--record-mode", mode if attempt == 1 else "all", "--retries", "0"]
-        command += ["--base-url", base_url] if base_url else []
-        for option in agent_options:
-            command += ["--agent-option", option]
-        return command
-
-    return argv
 
 
 def _revisit(
@@ -431,21 +346,6 @@ def recorded(coro: Coroutine[Any, Any, Recording | Replay]) -> Recording:
         raise
     assert isinstance(result, Recording), "record mode none is a replay, not asked for here"
     return result
-
-
-def _same_scenario(cassette: Path, scenario: Scenario) -> None:
-    """``--record-mode none`` replays the cassette: it must be this scenario's."""
-    from orav.cassette import read_cassette
-
-    if not cassette.exists():
-        raise InputError(
-            "no cassette to replay (--record-mode none records nothing)", str(cassette)
-        )
-    recorded = read_cassette(cassette).header.scenario.name
-    if recorded != scenario.name:
-        raise InputError(
-            f"the cassette holds scenario {recorded!r}, not {scenario.name!r}", str(cassette)
-        )
 
 
 def write_reports(result: Recording, out: Path) -> str:

@@ -11,6 +11,10 @@ more than ``FULL_STATES`` states is drawn around what the run touched (the state
 or the initial one, and every state one transition away from those), and an event that leads
 to the same state from ``CATCH_ALL`` or more drawn states (``abort``, ``time_up``) is named in
 the caption instead of drawn from each of them, unless the run took it.
+
+``fired_transitions`` is the one count of what a run fired, which the drawing and the report's
+transition table (``orav.report.html.machine_section``) both show. The module is long because
+the layout is one algorithm (layers, order, coordinates, routes, labels); it is kept whole.
 """
 
 from __future__ import annotations

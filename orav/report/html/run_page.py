@@ -11,10 +11,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from orav.model import Decision, Observation, Verification, show_action
 from orav.report.console import reasons
 from orav.report.coverage import read_coverage
 from orav.report.files import write_text
+from orav.report.html.cards import cards, decision_fields, performed_fields
 from orav.report.html.coverage_section import coverage_section
 from orav.report.html.elements import (
     STATUS_CLASS,
@@ -32,7 +32,7 @@ from orav.report.html.elements import (
     zoom,
 )
 from orav.report.html.machine_section import machines_section
-from orav.report.timeline import Performed, RecoveryView, RunView, StepView, read_run
+from orav.report.timeline import RunView, StepView, read_run
 
 
 def write_html(run: RunView | Path, out: Path | None = None) -> Path:
@@ -61,7 +61,7 @@ def _body(run: RunView) -> ET.Element:
         _setup(run),
         el("h2", None, "Steps"),
         _timeline(run),
-        _blocks(run) or el("p", None, "No step was recorded."),
+        cards(run) or el("p", None, "No step was recorded."),
         _conclusion(run),
         _coverage(run),
         machines_section(run.transitions),
@@ -153,62 +153,8 @@ def _setup(run: RunView) -> ET.Element | None:
         "section",
         {"id": "launch"},
         el("h2", None, "Launch"),
-        el("ul", {"class": "path"}, [el("li", None, _performed(p)) for p in run.setup]),
+        el("ul", {"class": "path"}, [el("li", None, performed_fields(p)) for p in run.setup]),
     )
-
-
-def _block(block: StepView | RecoveryView) -> ET.Element:
-    if isinstance(block, StepView):
-        return _step(block)
-    return _recovery(block)
-
-
-def _step(step: StepView) -> ET.Element:
-    decision = step.decision
-    fields: list[Child] = [el("h3", None, f"Step {step.number}")]
-    if step.reused:
-        fields.append(field("decision", "reused from the earlier cassette (no model call)"))
-    if decision is not None:
-        fields += _decision(decision)
-    for performed in step.actions:
-        fields.append(field("result", _performed(performed)))
-    if step.verification is not None:
-        fields.append(field("verified", _verification(step.verification)))
-    if step.errors:
-        fields.append(error_list(step.errors))
-    if step.tree:
-        fields.append(_tree(step))
-    failed = bool(step.errors) or any(not p.ok for p in step.actions)
-    after = (
-        "no screen was observed after it" if step.verification is not None else "no verification"
-    )
-    return el(
-        "article",
-        {"class": "card step", "id": f"step-{step.number}", "data-failed": str(failed).lower()},
-        el(
-            "div",
-            {"class": "shots"},
-            figure(step.before, "before", f"the screen the agent saw at step {step.number}"),
-            figure(
-                step.after,
-                "after",
-                f"the screen after step {step.number}'s action",
-                missing=after,
-            ),
-        ),
-        el("div", None, fields),
-    )
-
-
-def _blocks(run: RunView) -> list[ET.Element]:
-    """The step and recovery cards in order; recovery K is ``#recovery-K``."""
-    cards = [_block(block) for block in run.timeline]
-    recoveries = (
-        c for c, b in zip(cards, run.timeline, strict=True) if isinstance(b, RecoveryView)
-    )
-    for number, card in enumerate(recoveries, 1):
-        card.set("id", f"recovery-{number}")
-    return cards
 
 
 def _timeline(run: RunView) -> ET.Element | None:
@@ -230,131 +176,6 @@ def _timeline(run: RunView) -> ET.Element | None:
     return el("nav", {"class": "timeline", "id": "timeline"}, chips)
 
 
-def _tree(step: StepView) -> ET.Element:
-    """The accessibility tree the agent saw, folded: each element with its type, label, id,
-    value and frame; the one the decision targeted is marked."""
-    from orav.perceive.targets import target_element
-
-    target = getattr(step.decision.action, "target", None) if step.decision else None
-    aimed = target_element(Observation(elements=step.tree), target) if target else None
-    items = []
-    for element in step.tree:
-        frame = element.frame
-        parts = [element.type]
-        parts += [repr(element.label)] if element.label else []
-        parts += [f"#{element.unique_id}"] if element.unique_id else []
-        parts += [f"value {element.value!r}"] if element.value is not None else []
-        parts += ["disabled"] if not element.enabled else []
-        parts.append(f"at {frame.x:g},{frame.y:g} {frame.width:g}×{frame.height:g}")
-        marked = element is aimed
-        items.append(
-            el(
-                "li",
-                {"class": "target"} if marked else None,
-                " ".join(parts),
-                " ← target" if marked else "",
-            )
-        )
-    return el(
-        "details",
-        {"class": "tree"},
-        el("summary", None, f"accessibility tree ({len(step.tree)} elements)"),
-        el("ul", None, items),
-    )
-
-
-def _decision(decision: Decision) -> list[Child]:
-    fields: list[Child] = [
-        field("action", el("code", {"class": "action"}, show_action(decision.action)))
-    ]
-    if decision.reasoning:
-        fields.append(field("reasoning", decision.reasoning))
-    if decision.expected_outcome:
-        fields.append(field("expected", decision.expected_outcome))
-    if decision.call is not None:
-        call = decision.call
-        fields.append(
-            field(
-                "model call",
-                f"{call.model}: {call.prompt_tokens} + {call.completion_tokens} tokens, "
-                f"{seconds(call.latency_seconds)}"
-                + (f", {call.attempts} attempts" if call.attempts > 1 else ""),
-            )
-        )
-    return fields
-
-
-def _where(recovery: RecoveryView) -> str:
-    """Where a recovery ran, at the step the engine recorded for it."""
-    n = recovery.step
-    if recovery.fault == "no_effect":
-        return f"after step {n}: its action changed nothing"
-    if recovery.set_aside is not None:
-        return f"at step {n}, before its action"
-    return f"before step {n}"
-
-
-def _recovery(recovery: RecoveryView) -> ET.Element:
-    outcome = recovery.outcome or "unfinished: the cassette ends here"
-    fault = recovery.fault or "a fault"
-    fields: list[Child] = [
-        el(
-            "h3",
-            None,
-            el("span", {"class": "badge fault"}, fault),
-            "Recovery",
-            el("span", {"class": "where"}, _where(recovery)),
-            el("span", {"class": "chip ok" if recovery.resolved else "chip bad"}, outcome),
-        ),
-    ]
-    if recovery.set_aside is not None:
-        fields.append(
-            field(
-                "set aside",
-                el("code", None, show_action(recovery.set_aside.action)),
-                f" (decided at step {recovery.step}; decided again after the recovery)",
-            )
-        )
-    fields += [
-        field(
-            "path",
-            el(
-                "ol",
-                {"class": "chain"},
-                [
-                    el(
-                        "li",
-                        {"class": "transition"},
-                        el("code", None, f"{t.source} —{t.event}→ {t.target}"),
-                    )
-                    for t in recovery.transitions
-                ],
-            ),
-        ),
-        field("remedy", recovery.shown_remedy),
-    ]
-    fields += [field("device", _performed(p)) for p in recovery.actions]
-    if recovery.errors:
-        fields.append(error_list(recovery.errors))
-    classes = "card recovery" + ("" if recovery.resolved else " failed")
-    return el(
-        "article",
-        {
-            "class": classes,
-            "data-fault": recovery.fault,
-            "data-outcome": recovery.outcome,
-            "data-step": str(recovery.step),
-        },
-        el(
-            "div",
-            {"class": "shots"},
-            figure(recovery.screenshot, "fault", f"the screen that showed the {fault} fault"),
-        ),
-        el("div", None, fields),
-    )
-
-
-# The headline of a run is its verdict: the same word as the badge beside it, always.
 VERDICTS = {
     "passed": "Passed: the goal is reached",
     "completed_with_errors": "Passed with errors: the goal is reached, with errors on the way",
@@ -421,7 +242,7 @@ def _conclusion(run: RunView) -> ET.Element:
             fields.append(field("reasoning", end.decision.reasoning))
     else:
         if end.decision is not None:
-            fields.append(field("last decision", _decision(end.decision), " (not acted on)"))
+            fields.append(field("last decision", decision_fields(end.decision), " (not acted on)"))
         if report is not None and report.summary:
             fields.append(field("why", report.summary))
     if report is not None:
@@ -454,35 +275,3 @@ def _coverage(run: RunView) -> ET.Element | None:
     """An exploration's coverage graph, when ``orav explore`` wrote one beside the cassette."""
     found = read_coverage(run.path)
     return coverage_section(found) if found is not None else None
-
-
-def _performed(performed: Performed) -> list[Child]:
-    action = el("code", None, show_action(performed.action))
-    if performed.error is not None:
-        return [action, " ", el("span", {"class": "chip bad"}, f"raised: {performed.error}")]
-    result = performed.result
-    if result is None:
-        return [action, " ", el("span", {"class": "chip ok"}, "ok")]
-    if not result.ok:
-        return [action, " ", el("span", {"class": "chip bad"}, f"failed: {result.error}")]
-    took = f" in {result.seconds * 1000:.0f} ms" if result.seconds else ""
-    return [action, " ", el("span", {"class": "chip ok"}, f"ok{took}")]
-
-
-def _verification(verification: Verification) -> list[Child]:
-    chips: list[Child] = [
-        el("span", {"class": "chip ok"}, "screen changed")
-        if verification.changed
-        else el("span", {"class": "chip gray"}, "screen unchanged")
-    ]
-    if verification.expected_seen is True:
-        chips.append(el("span", {"class": "chip ok"}, "expected outcome seen"))
-    elif verification.expected_seen is False:
-        chips.append(el("span", {"class": "chip bad"}, "expected outcome not seen"))
-    else:
-        chips.append(el("span", {"class": "chip gray"}, "expected outcome not checkable"))
-    if verification.input_dropped:
-        chips.append(el("span", {"class": "chip bad"}, "input dropped"))
-    if verification.note:
-        chips.append(verification.note)
-    return chips

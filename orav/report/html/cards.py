@@ -1,0 +1,226 @@
+"""The cards of a run's page: one per step the agent acted on (before and after screenshots,
+the decision, the action as performed, the verification, the accessibility tree it saw) and
+one per recovery (the screen that showed the fault, the recovery machine's path, the remedy)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from orav.model import Decision, Observation, Verification, show_action
+from orav.report.html.elements import Child, el, error_list, field, figure, seconds
+from orav.report.timeline import Performed, RecoveryView, RunView, StepView
+
+
+def cards(run: RunView) -> list[ET.Element]:
+    """The step and recovery cards in order; recovery K is ``#recovery-K``."""
+    found = [_card(block) for block in run.timeline]
+    recoveries = (
+        c for c, b in zip(found, run.timeline, strict=True) if isinstance(b, RecoveryView)
+    )
+    for number, card in enumerate(recoveries, 1):
+        card.set("id", f"recovery-{number}")
+    return found
+
+
+def _card(block: StepView | RecoveryView) -> ET.Element:
+    if isinstance(block, StepView):
+        return _step(block)
+    return _recovery(block)
+
+
+def _step(step: StepView) -> ET.Element:
+    decision = step.decision
+    fields: list[Child] = [el("h3", None, f"Step {step.number}")]
+    if step.reused:
+        fields.append(field("decision", "reused from the earlier cassette (no model call)"))
+    if decision is not None:
+        fields += decision_fields(decision)
+    for performed in step.actions:
+        fields.append(field("result", performed_fields(performed)))
+    if step.verification is not None:
+        fields.append(field("verified", _verification(step.verification)))
+    if step.errors:
+        fields.append(error_list(step.errors))
+    if step.tree:
+        fields.append(_tree(step))
+    failed = bool(step.errors) or any(not p.ok for p in step.actions)
+    after = (
+        "no screen was observed after it" if step.verification is not None else "no verification"
+    )
+    return el(
+        "article",
+        {"class": "card step", "id": f"step-{step.number}", "data-failed": str(failed).lower()},
+        el(
+            "div",
+            {"class": "shots"},
+            figure(step.before, "before", f"the screen the agent saw at step {step.number}"),
+            figure(
+                step.after,
+                "after",
+                f"the screen after step {step.number}'s action",
+                missing=after,
+            ),
+        ),
+        el("div", None, fields),
+    )
+
+
+def _tree(step: StepView) -> ET.Element:
+    """The accessibility tree the agent saw, folded: each element with its type, label, id,
+    value and frame; the one the decision targeted is marked."""
+    from orav.perceive.targets import target_element
+
+    target = getattr(step.decision.action, "target", None) if step.decision else None
+    aimed = target_element(Observation(elements=step.tree), target) if target else None
+    items = []
+    for element in step.tree:
+        frame = element.frame
+        parts = [element.type]
+        parts += [repr(element.label)] if element.label else []
+        parts += [f"#{element.unique_id}"] if element.unique_id else []
+        parts += [f"value {element.value!r}"] if element.value is not None else []
+        parts += ["disabled"] if not element.enabled else []
+        parts.append(f"at {frame.x:g},{frame.y:g} {frame.width:g}×{frame.height:g}")
+        marked = element is aimed
+        items.append(
+            el(
+                "li",
+                {"class": "target"} if marked else None,
+                " ".join(parts),
+                " ← target" if marked else "",
+            )
+        )
+    return el(
+        "details",
+        {"class": "tree"},
+        el("summary", None, f"accessibility tree ({len(step.tree)} elements)"),
+        el("ul", None, items),
+    )
+
+
+def decision_fields(decision: Decision) -> list[Child]:
+    """A decision's action, reasoning, expected outcome and model call, as card fields."""
+    fields: list[Child] = [
+        field("action", el("code", {"class": "action"}, show_action(decision.action)))
+    ]
+    if decision.reasoning:
+        fields.append(field("reasoning", decision.reasoning))
+    if decision.expected_outcome:
+        fields.append(field("expected", decision.expected_outcome))
+    if decision.call is not None:
+        call = decision.call
+        fields.append(
+            field(
+                "model call",
+                f"{call.model}: {call.prompt_tokens} + {call.completion_tokens} tokens, "
+                f"{seconds(call.latency_seconds)}"
+                + (f", {call.attempts} attempts" if call.attempts > 1 else ""),
+            )
+        )
+    return fields
+
+
+def _where(recovery: RecoveryView) -> str:
+    """Where a recovery ran, at the step the engine recorded for it."""
+    n = recovery.step
+    if recovery.fault == "no_effect":
+        return f"after step {n}: its action changed nothing"
+    if recovery.set_aside is not None:
+        return f"at step {n}, before its action"
+    return f"before step {n}"
+
+
+def _recovery(recovery: RecoveryView) -> ET.Element:
+    outcome = recovery.outcome or "unfinished: the cassette ends here"
+    fault = recovery.fault or "a fault"
+    fields: list[Child] = [
+        el(
+            "h3",
+            None,
+            el("span", {"class": "badge fault"}, fault),
+            "Recovery",
+            el("span", {"class": "where"}, _where(recovery)),
+            el("span", {"class": "chip ok" if recovery.resolved else "chip bad"}, outcome),
+        ),
+    ]
+    if recovery.set_aside is not None:
+        fields.append(
+            field(
+                "set aside",
+                el("code", None, show_action(recovery.set_aside.action)),
+                f" (decided at step {recovery.step}; decided again after the recovery)",
+            )
+        )
+    fields += [
+        field(
+            "path",
+            el(
+                "ol",
+                {"class": "chain"},
+                [
+                    el(
+                        "li",
+                        {"class": "transition"},
+                        el("code", None, f"{t.source} —{t.event}→ {t.target}"),
+                    )
+                    for t in recovery.transitions
+                ],
+            ),
+        ),
+        field("remedy", recovery.shown_remedy),
+    ]
+    fields += [field("device", performed_fields(p)) for p in recovery.actions]
+    if recovery.errors:
+        fields.append(error_list(recovery.errors))
+    classes = "card recovery" + ("" if recovery.resolved else " failed")
+    return el(
+        "article",
+        {
+            "class": classes,
+            "data-fault": recovery.fault,
+            "data-outcome": recovery.outcome,
+            "data-step": str(recovery.step),
+        },
+        el(
+            "div",
+            {"class": "shots"},
+            figure(recovery.screenshot, "fault", f"the screen that showed the {fault} fault"),
+        ),
+        el("div", None, fields),
+    )
+
+
+# The headline of a run is its verdict: the same word as the badge beside it, always.
+
+
+def performed_fields(performed: Performed) -> list[Child]:
+    """An action as performed, with how it went (ok in how long, failed, raised)."""
+    action = el("code", None, show_action(performed.action))
+    if performed.error is not None:
+        return [action, " ", el("span", {"class": "chip bad"}, f"raised: {performed.error}")]
+    result = performed.result
+    if result is None:
+        return [action, " ", el("span", {"class": "chip ok"}, "ok")]
+    if not result.ok:
+        return [action, " ", el("span", {"class": "chip bad"}, f"failed: {result.error}")]
+    took = f" in {result.seconds * 1000:.0f} ms" if result.seconds else ""
+    return [action, " ", el("span", {"class": "chip ok"}, f"ok{took}")]
+
+
+def _verification(verification: Verification) -> list[Child]:
+    chips: list[Child] = [
+        el("span", {"class": "chip ok"}, "screen changed")
+        if verification.changed
+        else el("span", {"class": "chip gray"}, "screen unchanged")
+    ]
+    if verification.expected_seen is True:
+        chips.append(el("span", {"class": "chip ok"}, "expected outcome seen"))
+    elif verification.expected_seen is False:
+        chips.append(el("span", {"class": "chip bad"}, "expected outcome not seen"))
+    else:
+        chips.append(el("span", {"class": "chip gray"}, "expected outcome not checkable"))
+    if verification.input_dropped:
+        chips.append(el("span", {"class": "chip bad"}, "input dropped"))
+    if verification.note:
+        chips.append(verification.note)
+    return chips
