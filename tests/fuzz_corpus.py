@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -113,7 +114,7 @@ def cassettes(data: bytes) -> dict[str, bytes]:
     corpus = {
         "empty": b"",
         "not_a_cassette": b"\x89PNG\r\n\x1a\n",
-        "future_version": data.replace(b'"version":1', b'"version":99', 1),
+        "future_version": re.sub(rb'"version":\d+', b'"version":99', data, count=1),
         "deep_line": b"\n".join([*lines[:middle], b"[" * 5000, *lines[middle:]]),
         "digits_line": b"\n".join(
             [*lines[:middle], b'{"type":"clock","now":' + b"9" * 5000 + b"}", *lines[middle:]]
