@@ -502,7 +502,7 @@ class _Run:
                     reason=reason,
                 )
             )
-        if self.tally.recovered(detection, outcome, self.step, report) is not None:
+        if self.tally.recovered(detection, outcome, self.recovery_step, report) is not None:
             self.machine.ledger.errors += 1
 
     def note_vision(self, tap: Tap, changed: bool) -> None:
