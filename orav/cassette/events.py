@@ -39,6 +39,7 @@ from orav.model import (
     ActionResult,
     Decision,
     DeviceInfo,
+    FaultKind,
     ModelCall,
     Observation,
     Scenario,
@@ -318,7 +319,7 @@ class RecoveryBeginEvent:
 
     type: ClassVar[str] = "recovery_begin"
     step: int
-    fault: str
+    fault: FaultKind
     note: str = ""
     set_aside: bool = False
 
@@ -332,7 +333,7 @@ class RecoveryEndEvent:
 
     type: ClassVar[str] = "recovery_end"
     step: int
-    fault: str
+    fault: FaultKind
     actions: tuple[Action, ...] = ()
     resolved: bool = False
     handed_back: bool = False

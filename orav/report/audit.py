@@ -10,7 +10,7 @@ from pathlib import Path
 
 from attrs import frozen
 
-from orav.model import Action, show_action
+from orav.model import Action, FaultKind, show_action
 from orav.report.timeline import read_run
 
 
@@ -21,7 +21,7 @@ class RecoveryPath:
     the cassette ends mid-recovery)."""
 
     step: int
-    fault: str
+    fault: FaultKind
     remedy: tuple[Action, ...]
     resolved: bool
     outcome: str

@@ -39,6 +39,7 @@ from orav.model import (
     Decision,
     Done,
     Element,
+    FaultKind,
     Launch,
     RunReport,
     Screenshot,
@@ -90,7 +91,7 @@ class RecoveryView:
     mid-recovery."""
 
     step: int
-    fault: str
+    fault: FaultKind
     note: str = ""
     set_aside: Decision | None = None
     screenshot: Screenshot | None = None
