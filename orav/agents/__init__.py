@@ -45,7 +45,9 @@ class AgentContext:
 class Agent(Protocol):
     """Decides one step at a time. ``name`` goes into the cassette header (e.g. ``openai:gpt-4o``).
 
-    Raise ``orav.errors.AgentError`` when no valid decision can be had within the budget.
+    Raise ``orav.errors.AgentError`` when no valid decision can be had within the budget. An
+    agent may have more: ``UsesModel``, ``HoldsSecrets``, ``Closable`` say what, and orav
+    asks for them by those protocols only.
     """
 
     name: str
