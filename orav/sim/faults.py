@@ -11,11 +11,11 @@ import random
 from collections import deque
 from collections.abc import Sequence
 
-from orav.model import Fault
+from orav.model import Fault, InjectedFault
 from orav.sim.appmodel import BACK, AppModel, ElementSpec, Screen, Transition
 
 # Faults of the RPCs themselves, not of the screen: they fire at once (no overlay to wait for).
-RPC_FAULTS = ("list_apps_error", "slow_describe", "slow_launch")
+RPC_FAULTS: tuple[InjectedFault, ...] = ("list_apps_error", "slow_describe", "slow_launch")
 SERVICES = ("photos", "camera", "contacts", "microphone", "notification", "location")
 
 
