@@ -167,3 +167,15 @@ def test_the_readme_custom_device_example_runs(tmp_path: Path):
         f"async def main():\n{lines}    print(recording.report.status)\nasyncio.run(main())\n"
     )
     assert run_python(script, tmp_path) == "passed\n"
+
+
+def test_the_capabilities_the_agent_guide_names_are_the_llm_agents():
+    from orav.agents import Closable, HoldsSecrets, UsesModel
+    from orav.agents.openai import OpenAIAgent
+
+    agent = OpenAIAgent.from_spec("openai:gpt-4o", api_key="sk-not-a-real-key-0000")
+    guide = (DOCS / "guide-agent.md").read_text()
+    for capability in (UsesModel, HoldsSecrets, Closable):
+        assert f"`{capability.__name__}`" in guide
+        assert isinstance(agent, capability), capability
+    assert agent.model == "gpt-4o" and "sk-not-a-real-key-0000" in agent.secrets
