@@ -179,3 +179,13 @@ def test_the_capabilities_the_agent_guide_names_are_the_llm_agents():
         assert f"`{capability.__name__}`" in guide
         assert isinstance(agent, capability), capability
     assert agent.model == "gpt-4o" and "sk-not-a-real-key-0000" in agent.secrets
+
+
+@pytest.mark.parametrize(
+    "page", ["README.md", *(f"docs/{p.name}" for p in sorted(DOCS.glob("*.md")))]
+)
+def test_every_relative_link_of_a_page_leads_somewhere(page):
+    path = ROOT / page
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text())
+    broken = [link for link in links if "://" not in link and not (path.parent / link).exists()]
+    assert not broken, f"{page} links to {broken}"
