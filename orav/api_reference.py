@@ -20,20 +20,25 @@ import attrs
 HEADER = """\
 # API reference
 
-Generated from the docstrings of `orav.__all__` (`just docs`); do not edit. The guides teach
-with these names: [test your own iOS app](guide-ios-app.md), [write an agent](guide-agent.md),
-[write a device](guide-device.md)."""
+Generated from the docstrings of `orav.__all__` and of the test doubles in `orav.testing`
+(`just docs`); do not edit. The guides teach with these names: [test your own iOS
+app](guide-ios-app.md), [write an agent](guide-agent.md), [write a device](guide-device.md)."""
+
+# Public modules documented whole (their own public classes and functions), besides ``orav``.
+WHOLE = ("orav.testing",)
 
 
 def reference(package: str = "orav") -> str:
-    """docs/api.md: every public name of ``package``, grouped by the module that defines it."""
+    """docs/api.md: every public name of ``package``, grouped by the module that defines it,
+    then the modules of ``WHOLE``."""
     module = importlib.import_module(package)
-    names: list[str] = list(getattr(module, "__all__", ()))
     groups: dict[str, list[tuple[str, Any]]] = {}
-    for name in names:
+    for name in getattr(module, "__all__", ()):
         obj = getattr(module, name)
         home = getattr(obj, "__module__", None) or package
         groups.setdefault(home, []).append((name, obj))
+    for whole in WHOLE:
+        groups[whole] = _own(importlib.import_module(whole))
     lines = [HEADER, ""]
     anchors: dict[str, int] = {}  # GitHub numbers a repeated heading: replay, then replay-1
     for home in sorted(groups):
@@ -44,6 +49,17 @@ def reference(package: str = "orav") -> str:
         for name, obj in groups[home]:
             lines += ["", *_entry(name, obj)]
     return _tidy("\n".join(lines))
+
+
+def _own(module: Any) -> list[tuple[str, Any]]:
+    """The public classes and functions ``module`` defines, in source order."""
+    return [
+        (name, obj)
+        for name, obj in vars(module).items()
+        if not name.startswith("_")
+        and (inspect.isclass(obj) or inspect.isfunction(obj))
+        and obj.__module__ == module.__name__
+    ]
 
 
 def _anchor(name: str, seen: dict[str, int]) -> str:
