@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from functools import cache
 from itertools import groupby
 
 from statemachine import StateChart
@@ -36,7 +37,13 @@ def machines_section(taken: Sequence[Transition]) -> ET.Element:
 def _in_order_of_use(taken: Sequence[Transition]) -> list[type[StateChart]]:
     """The machine classes, those the run used first (in the order it did), then the rest."""
     first = {t.machine: i for i, t in reversed(list(enumerate(taken)))}
-    return sorted(machine_classes(), key=lambda cls: first.get(_machine_name(cls), len(taken)))
+    return sorted(_classes(), key=lambda cls: first.get(_machine_name(cls), len(taken)))
+
+
+@cache
+def _classes() -> tuple[type[StateChart], ...]:
+    """The machine classes, found once a process (``machine_classes`` reads their source)."""
+    return tuple(machine_classes())
 
 
 def _machine_name(cls: type[StateChart]) -> str:
