@@ -1,6 +1,7 @@
 """The guides teach what works: their example files are the files, their commands run."""
 
 import importlib
+import importlib.util
 import os
 import re
 import shlex
@@ -189,3 +190,11 @@ def test_every_relative_link_of_a_page_leads_somewhere(page):
     links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text())
     broken = [link for link in links if "://" not in link and not (path.parent / link).exists()]
     assert not broken, f"{page} links to {broken}"
+
+
+def test_the_device_guides_test_passes(tmp_path: Path):
+    spec = importlib.util.spec_from_file_location("fake", DOCS / "examples" / "test_fake_device.py")
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    example.test_the_agent_signs_in_and_stops(tmp_path)
