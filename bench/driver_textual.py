@@ -1,29 +1,41 @@
-"""Observe cost of the Textual driver under Pilot, and what its parts cost.
+"""Observe and tap cost of the Textual drivers: in-process, and through the companion (the app in
+a process of its own, JSON lines over its pipes), on the same apps and the same Textual.
 
 Screens: the demo's sign-in form, and the planner's largest screens with its ``large`` seed:
 the commitments list (a 50-row DataTable, one element per visible cell) and the plan (a Tree of
 4 levels: vision, goal, milestone, 50 commitments). Figures: a whole ``observe()`` of an
-unchanged screen (raster from the cache), of a screen whose raster must be drawn, and the parts
-alone: composing the strips (Textual's compositor), the element tree, drawing + encoding the
-PNG. Also the cost of the actions the engine sends. Target: observe ≤ 10 ms, raster cached.
+unchanged screen (raster from the cache) through either driver, of a screen whose raster must
+be drawn, the parts of an in-process look (composing the strips, the element facts, the
+Elements, the rows, drawing the PNG), and a tap on a target (the focused field: the screen does
+not change) through either driver. Target: observe ≤ 10 ms at 80x24, raster cached. With
+``--venv PYTHON`` the companion also runs under another environment's interpreter (its own
+Textual), on tests/companion_app.py.
 
-Run: .venv/bin/python bench/driver_textual.py
+Run: .venv/bin/python bench/driver_textual.py [--venv PATH/TO/python]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from orav.demo.planner import PlannerApp
-from orav.demo_tui import EMAIL, PASSWORD, DemoApp
-from orav.drivers.textual import TextualDevice, draw_png, elements, render_strips
-from orav.model import PressKey, Tap, Target, TypeText
+from orav.demo_tui import DemoApp
+from orav.drivers.textual import RemoteTextualDevice, TextualDevice, draw_png, elements
+from orav.drivers.textual.calls import TextualCalls
+from orav.drivers.textual.companion import compat, lines
+from orav.drivers.textual.companion.facts import scan
+from orav.model import PressKey, Tap, Target
 
 ROUNDS = 200
+TAPS = 30
 SIZES = ((80, 24), (160, 48))
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def ms(seconds: float, rounds: int = 1) -> str:
@@ -34,67 +46,122 @@ def planner() -> PlannerApp:
     return PlannerApp(seed="large", today="2026-11-23")
 
 
-async def measure(name: str, factory: Callable, size: tuple[int, int], keys: tuple[str, ...]):
-    async with TextualDevice(factory, size=size) as device:
+async def observing(device: TextualCalls, keys: tuple[str, ...]) -> tuple[float, float, float]:
+    """(launch, median observe of an unchanged screen, its max)."""
+    start = time.perf_counter()
+    await device.launch()
+    launch = time.perf_counter() - start
+    for key in keys:
+        assert (await device.perform(PressKey(key))).ok
+    await device.settle(2.0)
+    await device.observe()
+    times = []
+    for _ in range(ROUNDS):
         start = time.perf_counter()
-        await device.launch()
-        launch = time.perf_counter() - start
-        for key in keys:
-            assert (await device.perform(PressKey(key))).ok
+        await device.observe()
+        times.append(time.perf_counter() - start)
+    return launch, statistics.median(times), max(times)
+
+
+async def tapping(device: TextualCalls, target: Target) -> float:
+    """The median tap on ``target`` (one that changes nothing on screen)."""
+    times = []
+    for _ in range(TAPS):
+        result = await device.perform(Tap(target=target))
+        assert result.ok, result.error
+        times.append(result.seconds)
+    return statistics.median(times)
+
+
+async def in_process(name: str, factory: Callable, size: tuple[int, int], keys: tuple[str, ...]):
+    async with TextualDevice(factory, size=size) as device:
+        launch, cached, worst = await observing(device, keys)
         seen = await device.observe()
-        times = []
-        for _ in range(ROUNDS):
-            start = time.perf_counter()
-            await device.observe()
-            times.append(time.perf_counter() - start)
-        cached = statistics.median(times)
         start = time.perf_counter()
         for _ in range(ROUNDS // 4):
             device._rasters.clear()
             await device.observe()
         fresh = time.perf_counter() - start
-
         app = device.app
+        parts = {}
         start = time.perf_counter()
         for _ in range(ROUNDS):
-            strips = render_strips(app)
-        compose = time.perf_counter() - start
+            strips = compat.render_strips(app)
+        parts["compose strips"] = ms(time.perf_counter() - start, ROUNDS)
         start = time.perf_counter()
         for _ in range(ROUNDS):
-            elements(app, strips)
-        tree = time.perf_counter() - start
+            facts = [fact for fact, _ in scan(app, strips)]
+        parts["element facts"] = ms(time.perf_counter() - start, ROUNDS)
+        start = time.perf_counter()
+        for _ in range(ROUNDS):
+            elements(facts)
+        parts["Elements"] = ms(time.perf_counter() - start, ROUNDS)
+        start = time.perf_counter()
+        for _ in range(ROUNDS):
+            rows = lines.rows(strips)
+        parts["rows"] = ms(time.perf_counter() - start, ROUNDS)
         start = time.perf_counter()
         for _ in range(ROUNDS // 4):
-            png = draw_png(strips)
-        draw = time.perf_counter() - start
+            png = draw_png(rows)
+        parts["draw + PNG"] = ms(time.perf_counter() - start, ROUNDS // 4) + f" ({len(png)} B)"
         print(
-            f"{name} {size[0]}x{size[1]} ({len(seen.elements)} elements): launch "
-            f"{launch * 1000:.0f} ms; observe unchanged {ms(cached)} median "
-            f"(max {ms(max(times))}), with a fresh raster {ms(fresh, ROUNDS // 4)}; parts: "
-            f"compose strips {ms(compose, ROUNDS)}, element tree {ms(tree, ROUNDS)}, "
-            f"draw + PNG {ms(draw, ROUNDS // 4)} ({len(png)} bytes)"
+            f"in-process {name} {size[0]}x{size[1]} ({len(seen.elements)} elements): launch "
+            f"{ms(launch)}; observe unchanged {ms(cached)} median (max {ms(worst)}), with a "
+            f"fresh raster {ms(fresh, ROUNDS // 4)}; parts: "
+            + ", ".join(f"{k} {v}" for k, v in parts.items())
         )
 
 
-async def main() -> None:
-    for size in SIZES:
-        await measure("demo sign-in", DemoApp, size, ())
-        await measure("planner commitments", planner, size, ("l",))
-        await measure("planner plan", planner, size, ("p",))
+async def companion(name: str, app: str, size: tuple[int, int], keys: tuple[str, ...], **more):
+    async with RemoteTextualDevice(app, sys.executable, size=size, **more) as device:
+        launch, cached, worst = await observing(device, keys)
+        print(
+            f"companion {name} {size[0]}x{size[1]}: launch {ms(launch)}; observe unchanged "
+            f"{ms(cached)} median (max {ms(worst)})"
+        )
 
-    async with TextualDevice(DemoApp) as device:
-        await device.launch()
-        timings = {}
-        for name, action in (
-            ("type 13 characters", TypeText(EMAIL)),
-            ("press tab", PressKey("tab")),
-            ("type 12 characters", TypeText(PASSWORD, secure=True)),
-            ("tap a target", Tap(target=Target(id="sign_in"))),
-        ):
-            result = await device.perform(action)
-            timings[name] = result.seconds
-        print("actions: " + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in timings.items()))
+
+async def taps() -> None:
+    email = Target(id="email")
+    async with TextualDevice(DemoApp) as near:
+        await near.launch()
+        local = await tapping(near, email)
+    async with RemoteTextualDevice("orav.demo_tui:DemoApp", sys.executable) as far:
+        await far.launch()
+        remote = await tapping(far, email)
+    print(f"tap a target (demo, 80x24): in-process {ms(local)}, companion {ms(remote)} median")
+
+
+async def venv(python: str) -> None:
+    tests = ROOT / "tests"
+    async with RemoteTextualDevice("companion_app:SmallApp", python, cwd=tests) as device:
+        launch, cached, worst = await observing(device, ())
+        tap = await tapping(device, Target(id="name"))
+        print(
+            f"companion under {python} (Textual {device.textual_version}), small app 80x24: "
+            f"launch {ms(launch)}; observe unchanged {ms(cached)} median (max {ms(worst)}); "
+            f"tap a target {ms(tap)} median"
+        )
+
+
+async def main(python: str | None) -> None:
+    for size in SIZES:
+        await in_process("demo sign-in", DemoApp, size, ())
+        await companion("demo sign-in", "orav.demo_tui:DemoApp", size, ())
+        await in_process("planner commitments", planner, size, ("l",))
+        await companion(
+            "planner commitments",
+            "orav.demo.planner:PlannerApp",
+            size,
+            ("l",),
+            arguments={"seed": "large", "today": "2026-11-23"},
+        )
+    await taps()
+    if python is not None:
+        await venv(python)
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--venv", metavar="PYTHON", help="also run the companion under this")
+    asyncio.run(main(parser.parse_args().venv))

@@ -62,7 +62,8 @@ class RemoteTextualDevice(TextualCalls):
     ) -> None:
         super().__init__()
         self.app_ref = app
-        self.python = str(python)
+        # A path is taken from orav's folder, not the app's (``cwd``); a bare name from PATH.
+        self.python = os.path.abspath(python) if os.sep in str(python) else str(python)
         self.arguments = dict(arguments or {})
         self.name = name or app.rpartition(":")[2]
         self.size = size
