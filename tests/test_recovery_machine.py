@@ -14,6 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from orav.errors import DeviceTimeout
 from orav.machines import diagrams, machine_classes, remedies
+from orav.machines.aim import element_at, nudged, point_outside_fields
 from orav.machines.recovery import RecoveryMachine, RecoveryOutcome, recover
 from orav.model import (
     FAULT_KINDS,
@@ -22,6 +23,7 @@ from orav.model import (
     Element,
     Frame,
     Observation,
+    Point,
     PressKey,
     Scenario,
     Swipe,
@@ -737,3 +739,61 @@ async def test_a_spinner_that_changes_nothing_for_five_seconds_is_refreshed_soon
     assert len(waited) == 3  # 2 + 2 + 2 s >= LOADING_STUCK (5 s) unchanged
     assert ("waiting_loading", "stalled", "refreshing") in outcome.path
     assert [p[2] for p in outcome.path][-3:] == ["refreshing", "leaving", "failed"]
+
+
+# --- where a remedy lands (orav.machines.aim) -------------------------------------------------
+
+SIZES = st.tuples(st.floats(4, 200), st.floats(4, 120))
+SPOTS = st.tuples(st.floats(0, 190), st.floats(60, 700))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    spot=SPOTS,
+    size=SIZES,
+    at=st.tuples(st.floats(0.25, 0.75), st.floats(0.25, 0.75)),
+    nudge=st.sampled_from(RecoveryMachine.NUDGES),
+    by_target=st.booleans(),
+)
+def test_a_nudged_retry_stays_on_the_element_it_aims_at(spot, size, at, nudge, by_target):
+    """Whatever the element's size (a terminal cell is a few points), a retried tap moves by
+    at most a quarter of it: the retry hits the same control, never its neighbour."""
+    frame = Frame(spot[0], spot[1], *size)
+    button = Element(role="AXButton", label="Go", unique_id="go", frame=frame)
+    screen = Observation(
+        elements=(Element(role="AXApplication", frame=Frame(0, 0, 390, 844)), button)
+    )
+    if by_target:
+        tap = Tap(target=Target(id="go"))
+    else:
+        tap = Tap(frame.x + at[0] * frame.width, frame.y + at[1] * frame.height)
+    moved = nudged(tap, screen, *nudge)
+    assert isinstance(moved, Tap) and moved.x is not None and moved.y is not None
+    assert frame.contains(Point(moved.x, moved.y))
+    assert element_at(screen, Point(moved.x, moved.y)) == button
+
+
+BLOCKERS = st.lists(
+    st.tuples(st.sampled_from(["AXTextField", "AXSecureTextField", "AXButton"]), SPOTS, SIZES),
+    max_size=4,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(blockers=BLOCKERS, top=st.floats(400, 600), attempt=st.integers(2, 40))
+def test_a_tap_that_hides_the_keyboard_lands_above_it_off_every_field_and_button(
+    blockers, top, attempt
+):
+    """The keyboard remedy's taps after escape: above the keyboard, never on a field (which
+    would take focus) or a button (which would act for the test)."""
+    fields = tuple(
+        Element(role=role, label=f"b{i}", frame=Frame(x, min(y, top - 60), *size))
+        for i, (role, (x, y), size) in enumerate(blockers)
+    )
+    keyboard = Element(role="AXKeyboard", frame=Frame(0, top, 390, 844 - top))
+    screen = Observation(
+        elements=(Element(role="AXApplication", frame=Frame(0, 0, 390, 844)), *fields, keyboard)
+    )
+    point = point_outside_fields(screen, attempt)
+    assert point.y < top
+    assert not any(field.frame.contains(point) for field in fields)
