@@ -53,7 +53,7 @@ class RemoteTextualDevice(TextualCalls):
         app: str,
         python: str | Path,
         *,
-        arguments: Mapping[str, str] | None = None,
+        arguments: Mapping[str, Any] | None = None,
         name: str | None = None,
         size: tuple[int, int] = (80, 24),
         timeout: float = 5.0,
