@@ -27,7 +27,7 @@ from attrs import define, evolve
 from orav.agents import AgentContext
 from orav.agents.explore.controls import sample_text, target_of
 from orav.agents.explore.graph import ScreenMap
-from orav.agents.explore.moves import BACK_GESTURE, BACK_MOVES, ESCAPE, app_chrome, back_move
+from orav.agents.explore.moves import BACK_GESTURE, ESCAPE, app_chrome, back_move
 from orav.agents.explore.screens import ScreenNotes
 from orav.model import Credentials, Decision, Done, Element, Observation, PressKey, Tap
 from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
@@ -91,14 +91,15 @@ class ExplorerAgent:
         platform = context.device.platform if context.device is not None else None
         self._credentials = context.scenario.credentials
         chrome = app_chrome(observation)
+        titles = frozenset(s.name for s in self._screens.values() if s.key != key)
         if screen is None:
             screen = ScreenNotes(key, screen_name(observation), context.step)
             self._screens[key] = screen
-            screen.update(observation, context.scenario.credentials, platform, chrome)
+            screen.update(observation, context.scenario.credentials, platform, chrome, titles)
             self._map.share_chrome(screen, chrome)
             self._map.alike(screen)
         else:
-            screen.update(observation, context.scenario.credentials, platform, chrome)
+            screen.update(observation, context.scenario.credentials, platform, chrome, titles)
             self._map.share_chrome(screen, chrome)
         self._step = context.step
         decision = self._next(context, screen)
@@ -170,10 +171,12 @@ class ExplorerAgent:
                 )
         for name in screen.untried():
             if name in screen.moves:
-                if not self._gestures and name not in BACK_MOVES:
+                if not screen.available(name, self._gestures):
                     continue  # the second round (the back gesture teaches the way back: first)
                 self._wandered, self._backed = 0, set()
                 return self._try_move(context, screen, name)
+            if name in screen.deferred and not self._gestures:
+                continue  # more rows of a list of items: in the second round
             element = target_element(observation, target_of(screen.elements[name]))
             if element is not None and element.enabled:
                 self._wandered, self._backed = 0, set()

@@ -39,14 +39,16 @@ SAMPLE_PASSWORD = "Sample-Pass-1"
 SAMPLE_NUMBER = "5550100"
 SAMPLE_TEXT = "Sample text"
 
-# Try order within a screen: controls (0), text fields (1), the app's tabs (after the screen's
-# own controls: they leave it), gestures and keys (2), Back (3), arrow keys (they move a
-# cursor far more often than they open anything), the back gesture (it leaves, and teaches the
-# way back), risky controls and a terminal app's footer keys (app-wide: quit, the palette),
-# and rows of a list past its first few.
-TAB_RANK = 1.5
+# Try order within a screen: controls and the first rows of each list (0), text fields (1),
+# gestures and keys (2), Back (3: it leaves, back to the screen that still has the rest of its
+# controls), the app's tabs (after Back: they leave for another part of the app), arrow keys
+# (they move a cursor far more often than they open anything), the back gesture (it leaves,
+# and teaches the way back), risky controls and a terminal app's footer keys (app-wide: quit,
+# the palette), and rows of a list past its first few (alike: in the second round, with the
+# gestures).
 MOVE_RANK = 2
 BACK_RANK = 3
+TAB_RANK = 3.5
 ARROW_RANK = 5
 BACK_MOVE_RANK = 5.5
 RISKY_RANK = 6

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from orav.agents.explore.controls import commits, is_back, is_risky, target_of
+from orav.agents.explore.controls import commits, is_risky, target_of
 from orav.agents.explore.moves import BACK_GESTURE, BACK_MOVES, ESCAPE
 from orav.agents.explore.screens import ScreenNotes
 from orav.model import Observation
@@ -29,6 +29,7 @@ class ScreenMap:
         # The app's chrome (tab bar, footer keys): tried once in the app, walked from anywhere.
         self.chrome: dict[str, str | None] = {}  # ref -> the screen it led to last
         self.keyed: set[str] = set()  # footer keys tried somewhere
+        self.tab_screens: set[str] = set()  # screens a tab of the chrome led to
         self.walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self.transitions: list[ScreenTransition] = []
 
@@ -54,7 +55,8 @@ class ScreenMap:
             and name not in away
             and name not in fields
             and not is_risky(screen.elements[name])
-            and not is_back(screen.elements[name])
+            and screen.elements[name].role != "AXSwitch"  # a toggle submits nothing
+            and not screen.goes_back(name)
             and name not in self.chrome
         ]
 
@@ -83,19 +85,39 @@ class ScreenMap:
             screen.alike = next((s.key for s in others if s.shape() == shape), None)
 
     def skip_alike(self) -> None:
-        """Skip on each screen alike what its first has tried by now and did nothing there or
-        stayed (what led elsewhere may lead to this item's own screen: tried again)."""
+        """Skip on each screen alike what its first has tried by now and did nothing there,
+        stayed, or led where a tab of the chrome leads (what led elsewhere may lead to this
+        item's own screen: tried again, and Back is the way out)."""
         for screen in self.screens.values():
+            self._defer_items(screen)
             if screen.alike is None:
                 continue
             first = self.screens[screen.alike]
             away = self.edges.get(first.key, {})
             for name in first.tried:
-                if name in away:
-                    continue
+                if name in away and (away[name] not in self.tab_screens or first.goes_back(name)):
+                    continue  # it may lead to this item's own screen (not where a tab leads)
                 if name in screen.order and name not in screen.tried:
                     screen.order.remove(name)
                     screen.skipped.append(name)
+
+    def _defer_items(self, screen: ScreenNotes) -> None:
+        """The rows past the first few of a list whose rows led to screens alike (a product
+        list, an inbox) are deferred to the second round: each shows another item the same
+        way. A list whose rows led to screens unlike each other is a menu (Settings): all of
+        its rows are tried in the first round."""
+        away = self.edges.get(screen.key, {})
+        led: dict[str, list[str]] = {}
+        for name, group in screen.lists.items():
+            if name in away:
+                led.setdefault(group, []).append(away[name])
+        items = {group for group, targets in led.items() if self._alike_all(targets)}
+        screen.deferred = {n for n in screen.later if screen.lists[n] in items}
+
+    def _alike_all(self, targets: list[str]) -> bool:
+        """At least two screens, all one screen or alike one another."""
+        kinds = {t if t not in self.screens else self.screens[t].alike or t for t in targets}
+        return len(targets) >= 2 and len(kinds) == 1
 
     def out(self, node: str) -> dict[str, str]:
         """The known edges out of a screen: its own, and its chrome's."""
@@ -115,9 +137,10 @@ class ScreenMap:
             self.transitions.append(ScreenTransition(source, element, target, step))
         if element in self.chrome:
             self.chrome[element] = target if target != source else self.chrome[element]
+            if target != source:
+                self.tab_screens.add(target)
         screen = self.screens[source]
-        back = screen.elements.get(element)
-        if back is not None and is_back(back) and target != source:
+        if screen.goes_back(element) and target != source:
             # its Back button showed the way back: the back gesture would teach nothing new
             screen.order = [n for n in screen.order if n not in BACK_MOVES or n in screen.tried]
         edges = self.edges.setdefault(source, {})
@@ -159,10 +182,11 @@ class ScreenMap:
         """Whether walking may go through this element: never through one that destroys or
         commits something (it is tried once, not repeated to get somewhere), and at most
         ``WALK_BUDGET`` times through any one (a loop through it learns nothing new)."""
-        element = self.screens[source].elements.get(element_ref)
+        screen = self.screens[source]
+        element = screen.elements.get(element_ref)
         if element is not None and commits(element):
             return False
-        if element_ref in (BACK_GESTURE, ESCAPE) or (element is not None and is_back(element)):
+        if element_ref in (BACK_GESTURE, ESCAPE) or screen.goes_back(element_ref):
             return True  # going back changes nothing: bounded by ``wander`` alone
         return self.walks.get((source, element_ref), 0) < WALK_BUDGET
 

@@ -8,10 +8,12 @@ from attrs import define, field
 from orav.agents.explore.controls import (
     ARROW_RANK,
     BACK_MOVE_RANK,
+    BACK_RANK,
     LATER_ROWS_RANK,
     MOVE_RANK,
     ROWS_FIRST,
     TAB_RANK,
+    is_back,
     is_palette,
     list_of,
     quits,
@@ -26,7 +28,22 @@ from orav.agents.explore.moves import (
     screen_moves,
 )
 from orav.model import Credentials, Element, Observation, PressKey
+from orav.perceive.faults import screen_size
 from orav.perceive.screens import app_elements, is_control, is_footer_key
+
+NAV_BAR_SHARE = 0.12  # the status and navigation bars: the top of an iPhone screen
+
+
+def _titled_back(element: Element, titles: frozenset[str], height: float) -> bool:
+    """A button at the top left that bears the title of a screen seen before."""
+    frame = element.frame
+    return (
+        element.role == "AXButton"
+        and bool(element.label)
+        and element.label in titles
+        and frame.y < height * NAV_BAR_SHARE
+        and frame.x < 60
+    )
 
 
 @define
@@ -48,6 +65,10 @@ class ScreenNotes:
     alike: str | None = None  # the screen found before with the same controls
     retry: list[str] = field(factory=list)  # tried on the empty form: once more, filled
     refilled: bool = False
+    lists: dict[str, str] = field(factory=dict)  # each row's list
+    later: set[str] = field(factory=set)  # rows past a list's first few
+    deferred: set[str] = field(factory=set)  # later rows of a list of items: the second round
+    backs: set[str] = field(factory=set)  # back buttons named after the screen they go to
 
     def shape(self) -> frozenset[str]:
         """Its controls, but the app's chrome and the rows of a list: what screens alike share."""
@@ -67,10 +88,14 @@ class ScreenNotes:
         credentials: Credentials | None,
         platform: str | None,
         chrome: tuple[str, ...],
+        titles: frozenset[str] = frozenset(),
     ) -> None:
         """Take in the current state of the screen's elements (enabled, value, frame) and the
-        gestures and keys it offers."""
+        gestures and keys it offers. ``titles`` are the names of the screens seen before: a
+        button at the navigation bar's leading edge that bears one is a Back button (UIKit
+        labels it with the previous screen's title, not "Back")."""
         ranked = []
+        _, height = screen_size(observation)
         self.present = set()
         rows: dict[str, int] = {}  # rows seen per list
         for index, element in enumerate(app_elements(observation)):
@@ -78,14 +103,26 @@ class ScreenNotes:
                 continue
             name = ref(element)
             place = TAB_RANK if name in chrome and not is_footer_key(element) else rank(element)
+            if place < BACK_RANK and _titled_back(element, titles, height):
+                self.backs.add(name)
+                place = BACK_RANK
             if element.role == "AXCell":
                 group = list_of(element)
+                self.lists[name] = group
                 rows[group] = rows.get(group, 0) + 1
                 if rows[group] > ROWS_FIRST:
                     place = LATER_ROWS_RANK  # alike rows: after the rest of the screen
+                    self.later.add(name)
             self.present.add(name)
             if element.enabled:
                 self.enabled.add(name)
+            if name in chrome and "selected" in element.traits and name not in self.tried:
+                # the tab this screen is on: a tap on it does nothing here (or pops to the
+                # tab's root, as Back does): not listed, only walked through from elsewhere
+                self.elements.setdefault(name, element)
+                if name in self.order:
+                    self.order.remove(name)
+                continue
             if name in self.elements and name not in self.order:
                 continue  # skipped before
             first = name not in self.elements
@@ -112,14 +149,22 @@ class ScreenNotes:
         else:
             self.order = new
 
+    def goes_back(self, name: str) -> bool:
+        """A Back button: by its words, or named after the screen it goes back to."""
+        element = self.elements.get(name)
+        return name in self.backs or (element is not None and is_back(element))
+
     def untried(self) -> list[str]:
         return [name for name in self.order if name not in self.tried]
 
     def available(self, name: str, gestures: bool = True) -> bool:
-        """On screen and enabled the last time the screen was seen (a gesture always is, in
-        the round of gestures)."""
+        """On screen and enabled the last time the screen was seen; a gesture always is, in
+        the second round (the back gesture in the first), as are the rows past the first few
+        of a list of items."""
         if name in self.moves:
             return gestures or name in BACK_MOVES
+        if name in self.deferred and not gestures:
+            return False
         return name in self.present and self.elements[name].enabled
 
     def pending(self, gestures: bool = True) -> bool:
