@@ -3,7 +3,10 @@
 ``event_data(event) -> dict`` and ``event_from_data(data, source) -> Event`` go through the one
 converter in orav.codec; the ``type`` tag is handled here so that an unknown or missing type
 reads as one plain message. Calls at the Device and Agent boundaries carry either their result
-or ``raised`` (an OravError the call raised), so replay can raise it again.
+or ``raised`` (an OravError the call raised), so replay can raise it again. An ``observe``
+event's Observation crosses the converter through a hook (``orav.cassette.observation``) that
+stores its tree and screenshot as blobs; the engine's own events carry what it knows (a
+transition's step, a recovery's begin and end) so that no reader re-derives it.
 """
 
 from __future__ import annotations
