@@ -53,3 +53,30 @@ def test_a_rerun_on_the_unchanged_app_reports_no_regression(tmp_path):
     assert dom.one("h1").one("span", "status").text == "passed"
     assert not dom.all("article", "regression")
     assert "No regression" in dom.one("header").text
+
+
+def test_a_run_report_shows_its_regression_check_with_both_screenshots(tmp_path):
+    """orav record --regression-check: the run passed, an earlier flow of its app did not;
+    the run's report says so under its verdict and links the candidate's card."""
+    text = DEMO_APP.read_text()
+    app = tmp_path / "demo.yaml"
+    app.write_text(text.replace(SETTINGS_BUTTON, "\n", 1))
+    out = tmp_path / "open_detail.cassette"
+    scenario = ROOT / "orav" / "scenarios" / "open_detail.yaml"
+    result = orav(
+        "record", scenario, "--out", out, "--device", f"sim:{app}", "-q",
+        "--regression-check", GOLDEN,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr  # the run passed; the earlier flow regressed
+    page = out.with_suffix(".html")
+    dom = dump_dom(page, tmp_path) if CHROMIUM else parse(page.read_text())
+    assert dom.one("h1").one("span", "status").text == "passed"
+    [said] = dom.one("div", "verdict").all("p")
+    assert said.one("a").attrs["href"] == "#regression-check"
+    [section] = [s for s in dom.all("section") if s.attrs.get("id") == "regression-check"]
+    [row] = section.all("tr", "revisit")
+    assert row.attrs["data-status"] == "regressed" and "change_setting" in row.text
+    card = section.one("article", "regression")
+    assert row.one("a").attrs["href"] == f"#{card.attrs['id']}"
+    assert [f.one("figcaption").text for f in card.all("figure")] == ["recorded", "live"]
+    assert card.all("img", "shot")  # the recorded Home with its Settings button

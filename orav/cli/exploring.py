@@ -18,7 +18,7 @@ from orav.cli.flags import (
     verbosity_options,
 )
 from orav.cli.group import cli
-from orav.cli.recording import recorded, write_reports
+from orav.cli.recording import recorded, with_check, write_reports
 from orav.cli.render import print_coverage, print_reports, progress_console
 from orav.errors import InputError
 
@@ -103,6 +103,7 @@ def explore(
     checked = not flows or revisit_after(
         flows, [(out, app, True)], device=device, scenarios=_homes(), say=click.echo
     )
+    with_check([out] if flows else [])
     sys.exit(0 if coverage.finished and result.report.ok and checked else 1)
 
 

@@ -324,6 +324,7 @@ def _after_suite(
     if revisit is not None:
         ran = [(o.job.out, o.job.scenario.app, o.ok) for o in outcomes if o.report is not None]
         checked = revisit(ran, junit=junit, say=click.echo)
+        with_check([out for out, _, _ in ran])
     if any(o.report is None for o in outcomes):
         sys.exit(2)
     sys.exit(0 if all(o.ok for o in outcomes) and checked else 1)
@@ -346,6 +347,16 @@ def recorded(coro: Coroutine[Any, Any, Recording | Replay]) -> Recording:
         raise
     assert isinstance(result, Recording), "record mode none is a replay, not asked for here"
     return result
+
+
+def with_check(cassettes: Sequence[Path]) -> None:
+    """The HTML reports of the runs a regression check followed, written again with it."""
+    from orav.regression_check import revisits_path
+    from orav.report.html import write_html
+
+    for cassette in cassettes:
+        if revisits_path(cassette).exists():
+            write_html(cassette)
 
 
 def write_reports(result: Recording, out: Path) -> str:

@@ -19,24 +19,15 @@ from orav.report.html.elements import (
     Child,
     el,
     field,
-    figure,
     page,
     screens_shown_once,
     status,
     zoom,
 )
+from orav.report.html.regression_section import heals_table, regression_card, verdict_badge
 
 if TYPE_CHECKING:
-    from orav.cassette.rerun import Regression
     from orav.golden import Rerun
-
-VERDICT_CLASS = {"passed": "ok", "healed": "warn", "regressed": "bad", "flaky": "warn"}
-
-KINDS = {
-    "screen": "another screen than the recorded one",
-    "target": "the control the recorded step used is not there",
-    "goal": "every step held, the goal did not",
-}
 
 
 def write_rerun_html(runs: Sequence[Rerun], out: Path) -> Path:
@@ -95,7 +86,7 @@ def _header(runs: Sequence[Rerun], out: Path | None) -> ET.Element:
     return el(
         "header",
         None,
-        el("h1", None, f"{cassette.name}: live rerun ", _badge(verdict)),
+        el("h1", None, f"{cassette.name}: live rerun ", verdict_badge(verdict)),
         el(
             "table",
             {"class": "facts"},
@@ -110,63 +101,15 @@ def _header(runs: Sequence[Rerun], out: Path | None) -> ET.Element:
 def _run(run: Rerun, n: int, of: int) -> ET.Element:
     played = f"{run.served} recorded decisions played, {run.asked} asked of the fallback agent"
     parts: list[Child] = [
-        el("h2", None, f"Run {n} " if of > 1 else "The rerun ", _badge(run.status)),
+        el("h2", None, f"Run {n} " if of > 1 else "The rerun ", verdict_badge(run.status)),
         field("live run", status(run.report.status), f" after {run.report.total_steps} steps"),
         field("decisions", played),
     ]
     if run.heals:
-        head = el("tr", None, [el("th", None, h) for h in ("step", "recorded", "found as", "by")])
-        rows = [
-            el(
-                "tr",
-                {"class": "heal", "data-step": str(h.step)},
-                el("td", None, str(h.step)),
-                el("td", None, el("code", None, h.recorded)),
-                el("td", None, el("code", None, h.live)),
-                el("td", None, h.by),
-            )
-            for h in run.heals
-        ]
-        parts += [el("h3", None, "Heals"), el("table", {"class": "runs heals"}, head, rows)]
-    parts += [_regression(r, _anchor(n, i, of)) for i, r in enumerate(run.regressions, 1)]
+        parts += [el("h3", None, "Heals"), heals_table(run.heals)]
+    parts += [regression_card(r, _anchor(n, i, of)) for i, r in enumerate(run.regressions, 1)]
     return el("section", {"class": "rerun", "data-status": run.status}, parts)
-
-
-def _regression(regression: Regression, anchor: str) -> ET.Element:
-    step = regression.step
-    return el(
-        "article",
-        {
-            "class": "card recovery failed regression",
-            "id": anchor,
-            "data-step": str(step),
-            "data-kind": regression.kind,
-        },
-        el(
-            "div",
-            {"class": "shots"},
-            figure(regression.recorded, "recorded", f"the recorded screen at step {step}"),
-            figure(regression.live, "live", f"the live screen at step {step}"),
-        ),
-        el(
-            "div",
-            None,
-            el(
-                "h3",
-                None,
-                el("span", {"class": "badge fault"}, regression.kind),
-                f"Regression at step {step}",
-            ),
-            field("what", KINDS.get(regression.kind, regression.kind)),
-            field("expected", regression.expected),
-            field("found", regression.found),
-        ),
-    )
 
 
 def _anchor(run: int, regression: int, of: int) -> str:
     return f"run-{run}-regression-{regression}" if of > 1 else f"regression-{regression}"
-
-
-def _badge(verdict: str) -> ET.Element:
-    return el("span", {"class": f"status {VERDICT_CLASS.get(verdict, 'gray')}"}, verdict)

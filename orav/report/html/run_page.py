@@ -11,6 +11,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from orav.errors import OravError
+from orav.regression_check import RegressionCheck, read_revisits
 from orav.report.console import reasons
 from orav.report.coverage import read_coverage
 from orav.report.files import write_text
@@ -32,6 +34,7 @@ from orav.report.html.elements import (
     zoom,
 )
 from orav.report.html.machine_section import machines_section
+from orav.report.html.regression_section import regression_check_section
 from orav.report.timeline import RunView, StepView, read_run
 
 
@@ -54,15 +57,18 @@ def render_html(run: RunView) -> str:
 
 
 def _body(run: RunView) -> ET.Element:
+    check, unreadable = _regression_check(run)
+    regressed = len(check.regressed) if check is not None else 0
     return el(
         "body",
         None,
-        _header(run),
+        _header(run, regressed),
         _setup(run),
         el("h2", None, "Steps"),
         _timeline(run),
         cards(run) or el("p", None, "No step was recorded."),
         _conclusion(run),
+        regression_check_section(check) if check is not None else unreadable,
         _coverage(run),
         machines_section(run.transitions),
         zoom(),
@@ -72,7 +78,7 @@ def _body(run: RunView) -> ET.Element:
 # --- sections ------------------------------------------------------------------------------
 
 
-def _header(run: RunView) -> list[ET.Element]:
+def _header(run: RunView, regressed: int = 0) -> list[ET.Element]:
     header, report = run.header, run.report
     scenario = header.scenario
     facts: list[tuple[str, Child]] = [("agent", header.agent or "?")]
@@ -107,7 +113,7 @@ def _header(run: RunView) -> list[ET.Element]:
             facts.append(("summary", report.summary))
     parts: list[Child] = [
         el("h1", None, scenario.name, " ", status(run.status)),
-        _verdict(run),
+        _verdict(run, regressed),
         el("p", {"class": "goal"}, scenario.goal),
         el(
             "table",
@@ -188,9 +194,10 @@ VERDICTS = {
 }
 
 
-def _verdict(run: RunView) -> ET.Element:
+def _verdict(run: RunView, regressed: int = 0) -> ET.Element:
     """The verdict under the title, and for a run that did not pass, why: the missed criteria
-    with what the last screen showed, the unresolved errors (as the terminal says it)."""
+    with what the last screen showed, the unresolved errors (as the terminal says it); and
+    how many earlier flows the regression check after it found regressed."""
     why = reasons(run.report) if run.report is not None else []
     first = next(
         (
@@ -217,6 +224,18 @@ def _verdict(run: RunView) -> ET.Element:
             el("a", {"href": "#conclusion"}, "the conclusion"),
         )
         if first
+        else None,
+        el(
+            "p",
+            {"class": "regressed"},
+            el(
+                "a",
+                {"href": "#regression-check"},
+                f"{regressed} previously passing flow{'s' if regressed != 1 else ''} regressed",
+            ),
+            " (the regression check after the run)",
+        )
+        if regressed
         else None,
     )
 
@@ -269,6 +288,18 @@ def _conclusion(run: RunView) -> ET.Element:
             el("div", None, fields),
         ),
     )
+
+
+def _regression_check(run: RunView) -> tuple[RegressionCheck | None, ET.Element | None]:
+    """The regression check written beside the cassette (``orav.regression_check``), if any;
+    one orav cannot read is said in its section instead (the report is still written)."""
+    try:
+        return read_revisits(run.path), None
+    except OravError as exc:
+        said = el("p", {"class": "warning"}, f"The regression check could not be read: {exc}")
+        return None, el(
+            "section", {"id": "regression-check"}, el("h2", None, "Regression check"), said
+        )
 
 
 def _coverage(run: RunView) -> ET.Element | None:
