@@ -143,6 +143,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "orav(scenario, device=None, agent='scripted', expect='passed', regression_check=None): "
         "run the scenario with a cassette named after the test, in --orav-record-mode",
     )
+    # fb-idb passes loop= to grpclib's Channel: its warning is no concern of the user's tests.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:The loop argument is deprecated:DeprecationWarning"
+    )
     _collect_cassette_folders(config)
 
 
@@ -376,10 +380,14 @@ def _check_status(report: RunReport | None, expect: str) -> None:
     """Fail unless ``report`` ended as ``expect`` (``passed``: the goal was met)."""
     if report is None:
         raise GoldenFailed("the recorded run did not finish: no golden")
+    from orav.report.console import reasons
+
     met = report.ok if expect == "passed" else report.status == expect
     if not met:
+        why = "; ".join(reasons(report)[1:])  # what was expected and found, the errors
         raise GoldenFailed(
             f"the run ended {report.status}, not {expect}: {report.summary or 'no summary'}"
+            + (f" ({why})" if why else "")
             + ("" if expect != "passed" else "; a run that did not pass is no golden")
         )
 
