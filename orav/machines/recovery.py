@@ -352,13 +352,16 @@ def _raise_through(error: BaseException | None) -> None:
 
 
 class _Transitions:
-    """Listener: keeps the path taken and hands each transition to the engine's callback."""
+    """Listener: keeps the path taken and hands each transition to the engine's callback, as
+    it is taken: before the remedy of the state it enters acts, so the cassette reads in the
+    order things happened (``on_transition``: python-statemachine runs ``on`` callbacks in
+    turn, where it gathers ``after`` ones as tasks)."""
 
     def __init__(self, path: list[tuple[str, str, str]], callback: OnTransition | None) -> None:
         self.path = path
         self.callback = callback
 
-    async def after_transition(self, event: str, source: State, target: State) -> None:
+    async def on_transition(self, event: str, source: State, target: State) -> None:
         self.path.append((source.id, str(event), target.id))
         if self.callback is not None:
             returned = self.callback("recovery", source.id, str(event), target.id)
