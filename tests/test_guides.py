@@ -198,3 +198,12 @@ def test_the_device_guides_test_passes(tmp_path: Path):
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     example.test_the_agent_signs_in_and_stops(tmp_path)
+
+
+def test_the_ios_guides_mac_lines_make_a_valid_scenario(tmp_path: Path):
+    guide = (DOCS / "guide-ios-app.md").read_text()
+    mac = next(b for b in re.findall(r"```yaml\n(.*?)```", guide, re.DOTALL) if "install:" in b)
+    scenario = (DOCS / "examples" / "tally" / "count_to_two.yaml").read_text() + mac
+    (tmp_path / "count_to_two.yaml").write_text(scenario)
+    done = orav("validate", "count_to_two.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
