@@ -42,7 +42,6 @@ from orav.model import (
     ActionResult,
     Decision,
     DeviceInfo,
-    Element,
     Observation,
     Settled,
     TypeText,
@@ -79,7 +78,6 @@ class RecordingDevice(LifecycleCalls):
     def __init__(self, device: Device, writer: CassetteWriter) -> None:
         self._device = device
         self._writer = writer
-        self._last_elements: tuple[Element, ...] = ()  # the last tree seen: secure typing
 
     async def describe(self) -> DeviceInfo:
         with _failures(self._writer, lambda raised: DescribeEvent(raised=raised)):
@@ -91,14 +89,13 @@ class RecordingDevice(LifecycleCalls):
         with _failures(self._writer, lambda raised: ObserveEvent(raised=raised)):
             observation = await self._device.observe()
         self._writer.write(ObserveEvent(observation))
-        self._last_elements = observation.elements or self._last_elements
         return observation
 
     async def perform(self, action: Action) -> ActionResult:
         if isinstance(action, TypeText) and action.secure:
             # The field that takes a secret keeps it: its value is stored as bullets from now
             # on, through every edit, whether or not it masks what is typed.
-            focused = next((e for e in self._last_elements if e.focused), None)
+            focused = next((e for e in self._writer.last_elements if e.focused), None)
             if focused is not None:
                 self._writer.scrubber.hold(focused.label, focused.unique_id)
         with _failures(self._writer, lambda raised: PerformEvent(action, raised=raised)):

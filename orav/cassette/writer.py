@@ -63,7 +63,7 @@ class CassetteWriter:
         self.scrubber = scrubber
         self._fsync = fsync
         self._blobs: set[str] = set()
-        self._last_elements: tuple[Element, ...] | None = None
+        self.last_elements: tuple[Element, ...] = ()  # the last tree stored (secure typing)
         self._last_sha = ""
         self.lines_written = 0
         # The signal (SIGINT, SIGTERM) that is ending the run, set by the runner: a call cut
@@ -135,9 +135,9 @@ class CassetteWriter:
 
     def put_elements(self, elements: tuple[Element, ...]) -> str:
         """Store an element tree as a JSON blob; the same tree as the last costs nothing."""
-        if elements != self._last_elements:
+        if elements != self.last_elements or not self._last_sha:
             self._last_sha = self.put_json_blob(unstructure(elements))
-            self._last_elements = elements
+            self.last_elements = elements
         return self._last_sha
 
     def put_json_blob(self, data: Any) -> str:
