@@ -15,11 +15,11 @@ import pytest
 from command import ORAV, orav
 from hypothesis import given
 from hypothesis import strategies as st
-from orav.report.run import read_run
 
 from orav.config import load_config
 from orav.errors import InputError
 from orav.report.html import render_html
+from orav.report.timeline import read_run
 from orav.scenario_loader import example_scenarios, load_scenario
 from orav.suite import Job, Outcome, expand, parse_shard, run_serial, shard_of, wanted
 
