@@ -207,3 +207,39 @@ def test_the_ios_guides_mac_lines_make_a_valid_scenario(tmp_path: Path):
     (tmp_path / "count_to_two.yaml").write_text(scenario)
     done = orav("validate", "count_to_two.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def cli_sections() -> dict[str, str]:
+    """Each command's help as docs/cli.md (kept current by test_docs) has it."""
+    parts = re.split(r"(?m)^#{2,3} orav (.+)$", (DOCS / "cli.md").read_text())
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def command_lines(text: str) -> list[tuple[str, bool]]:
+    """``orav …`` as a page writes it: lines of its bash blocks (each must be a command), and
+    inline code (a command when its first word names one: `orav regression check` is a name)."""
+    found = [(line, True) for block in BASH_BLOCK.findall(text) for line in block.splitlines()]
+    found += [(code, False) for code in re.findall(r"`(orav [^`\n]+)`", text)]
+    return [
+        (re.split(r" #| \| |&&", line)[0], strict)
+        for line, strict in found
+        if line.startswith("orav ") and not line.startswith("orav -")
+    ]
+
+
+@pytest.mark.parametrize(
+    "page",
+    ["README.md", *(f"docs/{p.name}" for p in sorted(DOCS.glob("*.md")) if p.name != "cli.md")],
+)
+def test_every_command_a_page_shows_has_the_flags_it_uses(page):
+    sections = cli_sections()
+    first_words = {name.split()[0] for name in sections}
+    for line, strict in command_lines((ROOT / page).read_text()):
+        words = line.split()[1:]
+        if not strict and words[0] not in first_words:
+            continue
+        named = [" ".join(words[:n]) for n in (2, 1) if " ".join(words[:n]) in sections]
+        assert named, f"{page}: `{line}`: no such command"
+        flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*(?![\w-])", sections[named[0]]))
+        unknown = [f for f in re.findall(r"(?<![\w-])--[a-z][a-z-]*", line) if f not in flags]
+        assert not unknown, f"{page}: `{line}`: {named[0]} has no {unknown}"
