@@ -10,10 +10,11 @@ from typing import ClassVar
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from textual import events
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     DataTable,
@@ -22,6 +23,7 @@ from textual.widgets import (
     Link,
     OptionList,
     Select,
+    Static,
     Tab,
     Tabs,
     Tree,
@@ -320,3 +322,50 @@ async def test_the_apps_exception_is_in_the_report_and_the_html(tmp_path):
     )
     assert any(where in error.error for error in recording.report.errors)
     assert where in render_html(read_run(recording.cassette))
+
+
+class Card(Static):
+    def on_click(self) -> None:
+        self.update("clicked")
+
+
+class Keyed(Widget, can_focus=True):
+    DEFAULT_CSS = "Keyed { height: 1; }"
+    BINDINGS: ClassVar = [Binding("x", "noop", "Do")]
+
+    def render(self) -> str:
+        return "keyed"
+
+    def action_noop(self) -> None:
+        pass
+
+
+class Handled(Vertical):
+    DEFAULT_CSS = "Handled { height: auto; }"
+
+    @on(events.Click)
+    def clicked(self) -> None:
+        self.add_class("seen")
+
+
+class Clickables(App):
+    def compose(self) -> ComposeResult:
+        yield Card("a card", id="card")
+        yield Keyed(id="keyed")
+        with Handled():  # anonymous, yet clickable: listed
+            yield Label("inside")
+        yield Label("plain text", id="plain")
+        yield Button("Off", id="off", disabled=True)
+
+
+async def test_widgets_that_handle_clicks_or_keys_are_controls_and_disabled_ones_say_so():
+    async with TextualDevice(Clickables) as device:
+        await device.launch()
+        seen = {e.unique_id or e.label or e.role: e for e in (await device.observe()).elements}
+        assert seen["card"].interactive and "button" in seen["card"].traits
+        assert seen["keyed"].interactive and "binding:x" in seen["keyed"].traits
+        assert any(e.role == "AXGroup" and "button" in e.traits for e in seen.values())
+        assert not seen["plain"].interactive
+        assert seen["off"].interactive and not seen["off"].enabled
+        assert (await device.perform(Tap(target=Target(id="card")))).ok
+        assert any(e.label == "clicked" for e in (await device.observe()).elements)

@@ -167,11 +167,14 @@ def _walk(widget: Widget, screen: Any, strips: list[Strip], bindings: dict) -> I
         role, inside = "AXGroup", True
     else:
         role, inside = "AXOther", False
-    if role == "AXGroup" and widget.id is None:
+    clickable = role in _GENERIC and _clickable(widget)
+    if clickable:
+        traits.append("button")
+    if role == "AXGroup" and widget.id is None and not clickable:
         pass  # an anonymous container: its children stand for it
     elif role:
         found = _fact(widget, name, role, visible, strips, traits)
-        if found["role"] not in ("AXOther", "AXGroup") or "label" in found or "unique_id" in found:
+        if clickable or found["role"] not in ("AXOther", "AXGroup") or found.keys() & _NAMED:
             yield found, widget
     if name in _ITEMS:
         try:
@@ -187,6 +190,28 @@ def _walk(widget: Widget, screen: Any, strips: list[Strip], bindings: dict) -> I
     if inside:
         for child in children:
             yield from _walk(child, screen, strips, bindings)
+
+
+_GENERIC = ("AXOther", "AXGroup", "AXStaticText")
+_NAMED = {"label", "unique_id"}
+_CLICK_HANDLERS = ("on_click", "_on_click", "on_mouse_down", "on_mouse_up")
+_CLICK_EVENTS = ("Click", "MouseDown", "MouseUp")
+
+
+def _clickable(widget: Widget) -> bool:
+    """Whether the app's own class of the widget handles clicks (a handler, or ``@on(Click)``)
+    or defines key bindings: such a widget is a control (trait ``button``) whatever its
+    generic role, so a model and the explorer try it."""
+    for cls in type(widget).__mro__:
+        if cls.__module__.split(".")[0] == "textual" or cls is object:
+            continue
+        own = cls.__dict__
+        if own.get("BINDINGS") or any(name in own for name in _CLICK_HANDLERS):
+            return True
+        handlers = own.get("_decorated_handlers") or {}
+        if any(getattr(message, "__name__", "") in _CLICK_EVENTS for message in handlers):
+            return True
+    return False
 
 
 def _textual_class(widget: Widget) -> str | None:
