@@ -101,42 +101,6 @@ def test_the_scenario_scenarios_md_opens_with_is_valid(tmp_path: Path):
     assert done.returncode == 0, done.stderr
 
 
-# The pages this check holds to the code: a dotted ``orav.…`` name in backticks must resolve.
-CHECKED_PAGES = (
-    "README.md",
-    "docs/agents.md",
-    "docs/api.md",
-    "docs/architecture.md",
-    "docs/maestro.md",
-    "docs/scenarios.md",
-    *(f"docs/{page}" for page in GUIDES),
-)
-
-
-def resolves(name: str) -> bool:
-    """``orav.a.b.C.d``: the longest importable module, then attributes."""
-    parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            found: object = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for part in parts[cut:]:
-            if not hasattr(found, part):
-                return False
-            found = getattr(found, part)
-        return True
-    return False
-
-
-@pytest.mark.parametrize("page", CHECKED_PAGES)
-def test_every_orav_name_a_page_cites_exists(page):
-    text = (ROOT / page).read_text()
-    cited = set(re.findall(r"`(orav(?:\.\w+)+)", text)) - {"orav.toml"}
-    missing = sorted(name for name in cited if not resolves(name))
-    assert not missing, f"{page} cites {missing}, which orav does not have"
-
-
 def readme_python() -> list[str]:
     return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
 
@@ -182,16 +146,6 @@ def test_the_capabilities_the_agent_guide_names_are_the_llm_agents():
     assert agent.model == "gpt-4o" and "sk-not-a-real-key-0000" in agent.secrets
 
 
-@pytest.mark.parametrize(
-    "page", ["README.md", *(f"docs/{p.name}" for p in sorted(DOCS.glob("*.md")))]
-)
-def test_every_relative_link_of_a_page_leads_somewhere(page):
-    path = ROOT / page
-    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text())
-    broken = [link for link in links if "://" not in link and not (path.parent / link).exists()]
-    assert not broken, f"{page} links to {broken}"
-
-
 def test_the_device_guides_test_passes(tmp_path: Path):
     spec = importlib.util.spec_from_file_location("fake", DOCS / "examples" / "test_fake_device.py")
     assert spec is not None and spec.loader is not None
@@ -207,39 +161,3 @@ def test_the_ios_guides_mac_lines_make_a_valid_scenario(tmp_path: Path):
     (tmp_path / "count_to_two.yaml").write_text(scenario)
     done = orav("validate", "count_to_two.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-
-
-def cli_sections() -> dict[str, str]:
-    """Each command's help as docs/cli.md (kept current by test_docs) has it."""
-    parts = re.split(r"(?m)^#{2,3} orav (.+)$", (DOCS / "cli.md").read_text())
-    return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
-
-
-def command_lines(text: str) -> list[tuple[str, bool]]:
-    """``orav …`` as a page writes it: lines of its bash blocks (each must be a command), and
-    inline code (a command when its first word names one: `orav regression check` is a name)."""
-    found = [(line, True) for block in BASH_BLOCK.findall(text) for line in block.splitlines()]
-    found += [(code, False) for code in re.findall(r"`(orav [^`\n]+)`", text)]
-    return [
-        (re.split(r" #| \| |&&", line)[0], strict)
-        for line, strict in found
-        if line.startswith("orav ") and not line.startswith("orav -")
-    ]
-
-
-@pytest.mark.parametrize(
-    "page",
-    ["README.md", *(f"docs/{p.name}" for p in sorted(DOCS.glob("*.md")) if p.name != "cli.md")],
-)
-def test_every_command_a_page_shows_has_the_flags_it_uses(page):
-    sections = cli_sections()
-    first_words = {name.split()[0] for name in sections}
-    for line, strict in command_lines((ROOT / page).read_text()):
-        words = line.split()[1:]
-        if not strict and words[0] not in first_words:
-            continue
-        named = [" ".join(words[:n]) for n in (2, 1) if " ".join(words[:n]) in sections]
-        assert named, f"{page}: `{line}`: no such command"
-        flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*(?![\w-])", sections[named[0]]))
-        unknown = [f for f in re.findall(r"(?<![\w-])--[a-z][a-z-]*", line) if f not in flags]
-        assert not unknown, f"{page}: `{line}`: {named[0]} has no {unknown}"
