@@ -1,4 +1,5 @@
-"""The guides teach what works: their example files are the files, their commands run."""
+"""The examples the docs teach with work: a guide's files are the files and its commands run;
+README's snippets, agents.md's answer and scenarios.md's files do what their pages say."""
 
 import importlib
 import importlib.util
