@@ -1,9 +1,11 @@
 """Live rerun of golden cassettes against a scripted live run of the same scenarios (issue 13).
 
 For each demo scenario: record it with the scripted agent on the simulator; then, ROUNDS times
-interleaved, run it live with its script (no cassette: the baseline) and rerun the cassette live (``orav.golden.rerun``) on the unchanged app and on the app with its Settings
-button's id renamed (a heal). Prints median wall times over ROUNDS, their ratio, and the
-decisions asked of an agent (model calls: the target is 0).
+interleaved, run it live with its script (no cassette: the baseline) and rerun the cassette
+live (``orav.golden.rerun``) on the unchanged app and on the app with its Settings button's id
+renamed (a heal). Prints median wall times over ROUNDS, their ratio, and the decisions asked of
+an agent (model calls: the target is 0); then the regression check of the four goldens
+(``orav.regression_check``), as a run does after its goal.
 
 Run: .venv/bin/python bench/golden_rerun.py
 """
@@ -20,6 +22,7 @@ from orav.agents.scripted import ScriptedAgent
 from orav.engine import Engine
 from orav.golden import rerun
 from orav.model import RunReport
+from orav.regression_check import check_regressions, find_flows
 from orav.scenario_loader import load_scenario
 from orav.session import record
 from orav.sim import DEMO_APP
@@ -77,6 +80,20 @@ async def main() -> None:
         )
     ratio = total["rerun"] / total["live"]
     print(f"{'all':16} {total['live']:8.3f} {total['rerun']:8.3f} {ratio:6.2f}")
+    await regression_check(folder)
+
+
+async def regression_check(folder: Path) -> None:
+    """The regression check a run does after its goal: the four goldens revisited live on
+    the unchanged app (median of ROUNDS), against the scripted live runs of the same four."""
+    flows = find_flows([folder])
+    homes = [ROOT / "orav" / "scenarios"]
+    walls = []
+    for _ in range(ROUNDS):
+        wall, check = await timed(check_regressions, flows, app="com.orav.demo", scenarios=homes)
+        assert check.ok and len(check.revisits) == len(NAMES), check.explain()
+        walls.append(wall)
+    print(f"regression check of {len(flows)} goldens: {statistics.median(walls):.3f} s, ok")
 
 
 if __name__ == "__main__":

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from attrs import frozen
 
-from orav.agents import Agent
+from orav.agents import Agent, close_agent
 from orav.cassette.redact import REDACTED
-from orav.cassette.rerun import Heal, Regression, RerunAgent
+from orav.cassette.rerun import Heal, Regression, RerunAgent, Walked
 from orav.codec import unstructure
 from orav.errors import InputError
 from orav.model import RunReport, Scenario
@@ -40,6 +40,7 @@ class Rerun:
     regressions: tuple[Regression, ...] = ()
     served: int = 0  # recorded decisions played live
     asked: int = 0  # decisions asked of the fallback agent
+    walked: tuple[Walked, ...] = ()  # each step's live screen and the action taken there
 
     @property
     def status(self) -> str:
@@ -112,9 +113,8 @@ async def rerun(
         try:
             result = await Engine(live, deciding).run(scenario)
         finally:
-            close = getattr(agent, "close", None)
-            if close is not None:
-                await close()
+            if agent is not None:
+                await close_agent(agent)
     regressions = list(deciding.regressions)
     if not result.ok and not regressions:
         missed = ", ".join(result.goals_missed) or result.summary or result.status
@@ -128,6 +128,7 @@ async def rerun(
         tuple(regressions),
         deciding.served,
         deciding.asked,
+        tuple(deciding.walked),
     )
 
 
@@ -155,12 +156,17 @@ def scenario_of(cassette: Path, recorded: Scenario, folders: Sequence[Path] = ()
 
 def find_scenario(name: str, folders: Sequence[Path]) -> Scenario | None:
     """The scenario called ``name`` in a ``*.yaml`` file under ``folders`` (None: not there);
-    a file that is no scenario is passed over."""
+    a file that is no scenario is passed over. A file named after the scenario is tried first,
+    and only files whose text holds the name are loaded (a folder of many scenarios is not
+    parsed whole for each cassette)."""
     from orav.scenario_loader import load_scenario
 
     for folder in folders:
-        for path in sorted(Path(folder).rglob("*.yaml")):
+        paths = sorted(Path(folder).rglob("*.yaml"), key=lambda path: (path.stem != name, path))
+        for path in paths:
             try:
+                if name not in path.read_text(encoding="utf-8", errors="replace"):
+                    continue
                 scenario = load_scenario(path)
             except (InputError, OSError):
                 continue
@@ -187,12 +193,17 @@ class Repeated:
 
     @property
     def flipped(self) -> tuple[int, ...]:
-        """The steps where some run regressed or healed and another did not."""
+        """The steps that differed between runs: regressed or healed in some and not in
+        others, or on another screen, or another action taken there."""
         marks = [
             {r.step for r in run.regressions} | {h.step for h in run.heals} for run in self.runs
         ]
         every = set().union(*marks) if marks else set()
-        return tuple(sorted(s for s in every if any(s not in m for m in marks)))
+        flips = {s for s in every if any(s not in m for m in marks)}
+        walks = [{w.step: (w.screen, w.action) for w in run.walked} for run in self.runs]
+        steps = set().union(*walks) if walks else set()
+        flips |= {s for s in steps if len({walk.get(s) for walk in walks}) > 1}
+        return tuple(sorted(flips))
 
     def explain(self) -> str:
         verdict = "flaky" if self.flaky else ("passed" if self.passed else "regressed")

@@ -45,6 +45,11 @@ def test_an_unchanged_app_passes_with_no_model_call():
     result = asyncio.run(rerun(cassette, device="sim", scenario=scenario))
     assert result.status == "passed" and result.report.ok
     assert (result.asked, result.served, result.heals, result.regressions) == (0, 3, (), ())
+    assert [(w.step, w.screen) for w in result.walked] == [
+        (1, "Home"),
+        (2, "Settings"),
+        (3, "Settings"),
+    ]
 
 
 def test_a_renamed_id_with_the_same_label_heals(tmp_path):
@@ -176,6 +181,25 @@ def test_a_repeat_that_passes_only_sometimes_is_flaky_and_names_the_steps_that_f
     repeated = Repeated(Path("a.cassette"), runs)
     assert (repeated.passed, repeated.flaky, repeated.flipped) == (2, True, (2, 4))
     assert repeated.explain() == "a.cassette: flaky, pass@3 = 2/3; steps that flip: 2, 4"
+
+
+def test_a_step_on_another_screen_or_with_another_action_in_one_run_flips():
+    from orav.cassette.rerun import Walked
+    from orav.golden import Repeated, Rerun
+    from orav.model import RunReport
+
+    ok = RunReport("r", "s", "passed", total_steps=3)
+    path = (Walked(1, "Home", "tap #a"), Walked(2, "List", "tap #row"), Walked(3, "Row", "done"))
+    slow = (
+        Walked(1, "Home", "tap #a"),
+        Walked(2, "Loading", "wait 1.0s"),
+        Walked(3, "List", "tap #row"),
+        Walked(4, "Row", "done"),
+    )
+    runs = [Rerun(Path("a.cassette"), ok, walked=walk) for walk in (path, path, slow)]
+    repeated = Repeated(Path("a.cassette"), tuple(runs))
+    assert not repeated.flaky and repeated.flipped == (2, 3, 4)
+    assert Repeated(Path("a.cassette"), tuple(runs[:2])).flipped == ()
 
 
 names = st.text(alphabet="abcxyz", min_size=1, max_size=6)

@@ -5,6 +5,7 @@ API::
 
     agent = RerunAgent(cassette, fallback=None)   # serves cassette's decisions to a live run
     agent.heals, agent.regressions                # what it found on the way
+    agent.walked                                  # each step's live screen and action
     agent.served, agent.asked                     # decisions served / asked of ``fallback``
 
 The n-th decision asked for is the n-th recorded one while the run is on the recorded path. The
@@ -31,7 +32,16 @@ from orav.cassette.redact import REDACTED, matches_redacted
 from orav.cassette.reuse import RecordedDecision, recorded_decisions
 from orav.codec import unstructure
 from orav.errors import AgentError
-from orav.model import Decision, Done, Element, Observation, Screenshot, Tap, Target
+from orav.model import (
+    Decision,
+    Done,
+    Element,
+    Observation,
+    Screenshot,
+    Tap,
+    Target,
+    show_action,
+)
 from orav.perceive import screen_id, screen_name
 from orav.perceive.screens import is_control
 from orav.perceive.targets import target_element
@@ -45,6 +55,16 @@ class Heal:
     recorded: str  # the target as recorded
     live: str  # the element it was found as
     by: str  # "id", "label" or "position"
+
+
+@frozen
+class Walked:
+    """One step of a live rerun: the screen it was on and the action taken there (repeated
+    reruns compare them: a step whose screen or action differs between runs is flaky)."""
+
+    step: int
+    screen: str
+    action: str
 
 
 @frozen
@@ -116,8 +136,15 @@ class RerunAgent:
         self.asked = 0
         self.heals: list[Heal] = []
         self.regressions: list[Regression] = []
+        self.walked: list[Walked] = []  # every step: the live screen and what was done there
 
     async def decide(self, context: AgentContext) -> Decision:
+        decision = await self._decide(context)
+        screen = screen_name(context.observation)
+        self.walked.append(Walked(context.step, screen, show_action(decision.action)))
+        return decision
+
+    async def _decide(self, context: AgentContext) -> Decision:
         index, self._next = self._next, self._next + 1
         if not self.on_path:
             return await self._ask(context)
