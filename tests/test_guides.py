@@ -49,7 +49,7 @@ def test_a_guide_shows_its_example_files_as_they_are(page):
 def test_the_ios_guide_runs_on_the_simulator(tmp_path: Path):
     shutil.copytree(DOCS / "examples", tmp_path / "docs" / "examples")
     steps = commands("guide-ios-app.md")
-    assert [step[0] for step in steps] == ["validate", "record", "replay"]
+    assert [step[0] for step in steps] == ["validate", "record", "replay", "rerun"]
     for step in steps:
         done = orav(*step, cwd=tmp_path)
         assert done.returncode == 0, (step, done.stdout, done.stderr)
