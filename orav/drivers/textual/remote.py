@@ -135,7 +135,9 @@ class RemoteTextualDevice(TextualCalls):
         try:
             hello = await self._read(max(START_SECONDS, self.timeout), "start")
         except Refused as exc:
-            raise InputError(f"{self.python} could not start the companion: {exc}", "--device")
+            raise InputError(
+                f"{self.python} could not start the companion: {exc}", "--device"
+            ) from None
         if hello.get("protocol") != PROTOCOL:
             await self._kill()
             raise DeviceError(
