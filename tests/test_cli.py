@@ -14,6 +14,8 @@ from orav.cli import cli
         (["sim", "--port", "99999"], "not in the range"),
         (["bogus"], "No such command 'bogus'"),
         (["record", "x.yaml", "--bogus"], "No such option '--bogus'"),
+        (["replay", "a.cassette", "--base-url", "http://h"], "--base-url needs --agent"),
+        (["rerun", "a.cassette", "--agent-option", "t=1"], "--agent-option needs --agent"),
     ],
 )
 def test_usage_errors_exit_2_with_clicks_message(args, message, tmp_path):

@@ -6,7 +6,7 @@ its file, line and column. Heavy modules are imported only when a value needs th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -76,6 +76,15 @@ def verbosity(quiet: bool, verbose: int) -> int:
     if quiet and verbose:
         raise click.UsageError("-q and -v contradict each other")
     return 0 if quiet else 1 + verbose
+
+
+def needs_agent(agent_spec: str | None, given: Mapping[str, object]) -> None:
+    """Flags that only tune an agent (``--base-url``, ``--agent-option``, …) mean nothing
+    without ``--agent``: a usage error (exit 2) naming those of ``given`` that were set."""
+    named = [flag for flag, value in given.items() if value]
+    if agent_spec is None and named:
+        verb = "needs" if len(named) == 1 else "need"
+        raise click.UsageError(f"{', '.join(named)} {verb} --agent")
 
 
 def make_agent(

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from orav.cli.flags import agent_options, base_url_option, expanded, file_errors, make_agent
+from orav.cli.flags import (
+    agent_options,
+    base_url_option,
+    expanded,
+    file_errors,
+    make_agent,
+    needs_agent,
+)
 from orav.cli.group import cli
 from orav.cli.render import print_reports
 from orav.errors import InputError
@@ -55,8 +62,8 @@ def replay(
     from orav import session
     from orav.errors import ReplayDivergence
 
-    if agent_spec is None and (base_url or agent_options or scenario_path):
-        raise click.UsageError("--base-url, --agent-option and --scenario need --agent")
+    given = {"--base-url": base_url, "--agent-option": agent_options, "--scenario": scenario_path}
+    needs_agent(agent_spec, given)
     if scenario_path is not None and agent_spec != "scripted":
         raise click.UsageError("--scenario goes with --agent scripted")
     rows, failed, bad = [], False, False
@@ -173,8 +180,7 @@ def rerun(
     from orav import golden
     from orav.scenario_loader import load_scenario
 
-    if agent_spec is None and (base_url or agent_options):
-        raise click.UsageError("--base-url and --agent-option need --agent")
+    needs_agent(agent_spec, {"--base-url": base_url, "--agent-option": agent_options})
     regressed, bad = False, False
     for path in expanded(cassettes, (".cassette",)):
         try:
