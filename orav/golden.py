@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attrs import frozen
 
@@ -28,6 +29,9 @@ from orav.cassette.rerun import Heal, Regression, RerunAgent, Walked
 from orav.codec import unstructure
 from orav.errors import InputError
 from orav.model import RunReport, Scenario
+
+if TYPE_CHECKING:
+    from orav.cassette import Cassette
 
 
 @frozen
@@ -87,6 +91,7 @@ async def rerun(
     agent: Agent | None = None,
     scenario: Scenario | None = None,
     seed: int = 0,
+    recorded: Cassette | None = None,
 ) -> Rerun:
     """Play ``cassette``'s recorded decisions live on ``device`` (a spec as ``orav record``
     takes: ``sim``, ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:module:App``; by default
@@ -95,12 +100,13 @@ async def rerun(
     ``agent`` (an LLM) decides where the app left the recorded path; without one the run ends
     at the first regression. A cassette whose recorded run did not pass is no golden:
     InputError. A secret (a password) is stored as bullets in the cassette: a scenario that
-    types one must be given (``scenario``, loaded from its file), else InputError."""
+    types one must be given (``scenario``, loaded from its file), else InputError.
+    ``recorded``: the cassette already read (it is not read again)."""
     from orav.cassette import read_cassette
     from orav.engine import Engine
     from orav.specs import open_device
 
-    recorded = read_cassette(cassette)
+    recorded = recorded or read_cassette(cassette)
     report = recorded.report()
     if report is None or not report.ok:
         status = report.status if report is not None else "unfinished"

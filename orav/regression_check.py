@@ -29,13 +29,16 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
 from orav.cassette.rerun import Heal, Regression
 from orav.errors import InputError, OravError
-from orav.model import Scenario, Screenshot
+from orav.model import Screenshot
+
+if TYPE_CHECKING:
+    from orav.cassette import Cassette
 
 MAX_STEPS = 200  # steps of all the flows revisited together
 TIMEOUT = 600.0  # seconds of all the flows revisited together
@@ -154,7 +157,7 @@ async def check_regressions(
             continue
         revisit = await _revisit(
             cassette,
-            scenario,
+            recorded,
             device,
             [cassette.parent, *scenarios],
             steps_left,
@@ -168,7 +171,7 @@ async def check_regressions(
 
 async def _revisit(
     cassette: Path,
-    recorded: Scenario,
+    recorded: Cassette,
     device: str | None,
     folders: list[Path],
     steps_left: int,
@@ -180,16 +183,18 @@ async def _revisit(
     from orav.golden import rerun, scenario_of
 
     started = time.monotonic()
+    name = recorded.header.scenario.name
     try:
-        scenario = scenario_of(cassette, recorded, [f for f in folders if f.is_dir()])
+        homes = [f for f in folders if f.is_dir()]
+        scenario = scenario_of(cassette, recorded.header.scenario, homes)
         capped = evolve(
             scenario,
             max_steps=min(scenario.max_steps, steps_left),
             timeout_seconds=min(scenario.timeout_seconds, seconds_left),
         )
-        result = await rerun(cassette, device=device, scenario=capped, seed=seed)
+        result = await rerun(cassette, device=device, scenario=capped, seed=seed, recorded=recorded)
     except OravError as exc:  # a secret without its scenario file, a device that did not open
-        return Revisit(cassette, recorded.name, "unchecked", str(exc))
+        return Revisit(cassette, name, "unchecked", str(exc))
     seconds = time.monotonic() - started
     report = result.report
     budget = (report.status == "step_limit" and capped.max_steps < scenario.max_steps) or (
