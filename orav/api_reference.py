@@ -94,7 +94,7 @@ def _class(name: str, cls: type) -> Iterator[str]:
         body = [f"    {m.name} = {m.value!r}" for m in cls]
     elif attrs.has(cls):
         heading = "@frozen\n" + heading if _frozen(cls) else heading
-        body = [f"    {_attrs_field(field)}" for field in attrs.fields(cls) if field.init]
+        body = [f"    {_attrs_field(cls, field)}" for field in attrs.fields(cls) if field.init]
     elif "__init__" in vars(cls) and not _is_protocol(cls):
         init = vars(cls)["__init__"]
         body = [f"    def __init__{_signature(init, wrap=True, indent='    ')}"]
@@ -112,8 +112,18 @@ def _frozen(cls: type) -> bool:
     return getattr(cls.__setattr__, "__name__", "") == "_frozen_setattrs"
 
 
-def _attrs_field(field: attrs.Attribute) -> str:
-    text = f"{field.name}: {_annotation(field.type)}"
+def _attrs_field(cls: type, field: attrs.Attribute) -> str:
+    """As the source writes it: ``attrs.resolve_types`` (cattrs calls it) replaces a field's
+    ``type`` with the type itself, the class's own annotations keep the text."""
+    written = next(
+        (
+            vars(base)["__annotations__"][field.name]
+            for base in cls.__mro__
+            if field.name in vars(base).get("__annotations__", {})
+        ),
+        field.type,
+    )
+    text = f"{field.name}: {_annotation(written)}"
     factory = getattr(field.default, "factory", None)  # an attrs Factory
     if factory is not None:
         return f"{text} = field(factory={getattr(factory, '__name__', repr(factory))})"
