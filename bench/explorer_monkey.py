@@ -49,6 +49,8 @@ APPS = {
     "shop": ("orav/sim/shop.yaml", Credentials("shopper@orav.dev", "Shop-Demo-2!")),
     "bank": ("orav/demo/bank.yaml", Credentials("sam@ledger.example", "Ledger-Pass-42")),
     "gestures": ("orav/demo/gestures.yaml", None),
+    # iOS 17's Settings: a real app's structure, not designed for the explorer
+    "settings": ("orav/sim/settings.yaml", Credentials("sam.appleseed@icloud.com", "123456")),
     "generated": ("", None),  # written at run time by generated_app()
 }
 GENERATED = "generated"  # an app model written by generated_app(): 27 screens

@@ -269,7 +269,7 @@ async def test_walks_the_known_graph_to_screens_with_untried_elements() -> None:
     assert run.coverage.finished
 
 
-async def test_a_dead_end_is_reported_after_one_back_gesture() -> None:
+async def test_a_dead_end_is_reported_after_the_back_gesture_and_the_other_swipes() -> None:
     app = Tiny(
         {
             "home": (heading("Home"), button("trap", "Trap"), button("later", "Later", y=150)),
@@ -279,13 +279,16 @@ async def test_a_dead_end_is_reported_after_one_back_gesture() -> None:
     )
     run = await Run(app).explore()
     gestures = [d for d in run.decisions if isinstance(d.action, Swipe)]
-    assert len(gestures) == 1 and gestures[0].action.start.x < 10  # from the left edge
+    assert gestures[0].action.start.x < 10  # the back gesture first, from the left edge
     done = run.decisions[-1]
     assert isinstance(done.action, Done) and "no known way to 'Home'" in done.action.summary
     coverage = run.coverage
     trap = coverage.screens[1]
     assert coverage.dead_ends == (trap.key,)
-    assert trap.no_effect == (BACK_GESTURE,)  # Home's control was left: no round of gestures
+    # no way back: the second round's swipes are tried where the explorer is (they might
+    # have opened one), each once; Home's control is left untried, as are its gestures
+    assert trap.no_effect == (BACK_GESTURE, *(f"(swipe {d})" for d in SWIPES))
+    assert len(gestures) == 1 + len(SWIPES)
     assert coverage.screens[0].untried == (
         "#later",
         *(f"(swipe {d})" for d in SWIPES),

@@ -34,7 +34,7 @@ from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
 from orav.perceive.roles import is_text_field
 from orav.report.coverage import Coverage
 
-Stage = Literal["tap", "type", "return", "navigate", "back", "gesture"]
+Stage = Literal["tap", "type", "return", "navigate", "back", "gesture", "restore"]
 
 
 @define
@@ -69,6 +69,7 @@ class ExplorerAgent:
         self._credentials: Credentials | None = None
         self._pending: _Pending | None = None
         self._field: _Pending | None = None  # a text field between tap and return
+        self._restore: str | None = None  # a switch just toggled, to turn back
         self._wandered = 0
         self._backed: set[str] = set()  # screens gone back from blindly since the last new try
         self._finished = False
@@ -136,6 +137,8 @@ class ExplorerAgent:
             self._field = pending  # tapped or typed into: the next stage follows
             return None
         self._field = None
+        if pending.stage == "tap" and stays and element is not None and element.role == "AXSwitch":
+            self._restore = pending.element  # toggled: turned back at once
         if pending.element is not None:
             self._map.note(pending.screen, pending.element, key, pending.step)
         if pending.stage == "return":
@@ -159,6 +162,18 @@ class ExplorerAgent:
             if typing is not None:
                 return typing
         self._field = None
+        restore, self._restore = self._restore, None
+        if restore is not None and restore in screen.elements:
+            element = target_element(observation, target_of(screen.elements[restore]))
+            if element is not None and element.enabled:
+                self._pending = _Pending(context.step, screen.key, restore, "restore")
+                return Decision(
+                    Tap(target=target_of(element)),
+                    f"Turning {restore} on {screen.name!r} back as it was: the app's state "
+                    "as the explorer found it (a switch may hide what the rest needs).",
+                    element.label,
+                    f"{restore} is back as it was",
+                )
         while screen.retry:
             name = screen.retry.pop(0)
             element = target_element(observation, target_of(screen.elements[name]))
@@ -189,6 +204,8 @@ class ExplorerAgent:
             return self._done(f"every reachable element was tried or skipped. {self._counts()}")
         budget = self.wander if self.wander is not None else 2 * len(self._screens) + 2
         if self._wandered >= budget:
+            if not self._gestures:
+                return self._second_round(context, screen)
             return self._done(
                 f"gave up walking back to {_names(waiting)} after {self._wandered} steps. "
                 + self._counts()
@@ -201,7 +218,17 @@ class ExplorerAgent:
         if not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}:  # while it works: a stack
             self._backed.add(screen.key)  # may be deep (bounded by ``wander``)
             return self._go_back(context, screen)
+        if not self._gestures:
+            return self._second_round(context, screen)
         return self._done(f"no known way to {_names(waiting)}. {self._counts()}")
+
+    def _second_round(self, context: AgentContext, screen: ScreenNotes) -> Decision:
+        """What is left of the first round cannot be reached now (a control it waits for is
+        hidden, a walk would repeat itself): on to the gestures and keys, which may open the
+        way (what the first round left is still tried where it shows again)."""
+        self._gestures = True
+        self._wandered, self._backed = 0, set()
+        return self._next(context, screen)
 
     def _try(
         self, context: AgentContext, screen: ScreenNotes, name: str, element: Element

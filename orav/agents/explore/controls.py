@@ -14,11 +14,12 @@ BACK_WORDS = frozenset({"back", "close", "cancel"})
 # Elements tried last: they may end the session or destroy what the app holds.
 _SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
 _RISKY = re.compile(
-    r"\b(?:delete|remove|erase|reset|clear)\b|(?:^|[\s_])(?:less|minus|decrease|decrement)(?:_|\b)",
+    r"\b(?:delete|remove|erase|reset|clear|forget)\b|\bturn\W+(?:\w+\W+)?off\b"
+    r"|(?:^|[\s_])(?:less|minus|decrease|decrement)(?:_|\b)",
     re.IGNORECASE,
 )
 # Never tried: they end the app itself, which the engine would have to restart.
-_QUIT = re.compile(r"\b(?:quit|exit)\b", re.IGNORECASE)
+_QUIT = re.compile(r"\b(?:quit|exit|shut[\s_]?down|power[\s_]off)\b", re.IGNORECASE)
 # Walked through never, only tried once: they commit something (an order, a payment, a message).
 _COMMITS = re.compile(
     r"\b(?:pay|place order|buy|purchase|transfer|send money|submit)\b", re.IGNORECASE
@@ -44,17 +45,16 @@ SAMPLE_TEXT = "Sample text"
 # controls), the app's tabs (after Back: they leave for another part of the app), arrow keys
 # (they move a cursor far more often than they open anything), the back gesture (it leaves,
 # and teaches the way back), risky controls and a terminal app's footer keys (app-wide: quit,
-# the palette), and rows of a list past its first few (alike: in the second round, with the
-# gestures).
+# the palette).
 MOVE_RANK = 2
 BACK_RANK = 3
 TAB_RANK = 3.5
 ARROW_RANK = 5
 BACK_MOVE_RANK = 5.5
 RISKY_RANK = 6
-# Rows of one list beyond the first ROWS_FIRST are alike: tried after everything else.
+# Rows of one list beyond the first ROWS_FIRST wait for the second round once the list is
+# known to be a list of items (its rows led to screens alike): each shows another item.
 ROWS_FIRST = 3
-LATER_ROWS_RANK = 7
 
 
 def _words(element: Element) -> str:

@@ -115,9 +115,12 @@ class ScreenMap:
         screen.deferred = {n for n in screen.later if screen.lists[n] in items}
 
     def _alike_all(self, targets: list[str]) -> bool:
-        """At least two screens, all one screen or alike one another."""
-        kinds = {t if t not in self.screens else self.screens[t].alike or t for t in targets}
-        return len(targets) >= 2 and len(kinds) == 1
+        """At least two screens, all one screen, or alike one another with the same rows (a
+        menu's pages share a Back button but list different rows: not items)."""
+        known = [self.screens[t] for t in targets if t in self.screens]
+        kinds = {s.alike or s.key for s in known}
+        rows = {frozenset(n for n, e in s.elements.items() if e.role == "AXCell") for s in known}
+        return len(targets) >= 2 and len(known) == len(targets) and len(kinds) == len(rows) == 1
 
     def out(self, node: str) -> dict[str, str]:
         """The known edges out of a screen: its own, and its chrome's."""
@@ -153,7 +156,8 @@ class ScreenMap:
         self, screen: ScreenNotes, observation: Observation | None, goals: set[str]
     ) -> str | None:
         """The first element on the shortest known path to a screen in ``goals`` (from the
-        screen as last seen when there is no ``observation`` of it now)."""
+        screen as last seen when there is no ``observation`` of it now), through elements
+        that were there and enabled when their screen was last seen."""
         first: dict[str, str] = {}
         queue: deque[str] = deque()
         for element, target in self.out(screen.key).items():
@@ -172,8 +176,12 @@ class ScreenMap:
             node = queue.popleft()
             if node in goals:
                 return first[node]
+            seen = self.screens[node]
             for element, target in self.out(node).items():
-                if target not in first and target != screen.key and self.walkable(node, element):
+                usable = self.walkable(node, element) and (
+                    element in seen.moves or element in seen.chrome or seen.available(element)
+                )
+                if target not in first and target != screen.key and usable:
                     first[target] = first[node]
                     queue.append(target)
         return None

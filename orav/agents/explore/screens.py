@@ -9,7 +9,6 @@ from orav.agents.explore.controls import (
     ARROW_RANK,
     BACK_MOVE_RANK,
     BACK_RANK,
-    LATER_ROWS_RANK,
     MOVE_RANK,
     ROWS_FIRST,
     TAB_RANK,
@@ -32,6 +31,21 @@ from orav.perceive.faults import screen_size
 from orav.perceive.screens import app_elements, is_control, is_footer_key
 
 NAV_BAR_SHARE = 0.12  # the status and navigation bars: the top of an iPhone screen
+LIST_BOTTOM = 0.85  # a row that ends below this share of the height may hide more rows
+SCROLL = "(swipe up)"
+
+
+def _runs_on(observation: Observation, height: float) -> bool:
+    """A list ends near the bottom of the screen (the app's frame says where that is, not the
+    list itself): more rows may follow below."""
+    bottom = max(
+        (e.frame.y + e.frame.height for e in observation.elements if e.role != "AXCell"),
+        default=0.0,
+    )
+    return bottom >= height and any(
+        e.role == "AXCell" and e.frame.y + e.frame.height > height * LIST_BOTTOM
+        for e in app_elements(observation)
+    )
 
 
 def _titled_back(element: Element, titles: frozenset[str], height: float) -> bool:
@@ -69,6 +83,7 @@ class ScreenNotes:
     later: set[str] = field(factory=set)  # rows past a list's first few
     deferred: set[str] = field(factory=set)  # later rows of a list of items: the second round
     backs: set[str] = field(factory=set)  # back buttons named after the screen they go to
+    runs_on: bool = False  # a list reaches the bottom of the screen: there may be more below
 
     def shape(self) -> frozenset[str]:
         """Its controls, but the app's chrome and the rows of a list: what screens alike share."""
@@ -111,8 +126,7 @@ class ScreenNotes:
                 self.lists[name] = group
                 rows[group] = rows.get(group, 0) + 1
                 if rows[group] > ROWS_FIRST:
-                    place = LATER_ROWS_RANK  # alike rows: after the rest of the screen
-                    self.later.add(name)
+                    self.later.add(name)  # deferred if the list turns out to be of items
             self.present.add(name)
             if element.enabled:
                 self.enabled.add(name)
@@ -134,6 +148,7 @@ class ScreenNotes:
                 self.skipped.append(name)  # it ends the app, or it is not the app's
                 continue
             ranked.append((place, index, name))
+        self.runs_on = self.runs_on or _runs_on(observation, height)
         for index, (name, move) in enumerate(screen_moves(observation, platform).items()):
             self.present.add(name)
             if name not in self.moves:
@@ -159,9 +174,11 @@ class ScreenNotes:
 
     def available(self, name: str, gestures: bool = True) -> bool:
         """On screen and enabled the last time the screen was seen; a gesture always is, in
-        the second round (the back gesture in the first), as are the rows past the first few
-        of a list of items."""
+        the second round (the back gesture in the first, and a swipe up where a list runs off
+        the screen), as are the rows past the first few of a list of items."""
         if name in self.moves:
+            if name == SCROLL and self.runs_on:
+                return True  # the rest of a long list: with the first round's controls
             return gestures or name in BACK_MOVES
         if name in self.deferred and not gestures:
             return False

@@ -1,0 +1,70 @@
+"""The explorer on an app model of a real app not designed for it: iOS 17's Settings
+(``orav/sim/settings.yaml``), through the simulator over real gRPC and the fb-idb client.
+
+Settings labels its Back buttons with the previous screen's title, finds its rows by label,
+hides the Wi-Fi networks when Wi-Fi is switched off and runs its root list off the screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import evolve
+
+from orav.agents import AgentContext
+from orav.agents.explorer import ExplorerAgent
+from orav.model import Credentials, Decision, Scenario, Swipe, Tap
+from orav.session import record
+from orav.testing import VirtualClock
+
+SETTINGS = Path(__file__).resolve().parent.parent / "orav" / "sim" / "settings.yaml"
+
+
+class Noting(ExplorerAgent):
+    """The explorer, keeping its decisions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decisions: list[Decision] = []
+
+    async def decide(self, context: AgentContext) -> Decision:
+        decision = await super().decide(context)
+        self.decisions.append(decision)
+        return decision
+
+
+async def _explore(tmp_path: Path, steps: int) -> tuple[ExplorerAgent, list[Decision]]:
+    explorer = Noting()
+    credentials = Credentials("sam.appleseed@icloud.com", "123456")
+    scenario = Scenario("explore-settings", "com.apple.Preferences", "explore", max_steps=steps)
+    scenario = evolve(scenario, settle_seconds=0.05, timeout_seconds=3600, credentials=credentials)
+    await record(
+        scenario,
+        tmp_path / "settings.cassette",
+        device=f"sim:{SETTINGS}",
+        agent=explorer,
+        clock=VirtualClock(),
+    )
+    return explorer, explorer.decisions
+
+
+async def test_settings_app_model_explored_as_a_real_app_demands(tmp_path):
+    explorer, decisions = await _explore(tmp_path, 180)
+    coverage = explorer.coverage()
+    names = {s.name for s in coverage.screens}
+    # Wi-Fi was switched off and on again, so its networks stayed to be tried
+    assert {"Wi-Fi", "Home", "Other Network", "Security"} <= names, coverage.summary
+    taps = [d.action.target.id for d in decisions if isinstance(d.action, Tap) and d.action.target]
+    first = taps.index("wifi_switch")
+    assert taps[first + 1] == "wifi_switch"  # turned back at once
+    # "Settings" at the top left is Wi-Fi's Back: tried after Wi-Fi's own rows
+    wifi = next(s for s in coverage.screens if s.name == "Wi-Fi")
+    assert wifi.tried.index("#BackButton") > wifi.tried.index("#com.apple.settings.other")
+    # the root list runs off the screen: scrolled in the first round, before any other swipe
+    swipes = [d.action for d in decisions if isinstance(d.action, Swipe)]
+    vertical = [i for i, a in enumerate(swipes) if abs(a.end.y - a.start.y) > 100]
+    sideways = [
+        i for i, a in enumerate(swipes) if a.start.x > 10 and abs(a.end.x - a.start.x) > 100
+    ]
+    assert vertical and (not sideways or vertical[0] < sideways[0])
+    assert {"Face ID & Passcode", "Battery", "Privacy & Security"} <= names
