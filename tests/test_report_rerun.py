@@ -80,3 +80,27 @@ def test_a_run_report_shows_its_regression_check_with_both_screenshots(tmp_path)
     assert row.one("a").attrs["href"] == f"#{card.attrs['id']}"
     assert [f.one("figcaption").text for f in card.all("figure")] == ["recorded", "live"]
     assert card.all("img", "shot")  # the recorded Home with its Settings button
+
+
+def test_a_repeated_rerun_is_one_page_under_pass_at_k(tmp_path):
+    from orav.cassette.rerun import Heal, Regression
+    from orav.golden import Rerun
+    from orav.model import RunReport
+    from orav.report.html.rerun_page import write_rerun_html
+
+    ok = RunReport("r", "s", "passed", total_steps=4)
+    failed = RunReport("r", "s", "failed", total_steps=4)
+    runs = (
+        Rerun(Path("a.cassette"), ok, heals=(Heal(2, "#a", "#b", "label"),)),
+        Rerun(Path("a.cassette"), failed, regressions=(Regression(4, "screen", "A", "<B>"),)),
+    )
+    dom = parse(write_rerun_html(runs, tmp_path / "a.rerun.html").read_text())
+    assert dom.one("h1").one("span", "status").text == "flaky"
+    assert "1 of 2 runs passed or healed" in dom.one("table", "facts").text
+    assert [s.attrs["data-status"] for s in dom.all("section", "rerun")] == ["healed", "regressed"]
+    [heal] = dom.all("tr", "heal")
+    assert [td.text for td in heal.all("td")] == ["2", "#a", "#b", "label"]
+    card = dom.one("article", "regression")
+    assert card.attrs["id"] == "run-2-regression-1" == dom.one("nav").one("a").attrs["href"][1:]
+    assert "<B>" in card.text  # recorded text, never markup
+    assert [f.one("div", "noshot").text for f in card.all("figure")] == ["no screenshot"] * 2
