@@ -177,7 +177,9 @@ class RemoteTextualDevice(TextualCalls):
             pass
 
     def _exited(self, process: asyncio.subprocess.Process) -> str:
-        last = next((line for line in reversed(self.stderr.splitlines()) if line.strip()), "")
+        said_lines = [line for line in self.stderr.splitlines() if line.strip()]
+        fatal = [line for line in said_lines if line.startswith("Fatal Python error")]
+        last = (fatal or said_lines or [""])[-1]
         said = f": {last.strip()}" if last else ""
         return f"the app's companion exited with status {process.returncode}{said}"
 

@@ -17,12 +17,14 @@ request this companion does not understand). ``quit`` (or the end of stdin) stop
 the companion. The calls are ``host.Host``'s.
 
 Whatever the app prints goes to stderr (file descriptor 1 is pointed there; the protocol has a
-descriptor of its own), so orav captures it with Textual's crash report.
+descriptor of its own), so orav captures it with Textual's crash report, and so does the
+Python stack of a crash in native code (``faulthandler``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import json
 import os
 import platform
@@ -38,6 +40,7 @@ from .session import Refused, describe_exception
 def main(argv: list[str]) -> int:
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
     os.dup2(2, 1)  # the app's prints (and anything else on stdout) go to stderr
+    faulthandler.enable()  # a crash in native code leaves its Python stack on stderr
     config = json.loads(argv[0])
     hello: dict[str, Any] = {
         "protocol": PROTOCOL,
