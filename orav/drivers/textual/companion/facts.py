@@ -12,7 +12,8 @@ name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its titl
 ``modal``); both carry the trait ``screen:ClassName``. Items inside a widget that a user reads
 and clicks one by one (DataTable cells, OptionList options, Tree nodes) are ``AXCell`` facts
 after their widget. Each fact is paired with the widget a click on it reaches, so a tap can
-tell whether something else covers it.
+tell whether something else covers it. One walk with every widget kind's facts: the module is
+long because the widget kinds are many.
 """
 
 from __future__ import annotations
@@ -129,20 +130,6 @@ def _bindings(app: Any) -> dict[int, list[str]]:
         if enabled and binding.show:
             found.setdefault(id(node), []).append(f"binding:{key}")
     return found
-
-
-def visible_region(widget: Widget, screen: Any) -> Region | None:
-    """The part of the widget the screen shows, or None when it shows none of it."""
-    from textual.errors import NoWidget
-
-    if not widget.display:
-        return None
-    try:
-        geometry = screen.find_widget(widget)
-    except NoWidget:
-        return None
-    visible = geometry.region.intersection(geometry.clip)
-    return visible if visible.area else None
 
 
 def _walk(widget: Widget, screen: Any, strips: list[Strip], bindings: dict) -> Iterator[Pair]:
