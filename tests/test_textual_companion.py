@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -263,3 +264,35 @@ async def test_a_spec_names_the_interpreter(venv_root: Path):
     with pytest.raises(InputError, match="--device"):
         RemoteTextualDevice.from_spec("textual:companion_app:SmallApp")
     await asyncio.sleep(0)
+
+
+def test_orav_without_textual_drives_an_app_through_the_companion(venv_root: Path):
+    python = python_for(venv_root, "6.1.0")
+    script = f"""
+import asyncio, sys
+sys.modules["textual"] = None  # as if orav were installed without the textual extra
+from orav.drivers.textual import RemoteTextualDevice
+
+async def main():
+    async with RemoteTextualDevice({APP!r}, {str(python)!r}, cwd={str(HERE)!r}) as device:
+        await device.launch()
+        seen = await device.observe()
+        print(device.textual_version, any(e.unique_id == "greet" for e in seen.elements))
+
+asyncio.run(main())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.stdout.split() == ["6.1.0", "True"], done.stderr[-2000:]
+
+
+def test_the_in_process_driver_without_textual_says_how_to_get_it(monkeypatch):
+    from orav.drivers.textual import device
+
+    real = device.importlib.util.find_spec
+    monkeypatch.setattr(
+        device.importlib.util, "find_spec", lambda name: None if name == "textual" else real(name)
+    )
+    with pytest.raises(InputError, match=r"pip install 'orav\[textual\]'.*textual\+PATH"):
+        device.load_app_factory(APP)
