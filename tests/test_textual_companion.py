@@ -208,10 +208,9 @@ async def test_a_3_s_run_is_not_held_by_a_15_s_handler(tmp_path: Path):
     start = time.monotonic()
     async with remote(Path(sys.executable), timeout=30.0) as device:
         recording = await record(scenario, tmp_path / "hang.cassette", device=device, agent=agent)
-        pid = device.pid
-    assert time.monotonic() - start < 8  # the run's 3 s, the companion's start and its kill
+        assert device.pid is None  # the hung companion was killed when the run's time was up
+    assert time.monotonic() - start < 10  # the run's 3 s, the companion's start and its kill
     assert recording.report.status != "passed"
-    assert pid is None or _gone(pid)
 
 
 async def test_a_cassette_recorded_through_the_companion_replays_without_its_venv(
