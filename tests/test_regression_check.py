@@ -160,9 +160,21 @@ def test_orav_record_names_the_earlier_flow_the_app_broke_in_its_output_and_juni
     assert cases["regression check: change_setting"].find("failure") is not None
     assert cases["regression check: submit_form"].find("failure") is None
 
-    again = orav("record", scenario, "--record-mode", "all", *common, cwd=tmp_path)
+    (tmp_path / "orav.toml").write_text('regression_check = "goldens"\n')  # for every run
+    again = orav("record", scenario, "--record-mode", "all", "--out", out, "-q", cwd=tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr  # the unchanged app: clean
     assert "2 passing flows revisited: 2 passed" in again.stdout
+
+
+def test_the_config_names_the_flows_relative_to_itself_and_a_bad_value_is_located(tmp_path):
+    from orav.config import load_config
+
+    (tmp_path / "orav.toml").write_text('workers = 1\nregression_check = ["goldens", "x"]\n')
+    config = load_config(tmp_path / "orav.toml")
+    assert config.regression_check == tuple(str(tmp_path / n) for n in ("goldens", "x"))
+    (tmp_path / "orav.toml").write_text("workers = 1\nregression_check = 3\n")
+    with pytest.raises(InputError, match=r"orav.toml:2: regression_check: expected a list or str"):
+        load_config(tmp_path / "orav.toml")
 
 
 def test_orav_explore_revisits_the_passing_flows_after_exploring(tmp_path):
