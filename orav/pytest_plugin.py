@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from orav.agents import Agent
     from orav.model import RunReport, Scenario
+    from orav.regression_check import RegressionCheck
 
 Mode = Literal["none", "once", "new_episodes", "all", "rerun"]  # a record mode, or rerun live
 RECORD_MODES: tuple[Mode, ...] = ("none", "once", "new_episodes", "all", "rerun")
@@ -447,7 +448,7 @@ class Golden:
         self.replay: Any = None
         self.recording: Any = None
         self.reruns: Any = None
-        self.regression_check: Any = None  # orav.regression_check.RegressionCheck, if asked
+        self.regression_check: RegressionCheck | None = None  # when the test asked for one
         self.failure = ""  # why the golden did not hold ("" when it did)
 
 
