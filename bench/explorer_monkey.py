@@ -166,7 +166,7 @@ class Watched:
 
 
 def watch_companions(sims: list) -> None:
-    """Keep each SimCompanion the runner starts (the bench needs its state, the runner keeps
+    """Keep each SimCompanion the session starts (the bench needs its state, the session keeps
     it to itself)."""
     enter = orav.sim.SimCompanion.__aenter__
 

@@ -66,7 +66,7 @@ class CassetteWriter:
         self.last_elements: tuple[Element, ...] = ()  # the last tree stored (secure typing)
         self._last_sha = ""
         self.lines_written = 0
-        # The signal (SIGINT, SIGTERM) that is ending the run, set by the runner: a call cut
+        # The signal (SIGINT, SIGTERM) that is ending the run, set by orav.session: a call cut
         # off then is recorded as interrupted, not as cut by a deadline.
         self.interrupted: str | None = None
 
