@@ -49,7 +49,9 @@ MATCHERS: Mapping[str, Matcher] = {
 
 @frozen
 class Match:
-    """A matching policy: named matchers (``MATCHERS``) and functions of your own."""
+    """How a replayed action is matched to the recorded one: named matchers (``MATCHERS``:
+    ``action``, the default, compares all of it; ``kind``, ``target``, ``point``, ``text``,
+    ``key``) and functions of your own, all of which must agree. Build one with ``on``."""
 
     matchers: tuple[tuple[str, Matcher], ...] = (("action", matches_redacted),)
 
@@ -80,4 +82,5 @@ class Match:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The matchers' names (a function's own name), for messages."""
         return tuple(name for name, _ in self.matchers)

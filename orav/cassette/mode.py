@@ -40,7 +40,14 @@ if TYPE_CHECKING:
 
 
 class RecordMode(StrEnum):
-    """How a recording treats an existing cassette (the module docstring has the policy)."""
+    """How a recording treats the cassette already at its path, as vcrpy's record modes.
+
+    ``once`` (the default) records a new cassette and refuses one of a run that passed (one
+    that did not pass is no golden: recorded over); ``new_episodes`` records again, reusing
+    the old cassette's decisions where the run stands on the same screen; ``all`` records,
+    replacing it; ``none`` records nothing and replays it. Every mode but ``once`` writes a
+    temp file that replaces the old cassette only when the run ends.
+    """
 
     ONCE = "once"
     NEW_EPISODES = "new_episodes"
