@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, ListItem, ListView, Static, Switch
@@ -70,14 +70,15 @@ class HomeScreen(Screen):
         yield Footer()
 
     def on_list_view_selected(self, event: ListView.Selected) -> None:
-        self.app.push_screen(DetailScreen(event.item.id))
+        if event.item.id is not None:
+            self.app.push_screen(DetailScreen(event.item.id))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.app.push_screen(SettingsScreen())
 
 
 class DetailScreen(Screen):
-    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
 
     def __init__(self, item: str) -> None:
         super().__init__()
@@ -95,7 +96,7 @@ class DetailScreen(Screen):
 
 class SettingsScreen(Screen):
     TITLE = "Settings"
-    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -129,7 +130,7 @@ class DemoApp(App):
     .setting Label { padding: 1 2; width: 20; }
     #detail_text { padding: 1 2; }
     """
-    BINDINGS: ClassVar[list[Binding]] = [Binding("q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
 
     def on_mount(self) -> None:
         self.theme = "textual-light"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import (
@@ -110,7 +110,7 @@ class MainScreen(Screen):
     """The signed-in app: Notes, Dashboard, Upgrade, Settings and About tabs."""
 
     TITLE = "Jotter"
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "refresh", "Refresh"),
         Binding("ctrl+d", "delete_all", "Delete all"),
     ]

@@ -19,11 +19,12 @@ import shutil
 import tempfile
 from datetime import date
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import (
     Button,
@@ -45,19 +46,24 @@ from textual.widgets.option_list import Option
 from orav.demo.planner_store import LEVELS, TYPES, Draft, Item, Store, parse_commitment, show_due
 
 
+def planner(node: DOMNode) -> PlannerApp:
+    """The planner app a screen belongs to (Textual types ``node.app`` as any App)."""
+    return cast("PlannerApp", node.app)
+
+
 class PlannerScreen(Screen):
     """A screen that is not home: escape returns to the previous one."""
 
-    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
 
     @property
     def store(self) -> Store:
-        return self.app.store
+        return planner(self).store
 
 
 class HomeScreen(Screen):
     TITLE = "Home"
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "open('chat')", "Chat"),
         Binding("l", "open('commitments')", "List"),
         Binding("p", "open('plan')", "Plan"),
@@ -83,7 +89,7 @@ class HomeScreen(Screen):
         self.refresh_summary()
 
     def refresh_summary(self) -> None:
-        store = self.app.store
+        store = planner(self).store
         inbox = len(store.inbox())
         at_risk = sum(store.at_risk(item) for item in store.commitments())
         self.query_one("#summary", Static).update(
@@ -91,10 +97,10 @@ class HomeScreen(Screen):
         )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_open(event.button.id.removeprefix("open_"))
+        self.action_open((event.button.id or "").removeprefix("open_"))
 
     def action_open(self, name: str) -> None:
-        self.app.open(name)
+        planner(self).open(name)
 
 
 class ChatScreen(PlannerScreen):
@@ -152,7 +158,7 @@ class ChatScreen(PlannerScreen):
     def answer(self, text: str) -> None:
         command = text.lower()
         if command in ("/triage", "/t"):
-            self.app.open("triage")
+            planner(self).open("triage")
         elif command == "/list":
             items = self.store.commitments()
             lines = [f"{item.title} ({show_due(item.due)})" for item in items]
@@ -162,7 +168,7 @@ class ChatScreen(PlannerScreen):
             self.confirm()
         elif command == "/help":
             self.say("bot", "Promise something (I will ... by Friday), /list, /triage, or escape.")
-        elif (draft := parse_commitment(text, self.app.today)) is not None:
+        elif (draft := parse_commitment(text, planner(self).today)) is not None:
             self.draft = draft
             self.show_panel("draft", "commitment", f"{draft.title}, due {show_due(draft.due)}")
             self.say("bot", f"Draft: {draft.title}, due {show_due(draft.due)}. Confirm?")
@@ -172,6 +178,8 @@ class ChatScreen(PlannerScreen):
 
     def confirm(self) -> None:
         draft, self.draft = self.draft, None
+        if draft is None:
+            return
         item_id = self.store.add("commitment", draft.title, due=draft.due)
         self.show_panel("view", "commitment", f"{draft.title}, due {show_due(draft.due)}, saved")
         self.say("bot", f"Saved commitment #{item_id}.")
@@ -216,7 +224,7 @@ class TriageScreen(PlannerScreen):
     """The inbox one item at a time: accept, change type, delete (confirmed) or skip."""
 
     TITLE = "Triage"
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "accept", "Accept"),
         Binding("c", "change_type", "Change type"),
         Binding("d", "delete", "Delete"),
@@ -304,7 +312,7 @@ class TriageScreen(PlannerScreen):
 class TypeDialog(ModalScreen[str | None]):
     """Pick a new type for the item under triage."""
 
-    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "dismiss(None)", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Cancel")]
 
     def __init__(self, current: str) -> None:
         super().__init__()
@@ -322,7 +330,7 @@ class TypeDialog(ModalScreen[str | None]):
 class ConfirmDelete(ModalScreen[bool]):
     """Deleting cannot be undone: ask first."""
 
-    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "dismiss(False)", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(False)", "Cancel")]
 
     def __init__(self, title: str) -> None:
         super().__init__()
@@ -343,14 +351,15 @@ class IntegrityScreen(PlannerScreen):
     """How well commitments are kept: a grade, metrics, a meter, and the at-risk ones."""
 
     TITLE = "Integrity"
-    BINDINGS: ClassVar[list[Binding]] = [Binding("r", "at_risk", "At risk")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("r", "at_risk", "At risk")]
 
     def compose(self) -> ComposeResult:
         store = self.store
         items = store.commitments()
-        today = self.app.today.isoformat()
-        kept = [i for i in items if i.status == "done" and i.done_on <= i.due]
-        late = [i for i in items if i.status == "done" and i.done_on > i.due]
+        today = planner(self).today.isoformat()
+        done = [(i, i.done_on, i.due) for i in items if i.status == "done"]
+        kept = [i for i, on, due in done if on and due and on <= due]
+        late = [i for i, on, due in done if on and due and on > due]
         overdue = [i for i in items if i.status != "done" and i.due and i.due < today]
         at_risk = [i for i in items if store.at_risk(i)]
         judged = len(kept) + len(late) + len(overdue)
@@ -446,11 +455,13 @@ class PlanScreen(PlannerScreen):
         if level is None:
             detail.update("A commitment is the last level; select a milestone.")
             return
-        parsed = parse_commitment(title, self.app.today) if level == "commitment" else None
+        parsed = parse_commitment(title, planner(self).today) if level == "commitment" else None
         due = parsed.due if parsed else None
         title = parsed.title if parsed else title
         item_id = self.store.add(level, title, due=due, parent_id=node.data)
-        child = node.add(self.label(self.store.get(item_id)), data=item_id, expand=True)
+        item = self.store.get(item_id)
+        assert item is not None  # just added
+        child = node.add(self.label(item), data=item_id, expand=True)
         child.allow_expand = level != "commitment"
         node.expand()
         self.current = child
@@ -522,7 +533,7 @@ class PlannerApp(App):
     #dialog { width: 50; height: auto; border: thick $error; background: $surface; padding: 1; }
     #dialog Horizontal { height: auto; }
     """
-    BINDINGS: ClassVar[list[Binding]] = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "open('triage')", "Triage"),
         Binding("i", "open('integrity')", "Integrity"),
         Binding("q", "quit", "Quit"),
@@ -540,8 +551,11 @@ class PlannerApp(App):
         self, database: str | Path | None = None, seed: str = "empty", today: str | None = None
     ) -> None:
         super().__init__()
-        self._temporary = None if database is not None else Path(tempfile.mkdtemp("orav-planner"))
-        self.database = Path(database) if database is not None else self._temporary / "planner.db"
+        self._temporary: Path | None = None
+        if database is None:  # a temporary one, removed at exit
+            self._temporary = Path(tempfile.mkdtemp("orav-planner"))
+            database = self._temporary / "planner.db"
+        self.database = Path(database)
         self.today = date.fromisoformat(today) if today else date.today()
         self.store = Store(self.database, self.today)
         self.store.seed(seed)

@@ -130,6 +130,7 @@ class Store:
             (type, title, due, status, parent_id, done_on),
         )
         self.db.commit()
+        assert cursor.lastrowid is not None  # an INSERT sets it
         return cursor.lastrowid
 
     def get(self, item_id: int) -> Item | None:
