@@ -317,29 +317,13 @@ async def test_tapping_the_focused_field_again_is_not_dropped_input():
 
 
 async def test_a_bug_in_a_callee_is_recorded_so_the_cassette_still_replays(tmp_path: Path):
-    from orav.cassette import (
-        CassetteWriter,
-        Header,
-        RecordingAgent,
-        RecordingClock,
-        RecordingDevice,
-    )
-    from orav.clock import SystemClock
-
     scenario = _scenario(script=(TAP_EMAIL,))
     path = tmp_path / "bug.cassette"
     async with (
         SimCompanion() as sim,
         IdbDevice.connect(sim.address, bundle_id=scenario.app) as device,
     ):
-        with CassetteWriter.create(path, Header(scenario=scenario)) as writer:
-            engine = Engine(
-                RecordingDevice(_Broken(device), writer),
-                RecordingAgent(ScriptedAgent(), writer),
-                clock=RecordingClock(SystemClock(), writer),
-                writer=writer,
-            )
-            report = await engine.run(scenario)
+        report = (await record(scenario, path, device=_Broken(device))).report
     assert report.errors[-1].error == "KeyError: 'frame'"
     outcome = await replay(path)
     assert outcome.faithful, outcome.differences
