@@ -150,6 +150,7 @@ class ExplorerAgent:
     def _next(self, context: AgentContext, screen: ScreenNotes) -> Decision:
         observation = context.observation
         self._map.skip_alike()
+        self._map.unlist_known_chrome()
         if self._plan and self._plan_screen != screen.key:
             self._plan = []  # the form is gone: walk again from here
         if self._plan:

@@ -75,6 +75,18 @@ class ScreenMap:
             if key and name in screen.tried:
                 self.keyed.add(name)
 
+    def unlist_known_chrome(self) -> None:
+        """A tab that led somewhere (a footer key tried once) is no longer listed on any
+        screen, not only on the one in front: the screens left before it was known have
+        nothing left to wait for because of it."""
+        for screen in self.screens.values():
+            for name in screen.chrome:
+                element = screen.elements.get(name)
+                footer = element is not None and is_footer_key(element)
+                known = self.chrome.get(name) is not None or (footer and name in self.keyed)
+                if known and name in screen.order and name not in screen.tried:
+                    screen.order.remove(name)
+
     def alike(self, screen: ScreenNotes) -> None:
         """A screen with the controls of one found before (a product page for another product,
         a detail page of another row) is that screen again for another item: what was tried
