@@ -15,10 +15,11 @@ demo:
 test *args:
     {{venv}}/bin/pytest {{args}}
 
-# Lint and format check.
+# Lint, format and type check.
 lint:
     {{venv}}/bin/ruff check .
     {{venv}}/bin/ruff format --check .
+    {{venv}}/bin/mypy
 
 # Format the code.
 fmt:
