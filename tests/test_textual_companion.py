@@ -295,3 +295,40 @@ def test_the_in_process_driver_without_textual_says_how_to_get_it(monkeypatch):
     )
     with pytest.raises(InputError, match=r"pip install 'orav\[textual\]'.*textual\+PATH"):
         device.load_app_factory(APP)
+
+
+async def test_both_drivers_record_the_same_cassette(tmp_path: Path, monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    from companion_app import SmallApp
+
+    from orav.cassette.events import ObserveEvent, PerformEvent
+    from orav.cassette.reader import read_cassette
+
+    def agent():
+        return _script(
+            Decision(action=Tap(target=Target(id="name")), reasoning="the name field"),
+            Decision(action=TypeText("Ann"), reasoning="type the name"),
+            Decision(action=Tap(target=Target(label="Greet")), reasoning="greet"),
+            Decision(action=PressKey("f2"), reasoning="greet everyone"),
+            Decision(action=Done(success=True, summary="greeted"), reasoning="done"),
+        )
+
+    def facts(path: Path) -> list:
+        seen = []
+        for event in read_cassette(path).events:
+            if isinstance(event, ObserveEvent) and event.observation is not None:
+                shown = event.observation
+                seen.append(("observe", shown.elements, shown.text, shown.screenshot))
+            elif isinstance(event, PerformEvent) and event.result is not None:
+                seen.append(("perform", event.action, event.result.ok, event.result.point))
+            else:
+                seen.append((event.type,))
+        return seen
+
+    scenario = Scenario(name="greet", app=APP, goal="greet", max_steps=8, settle_seconds=0.05)
+    async with TextualDevice(SmallApp, name="SmallApp") as near:
+        here = await record(scenario, tmp_path / "near.cassette", device=near, agent=agent())
+    async with remote(Path(sys.executable)) as far:
+        there = await record(scenario, tmp_path / "far.cassette", device=far, agent=agent())
+    assert here.report.status == there.report.status == "passed"
+    assert facts(here.cassette) == facts(there.cassette)
