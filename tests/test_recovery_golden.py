@@ -118,3 +118,25 @@ def test_orav_replay_reproduces_every_recovered_golden():
     result = CliRunner().invoke(cli, ["replay", *map(str, GOLDEN)])
     assert result.exit_code == 0, result.output
     assert result.output.count("faithful") == len(GOLDEN)
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_each_recovery_error_is_at_the_step_its_events_record(path: Path):
+    """The report's error for a recovery and the recovery's own events name the same step and
+    fault: no reader has to re-derive where a recovery happened."""
+    cassette = read_cassette(path)
+    report = cassette.report()
+    assert report is not None
+    errors = [
+        (e.step, e.error.split(":")[0], e.resolved)
+        for e in report.errors
+        if not e.error.startswith("vision fallback")
+    ]
+    ends = [
+        (e.step, e.fault, e.resolved)
+        for e in cassette.events
+        if isinstance(e, RecoveryEndEvent)
+        and not e.handed_back
+        and not (e.fault == "no_effect" and e.resolved)
+    ]
+    assert ends == errors
