@@ -360,6 +360,7 @@ def test_sample_values_fit_the_field() -> None:
     )
     assert sample_text(text_field("tel", "Phone"), creds).text.isdigit()
     assert sample_text(text_field("name", "Name"), creds) == TypeText(SAMPLE_TEXT)
+    assert sample_text(text_field("card_name", "Name on card"), creds) == TypeText(SAMPLE_TEXT)
 
 
 async def test_sign_out_is_skipped_without_credentials_and_tried_last_with() -> None:
