@@ -42,7 +42,6 @@ from orav.cassette import (
     RecordingDevice,
 )
 from orav.clock import SystemClock
-from orav.device import Device
 from orav.drivers.idb import IdbDevice
 from orav.engine import Engine
 from orav.model import (
@@ -52,6 +51,7 @@ from orav.model import (
     DeviceInfo,
     Observation,
     Scenario,
+    Settled,
     Tap,
     Target,
 )
@@ -100,7 +100,7 @@ class Meter:
 
 
 class TimedDevice:
-    def __init__(self, device: Device, meter: Meter) -> None:
+    def __init__(self, device: IdbDevice, meter: Meter) -> None:
         self._device = device
         self._meter = meter
 
@@ -121,6 +121,12 @@ class TimedDevice:
 
     async def is_running(self, bundle_id: str) -> bool:
         return await self._meter.time("device", self._device.is_running(bundle_id))
+
+    async def settle(self, limit: float) -> Settled | None:
+        """The idb driver's quiescence wait, so the engine settles as it does live (without it,
+        it would look until two looks agree). Its time is a settle wait, not device work: it
+        counts with the sleeps."""
+        return await self._meter.time("sleep", self._device.settle(limit))
 
     async def close(self) -> None:
         await self._device.close()
