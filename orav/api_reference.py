@@ -79,7 +79,8 @@ def _entry(name: str, obj: Any) -> Iterator[str]:
         else:
             prefix = "async def" if inspect.iscoroutinefunction(obj) else "def"
         yield f"### `{name}`"
-        yield from _code(f"{prefix} {name}{_signature(obj, wrap=True)}")
+        lead = len(f"{prefix.splitlines()[-1]} {name}")
+        yield from _code(f"{prefix} {name}{_signature(obj, wrap=True, lead=lead)}: ...")
         yield from _doc(obj)
     else:
         yield f"### `{name}`"
@@ -91,16 +92,18 @@ def _class(name: str, cls: type) -> Iterator[str]:
     bases = [base.__name__ for base in cls.__bases__ if base is not object]
     heading = f"class {name}" + (f"({', '.join(bases)})" if bases else "") + ":"
     if issubclass(cls, enum.Enum):
-        body = [f"    {m.name} = {m.value!r}" for m in cls]
+        body = [f"    {m.name} = {_show_value(m.value)}" for m in cls]
     elif attrs.has(cls):
         heading = "@frozen\n" + heading if _frozen(cls) else heading
         body = [f"    {_attrs_field(cls, field)}" for field in attrs.fields(cls) if field.init]
     elif "__init__" in vars(cls) and not _is_protocol(cls):
         init = vars(cls)["__init__"]
-        body = [f"    def __init__{_signature(init, wrap=True, indent='    ')}"]
+        signature = _signature(init, wrap=True, indent="    ", lead=len("    def __init__"))
+        body = [f"    def __init__{signature}: ..."]
     else:
         body = []
-    yield from _code("\n".join([heading, *(body or ["    ..."])]))
+    # Valid Python as ruff formats it: CI's ``ruff format --check`` reads markdown code blocks.
+    yield from _code("\n".join([heading, *body]) if body else f"{heading} ...")
     yield from _doc(cls)
     members = [line for member, value in _members(cls) for line in _member(member, value)]
     if members:
@@ -182,7 +185,9 @@ def _first_line(obj: Any) -> str:
     return f": {_inline(paragraph)}"
 
 
-def _signature(obj: Any, *, drop_self: bool = False, wrap: bool = False, indent: str = "") -> str:
+def _signature(
+    obj: Any, *, drop_self: bool = False, wrap: bool = False, indent: str = "", lead: int = 0
+) -> str:
     """``(a: int, *, b: str = 'x') -> T``: annotations as written, no quotes, no addresses."""
     try:
         signature = inspect.signature(obj)
@@ -217,7 +222,7 @@ def _signature(obj: Any, *, drop_self: bool = False, wrap: bool = False, indent:
     returns = signature.return_annotation
     tail = f" -> {_annotation(returns)}" if returns is not signature.empty else ""
     one_line = f"({', '.join(parts)}){tail}"
-    if not wrap or len(one_line) <= 80:
+    if not wrap or lead + len(one_line) + len(": ...") <= 100:  # ruff's line length here
         return one_line
     return "(\n" + "".join(f"{indent}    {part},\n" for part in parts) + f"{indent}){tail}"
 
@@ -225,14 +230,25 @@ def _signature(obj: Any, *, drop_self: bool = False, wrap: bool = False, indent:
 def _annotation(annotation: Any) -> str:
     """As written in the source: ``Observation``, not ``orav.model.observation.Observation``."""
     text = annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
-    return re.sub(r"\b(?:[a-z_][a-z0-9_]*\.)+(?=[A-Za-z_])", "", text)
+    text = re.sub(r"\b(?:[a-z_][a-z0-9_]*\.)+(?=[A-Za-z_])", "", text)
+    return _double_quoted(text)
 
 
 def _show_value(value: Any) -> str:
+    """A default as code: no addresses, double quotes (as ruff writes them), a long attrs
+    value abridged to its type."""
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}"
     text = re.sub(r"<(?:built-in )?function ([\w.]+) at 0x[0-9a-f]+>", r"\1", repr(value))
-    return re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"\1()", text)
+    text = re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"\1()", text)
+    if attrs.has(type(value)) and len(text) > 50:
+        return f"{type(value).__name__}(...)"
+    return _double_quoted(text)
+
+
+def _double_quoted(text: str) -> str:
+    """Python's reprs (and unparsed annotations) quote with ', ruff with \"."""
+    return re.sub(r"'([^'\"\\]*)'", r'"\1"', text)
 
 
 def _is_protocol(cls: type) -> bool:

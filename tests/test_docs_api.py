@@ -1,6 +1,8 @@
 """docs/api.md is the public API as its docstrings say it, regenerated with ``just docs``."""
 
+import ast
 import inspect
+import re
 from pathlib import Path
 
 import attrs
@@ -37,3 +39,9 @@ def test_the_reference_does_not_change_once_types_are_resolved():
         if attrs.has(obj):
             attrs.resolve_types(obj)
     assert reference() == before
+
+
+def test_every_code_block_is_python_as_ruff_formats_it():
+    """Valid Python, so that CI's ``ruff format --check`` formats it rather than skip it."""
+    for block in re.findall(r"```python\n(.*?)```", reference(), re.DOTALL):
+        ast.parse(block)
