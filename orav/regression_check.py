@@ -88,7 +88,8 @@ class RegressionCheck:
     def explain(self) -> str:
         counts = {s: sum(r.status == s for r in self.revisits) for s in _STATUSES}
         said = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no flow of this app"
-        lines = [f"regression check: {len(self.revisits)} passing flows revisited: {said}"]
+        flows = f"{len(self.revisits)} passing flow" + ("" if len(self.revisits) == 1 else "s")
+        lines = [f"regression check: {flows} revisited: {said}"]
         lines += [r.explain() for r in self.revisits]
         lines += [
             f"{p.name}: passed over (its recorded run did not pass)" for p in self.not_goldens

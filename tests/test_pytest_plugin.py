@@ -314,7 +314,7 @@ def test_a_marked_live_run_revisits_the_passing_flows_and_fails_on_a_regression(
     failed.assert_outcomes(failed=1)  # open_detail passed; the flow it revisited did not
     failed.stdout.fnmatch_lines(
         [
-            "*regression check: 1 passing flows revisited: 1 regressed*",
+            "*regression check: 1 passing flow revisited: 1 regressed*",
             "*change_setting.cassette (change_setting): regressed*",
             "*regression at step 1: target: expected #settings, found none on Home*",
         ]
