@@ -19,6 +19,7 @@ long because the widget kinds are many.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from . import compat
@@ -189,7 +190,12 @@ def _clickable(widget: Widget) -> bool:
     """Whether the app's own class of the widget handles clicks (a handler, or ``@on(Click)``)
     or defines key bindings: such a widget is a control (trait ``button``) whatever its
     generic role, so a model and the explorer try it."""
-    for cls in type(widget).__mro__:
+    return _clickable_class(type(widget))
+
+
+@cache
+def _clickable_class(widget_class: Any) -> bool:
+    for cls in widget_class.__mro__:
         if cls.__module__.split(".")[0] == "textual" or cls is object:
             continue
         own = cls.__dict__
