@@ -190,7 +190,7 @@ def _clickable(widget: Widget) -> bool:
     """Whether the app's own class of the widget handles clicks (a handler, or ``@on(Click)``)
     or defines key bindings: such a widget is a control (trait ``button``) whatever its
     generic role, so a model and the explorer try it."""
-    return _clickable_class(type(widget))
+    return _clickable_class(widget.__class__)
 
 
 @cache
