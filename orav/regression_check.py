@@ -247,11 +247,23 @@ def revisit_after(
         say(check.explain())
         for cassette, of, reached in runs:
             if of == app and reached:
-                say(f"regressions: {write_revisits(check, cassette)}")
+                say(f"regressions: {_beside(check, cassette)}")
         if junit is not None:
             add_to_junit(check, junit, app=app)
         ok = ok and check.ok
     return ok
+
+
+def _beside(check: RegressionCheck, cassette: Path) -> Path:
+    """Write ``check`` beside the run's cassette, and the run's HTML report again, which
+    was written before the check and shows it."""
+    from orav.report.html import write_html
+    from orav.report.timeline import read_run
+
+    run = read_run(cassette)
+    written = write_revisits(check, cassette, run.header.run_id)
+    write_html(run)
+    return written
 
 
 # --- where the reports find it --------------------------------------------------------------
@@ -262,26 +274,31 @@ def revisits_path(cassette: Path) -> Path:
     return cassette.with_name(cassette.stem + SUFFIX)
 
 
-def write_revisits(check: RegressionCheck, cassette: Path) -> Path:
+def write_revisits(check: RegressionCheck, cassette: Path, run_id: str = "") -> Path:
     """Write ``check`` beside the run's ``cassette`` (``NAME.regressions.json``) for the
-    reports: each flow's verdict, heals and regressions with both screenshots (base64)."""
+    reports: each flow's verdict, heals and regressions with both screenshots (base64), and
+    the ``run_id`` of the run it followed (a later run of that cassette does not show it)."""
     from orav.report.files import write_text
 
     data = {
+        "run_id": run_id,
         "revisits": [_revisit_data(r) for r in check.revisits],
         "not_goldens": [str(p) for p in check.not_goldens],
     }
     return write_text(revisits_path(cassette), json.dumps(data, indent=1) + "\n")
 
 
-def read_revisits(cassette: Path) -> RegressionCheck | None:
-    """The regression check written beside ``cassette`` (None: the run had none); a file
-    orav cannot read is an InputError naming it."""
+def read_revisits(cassette: Path, run_id: str | None = None) -> RegressionCheck | None:
+    """The regression check written beside ``cassette`` (None: the run had none, or, given
+    the cassette's ``run_id``, it followed an earlier run of it); a file orav cannot read is an
+    InputError naming it."""
     path = revisits_path(cassette)
     if not path.exists():
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if run_id is not None and data.get("run_id") != run_id:
+            return None
         revisits = tuple(_revisit_of(item) for item in data["revisits"])
         return RegressionCheck(revisits, tuple(Path(p) for p in data["not_goldens"]))
     except (OSError, ValueError, KeyError, TypeError) as exc:

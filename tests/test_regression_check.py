@@ -80,6 +80,7 @@ def test_an_app_that_broke_an_earlier_flow_is_named_with_its_step_and_screenshot
     written = write_revisits(check, out)  # what the reports render
     assert written.name == "open_detail.regressions.json"
     again = read_revisits(out)
+    assert read_revisits(out, run_id="a later run") is None  # it followed another run
     assert again.regressed[0].regressions[0].live.sha256 == regression.live.sha256
     assert again.regressed[0].regressions[0].recorded.data == regression.recorded.data
 
@@ -155,6 +156,8 @@ def test_orav_record_names_the_earlier_flow_the_app_broke_in_its_output_and_juni
     assert "regression check: 2 passing flows revisited: 1 passed, 1 regressed" in done.stdout
     assert "regression at step 1: target: expected #settings, found none on Home" in done.stdout
     assert read_revisits(out).regressed[0].cassette.name == "change_setting.cassette"
+    page = out.with_suffix(".html").read_text()  # written again after the check: it shows it
+    assert 'id="regression-check"' in page and "change_setting" in page
     cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
     assert cases["open_detail"].find("failure") is None
     assert cases["regression check: change_setting"].find("failure") is not None
