@@ -294,7 +294,7 @@ def _regression_check(run: RunView) -> tuple[RegressionCheck | None, ET.Element 
     """The regression check written beside the cassette (``orav.regression_check``), if any;
     one orav cannot read is said in its section instead (the report is still written)."""
     try:
-        return read_revisits(run.path), None
+        return read_revisits(run.path, run.header.run_id), None
     except OravError as exc:
         said = el("p", {"class": "warning"}, f"The regression check could not be read: {exc}")
         return None, el(
