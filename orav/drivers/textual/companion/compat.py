@@ -28,7 +28,17 @@ def version() -> str:
 
 
 def render_strips(app: Any) -> list:
-    """The screen as the terminal shows it, one Strip per row (private in every version)."""
+    """The screen as the terminal shows it, one Strip per row (private in every version).
+
+    A Screen renders itself over the screens beneath it, read from a context variable that the
+    app's own refresh sets in its task: set here too, in the caller's (a copy: rendering pops
+    it); without it 0.47 failed a look right after a launch."""
+    try:
+        from textual._context import visible_screen_stack
+    except ImportError:
+        pass
+    else:
+        visible_screen_stack.set(list(getattr(app, "_background_screens", [])))
     return app.screen._compositor.render_strips()
 
 
@@ -114,3 +124,14 @@ def app_exception(app: Any) -> BaseException | None:
     """The exception an app under ``run_test`` raised (kept privately by Textual)."""
     error = getattr(app, "_exception", None)
     return error if isinstance(error, BaseException) else None
+
+
+def pending_messages(app: Any) -> bool:
+    """Whether the app or a widget of its screen has messages waiting (private
+    ``_message_queue``): older Pilots' pauses return before a bubbling message (a Button's
+    Pressed on its way to the App) has been handled."""
+    for node in (app, *app.screen.walk_children(with_self=True)):
+        queue = getattr(node, "_message_queue", None)
+        if queue is not None and not queue.empty():
+            return True
+    return False

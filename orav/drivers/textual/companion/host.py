@@ -25,6 +25,8 @@ from .session import Refused, Session, describe_exception
 
 # Refreshes a look may wait for a newly pushed screen to be composed.
 LOOK_PAUSES = 5
+# Pauses a settle may add while messages are still waiting (within its time limit).
+SETTLE_PAUSES = 20
 
 # What each call is, in the words of a refusal.
 _WHAT = {
@@ -196,6 +198,10 @@ class Host:
         async def idle() -> None:
             await pilot.wait_for_scheduled_animations()
             await pilot.pause()
+            for _ in range(SETTLE_PAUSES):
+                if not compat.pending_messages(pilot.app):
+                    break
+                await pilot.pause()
 
         try:
             await asyncio.wait_for(idle(), limit)
