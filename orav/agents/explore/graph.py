@@ -115,15 +115,25 @@ class ScreenMap:
 
     def _defer_items(self, screen: ScreenNotes) -> None:
         """The rows past the first few of a list whose rows led to screens alike (a product
-        list, an inbox) are deferred to the second round: each shows another item the same
-        way. A list whose rows led to screens unlike each other is a menu (Settings): all of
+        list, an inbox), or a table's column whose cells tried so far all stayed on the screen
+        (they select a row), are deferred to the second round: each shows another item the
+        same way. A list whose rows led to screens unlike each other is a menu (Settings): all of
         its rows are tried in the first round."""
         away = self.edges.get(screen.key, {})
         led: dict[str, list[str]] = {}
+        stayed: dict[str, int] = {}
         for name, group in screen.lists.items():
             if name in away:
                 led.setdefault(group, []).append(away[name])
+            elif name in screen.tried:
+                stayed[group] = stayed.get(group, 0) + 1
         items = {group for group, targets in led.items() if self._alike_all(targets)}
+        # a table's cells that only select: more of a column's cells teach nothing
+        items |= {
+            group
+            for group, count in stayed.items()
+            if count >= 2 and group not in led and group.startswith("column:")
+        }
         screen.deferred = {n for n in screen.later if screen.lists[n] in items}
 
     def _alike_all(self, targets: list[str]) -> bool:
