@@ -14,7 +14,7 @@ Run a scenario and record it::
     replayed = asyncio.run(orav.replay("login.cassette"))
     assert replayed.faithful
 
-Test your own app through a Device of your own (``orav.Device``: six async calls) and record
+Test your own app through a Device of your own (``orav.Device``: seven async calls) and record
 it in one call: ``orav.record(scenario, "mine.cassette", device=MyDevice())``. Or take the
 recording wrappers and write the loop yourself::
 
@@ -30,9 +30,10 @@ Agents
     ``ScriptedAgent`` (the scenario's own script) and ``FunctionAgent`` (a function decides).
     ``make_agent("openai:gpt-4o")`` builds one from a spec, as the command line does.
 Scenarios and what a run sees and does
-    ``load_scenario``, ``Scenario``; ``Observation``, ``Element``, ``DeviceInfo``; the
+    ``load_scenario``, ``Scenario``; ``Observation``, ``Element`` and its ``Frame``, ``DeviceInfo``; the
     actions ``Tap``, ``TypeText``, ``Swipe``, ``PressKey``, ``Wait``, ``Launch``,
-    ``Terminate``, ``Assert``, ``Done``, ``Recover`` aimed by a ``Target``; a ``Decision``
+    ``Terminate``, ``Assert``, ``Done``, ``Recover`` (together ``Action``) aimed by a
+    ``Target``; a ``Decision``
     and its ``Verification``; ``ActionResult``.
 Sessions and cassettes
     ``record`` (a Device or a device spec) returns a ``Recording``; ``replay`` a ``Replay``.
@@ -82,12 +83,14 @@ _HOMES = {
         "ReplayDivergence",
     ),
     "orav.model": (
+        "Action",
         "ActionResult",
         "Assert",
         "Decision",
         "DeviceInfo",
         "Done",
         "Element",
+        "Frame",
         "Launch",
         "Observation",
         "PressKey",
@@ -109,6 +112,7 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
+    "Action",
     "ActionResult",
     "Agent",
     "AgentContext",
@@ -127,6 +131,7 @@ __all__ = [
     "Done",
     "Element",
     "Engine",
+    "Frame",
     "FunctionAgent",
     "HoldsSecrets",
     "InputError",
@@ -202,12 +207,14 @@ if TYPE_CHECKING:
         ReplayDivergence,
     )
     from orav.model import (
+        Action,
         ActionResult,
         Assert,
         Decision,
         DeviceInfo,
         Done,
         Element,
+        Frame,
         Launch,
         Observation,
         PressKey,

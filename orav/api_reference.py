@@ -12,6 +12,8 @@ import enum
 import importlib
 import inspect
 import re
+import types
+import typing
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -82,6 +84,15 @@ def _entry(name: str, obj: Any) -> Iterator[str]:
         lead = len(f"{prefix.splitlines()[-1]} {name}")
         yield from _code(f"{prefix} {name}{_signature(obj, wrap=True, lead=lead)}: ...")
         yield from _doc(obj)
+    elif isinstance(obj, types.UnionType):
+        yield f"### `{name}`"
+        kinds = [member.__name__ for member in typing.get_args(obj)]
+        line = f"{name} = {' | '.join(kinds)}"
+        # wrapped the way ruff formats a long union
+        wrapped = f"{name} = (\n    " + "\n    | ".join(kinds) + "\n)"
+        yield from _code(line if len(line) <= 100 else wrapped)
+        yield ""
+        yield "One of these types (a union has no docstring of its own)."
     else:
         yield f"### `{name}`"
         yield from _code(f"{name} = {_show_value(obj)}")

@@ -52,8 +52,8 @@ class FakeDevice:
 
     ``screens`` maps names to observations (the first is shown first), or is one
     observation. ``running`` is whether the app runs before any launch; ``launches`` whether
-    a launch starts it (False: an app that dies at once). ``settles`` makes it a
-    ``orav.device.Settling`` device that reports itself quiet at once.
+    a launch starts it (False: an app that dies at once). ``SettlingFakeDevice`` is the
+    same device that also tells when the app is quiet (``orav.device.Settling``).
     """
 
     def __init__(
