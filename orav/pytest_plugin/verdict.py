@@ -1,0 +1,96 @@
+"""Whether a golden holds, for collected cassettes and marked tests alike: its failures, the
+check of a run's status, and the live rerun (``--orav-live`` on ``--orav-device``,
+``--orav-repeat`` times) with its flaky verdict."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from orav.model import RunReport, Scenario
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("orav")
+    group.addoption(
+        "--orav-live",
+        action="store_true",
+        default=False,
+        help="rerun golden cassettes live on --orav-device instead of replaying them",
+    )
+    group.addoption(
+        "--orav-device",
+        default=None,
+        metavar="SPEC",
+        help="the device of live runs: sim, sim:APP.yaml, idb:HOST:PORT, textual:module:App",
+    )
+    group.addoption(
+        "--orav-repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="rerun each golden N times live: pass@k, flaky steps",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # fb-idb passes loop= to grpclib's Channel: its warning is no concern of the user's tests.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:The loop argument is deprecated:DeprecationWarning"
+    )
+
+
+class GoldenFailed(Exception):
+    """A golden that does not hold: a replay that was not faithful, a recorded or live run
+    that did not end as expected, a live rerun that regressed."""
+
+
+class CassetteDiverged(GoldenFailed):
+    """A replay that was not faithful."""
+
+
+def named(cassette: Path, exc: BaseException) -> str:
+    """The failure, named by its cassette once."""
+    text = str(exc)
+    return text if text.startswith(f"{cassette.name}: ") else f"{cassette.name}: {text}"
+
+
+def check_status(report: RunReport | None, expect: str) -> None:
+    """Fail unless ``report`` ended as ``expect`` (``passed``: the goal was met)."""
+    if report is None:
+        raise GoldenFailed("the recorded run did not finish: no golden")
+    from orav.report.console import reasons
+
+    met = report.ok if expect == "passed" else report.status == expect
+    if not met:
+        why = "; ".join(reasons(report)[1:])  # what was expected and found, the errors
+        raise GoldenFailed(
+            f"the run ended {report.status}, not {expect}: {report.summary or 'no summary'}"
+            + (f" ({why})" if why else "")
+            + ("" if expect != "passed" else "; a run that did not pass is no golden")
+        )
+
+
+def rerun(path: Path, config: pytest.Config, *, scenario: Scenario | None, device=None):
+    """Rerun ``path`` live (``--orav-repeat`` times): a Repeated."""
+    from orav.golden import repeat
+
+    device = config.getoption("orav_device") or device
+    times = config.getoption("orav_repeat")
+    return asyncio.run(repeat(path, times, device=device, scenario=scenario))
+
+
+def check_rerun(item: pytest.Item, repeated: Any) -> None:
+    """Fail when no live run passed; a test that passed only some of the times is flaky,
+    which its JUnit properties say."""
+    for run in repeated.runs:
+        item.user_properties.append(("orav_rerun", run.explain()))
+    if repeated.passed == 0:
+        raise GoldenFailed(repeated.runs[0].explain())
+    if repeated.flaky:
+        item.user_properties.append(("orav_flaky", repeated.explain()))
+        item.warn(pytest.PytestWarning(f"flaky: {repeated.explain()}"))
