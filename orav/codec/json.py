@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS, MAX_JSON_BYTES, size
@@ -52,23 +51,18 @@ _DECODER = json.JSONDecoder(parse_int=_int, parse_float=_float, parse_constant=_
 
 
 def depth(data: Any) -> int:
-    """How deeply lists and mappings nest in ``data`` (a scalar is 0), without recursing."""
+    """How deeply lists and mappings nest in ``data`` (a scalar is 0), without recursing:
+    one level at a time, looking only at the containers (most values are scalars)."""
+    level = [data]
     deepest = 0
-    stack = [(data, 1)]
-    while stack:
-        node, level = stack.pop()
-        children: Iterable[Any]
-        if isinstance(node, dict):
-            children = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        deepest = max(deepest, level)
-        if level > MAX_DEPTH:
-            return level
-        stack.extend((child, level + 1) for child in children)
-    return deepest
+    while True:
+        containers = [node for node in level if isinstance(node, (dict, list))]
+        if not containers or deepest > MAX_DEPTH:
+            return deepest
+        deepest += 1
+        level = []
+        for node in containers:
+            level.extend(node.values() if isinstance(node, dict) else node)
 
 
 def parse_json(text: str | bytes, *, max_bytes: int = MAX_JSON_BYTES) -> Any:
