@@ -26,7 +26,8 @@ from orav.errors import InputError
 from orav.model import Point, PressKey, Scenario, Swipe, Tap, Wait
 from orav.scenario_loader import load_scenario
 from orav.sim import SimCompanion
-from orav.sim.appmodel import ElementSpec, Screen, load_app_model
+from orav.sim.appmodel import ElementSpec, Screen
+from orav.sim.loading import load_app_model
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGIN = ROOT / "recordings" / "login.cassette"

@@ -1,8 +1,9 @@
 """The simulated idb companion: an app model served over idb's real gRPC protocol."""
 
-from orav.sim.appmodel import AppModel, load_app_model
+from orav.sim.appmodel import AppModel
 from orav.sim.apps import DEMO_APP, SHOP_APP, bundled_app
 from orav.sim.companion import SimCompanion
+from orav.sim.loading import load_app_model
 from orav.sim.state import AppState
 
 __all__ = [

@@ -16,7 +16,8 @@ from pathlib import PurePosixPath
 
 from orav.codec import MAX_YAML_BYTES
 from orav.errors import InputError
-from orav.sim.appmodel import AppModel, load_app_model
+from orav.sim.appmodel import AppModel
+from orav.sim.loading import load_app_model
 
 MODEL_NAME = "app.yaml"
 MAX_BUNDLE_BYTES = 16 * 1024 * 1024  # what install accepts, compressed or not

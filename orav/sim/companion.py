@@ -16,8 +16,9 @@ from grpclib.server import Server
 
 from orav.errors import DeviceError, InputError
 from orav.model import Fault
-from orav.sim.appmodel import MAX_ANIMATION_MS, AppModel, load_app_model, pixels_problem
+from orav.sim.appmodel import MAX_ANIMATION_MS, AppModel
 from orav.sim.apps import DEMO_APP
+from orav.sim.loading import load_app_model, pixels_problem
 from orav.sim.server import CompanionService
 from orav.sim.state import AppState
 

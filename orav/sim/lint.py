@@ -14,8 +14,9 @@ from pathlib import Path
 
 from orav.codec import locate, parse_yaml, read_text
 from orav.errors import InputError
-from orav.sim.appmodel import BACK, AppModel, ElementSpec, Problem, Transition, load_app_model
+from orav.sim.appmodel import BACK, AppModel, ElementSpec, Transition
 from orav.sim.expr import ExprError, parse_template
+from orav.sim.loading import Problem, load_app_model
 
 APP_KEYS = {"screens", "bundle_id", "start"}  # the keys that tell an app model from a scenario
 
