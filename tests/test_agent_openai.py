@@ -24,12 +24,8 @@ from PIL import Image
 
 from orav.agents import AgentContext
 from orav.agents.answer import InvalidAnswer, parse_answer, strip_fence
-from orav.agents.openai import (
-    OpenAIAgent,
-    OpenAIConfig,
-    Price,
-    redact,
-)
+from orav.agents.openai import OpenAIAgent, redact
+from orav.agents.openai_config import OpenAIConfig, Price
 from orav.agents.prompt import SYSTEM_PROMPT, encode_tree, screen_of
 from orav.agents.schema import ANSWER_SCHEMA
 from orav.codec import to_json

@@ -102,7 +102,7 @@ def make_agent(
         base_url = None  # the file's LLM settings do not apply to the scripted agent
     settings.update(agent_setting(text) for text in options)
     if base_url:
-        from orav.agents.openai import url_problem
+        from orav.agents.openai_config import url_problem
 
         problem = url_problem(base_url)
         if problem:
