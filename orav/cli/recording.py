@@ -351,8 +351,8 @@ def recorded(coro: Coroutine[Any, Any, Recording | Replay]) -> Recording:
 
 def with_check(cassettes: Sequence[Path]) -> None:
     """The HTML reports of the runs a regression check followed, written again with it."""
-    from orav.regression_check import revisits_path
     from orav.report.html import write_html
+    from orav.revisits import revisits_path
 
     for cassette in cassettes:
         if revisits_path(cassette).exists():

@@ -21,7 +21,7 @@ from orav.pytest_plugin.verdict import (
 
 if TYPE_CHECKING:
     from orav.model import RunReport, Scenario
-    from orav.regression_check import RegressionCheck
+    from orav.revisits import RegressionCheck
 
 Mode = Literal["none", "once", "new_episodes", "all", "rerun"]  # a record mode, or rerun live
 RECORD_MODES: tuple[Mode, ...] = ("none", "once", "new_episodes", "all", "rerun")

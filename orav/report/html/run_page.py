@@ -12,7 +12,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from orav.errors import OravError
-from orav.regression_check import RegressionCheck, read_revisits
 from orav.report.console import reasons
 from orav.report.coverage import read_coverage
 from orav.report.files import write_text
@@ -36,6 +35,7 @@ from orav.report.html.elements import (
 from orav.report.html.machine_section import machines_section
 from orav.report.html.regression_section import regression_check_section
 from orav.report.timeline import RunView, StepView, read_run
+from orav.revisits import RegressionCheck, read_revisits
 
 
 def write_html(run: RunView | Path, out: Path | None = None) -> Path:
