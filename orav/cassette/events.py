@@ -7,6 +7,8 @@ or ``raised`` (an OravError the call raised), so replay can raise it again. An `
 event's Observation crosses the converter through a hook (``orav.cassette.observation``) that
 stores its tree and screenshot as blobs; the engine's own events carry what it knows (a
 transition's step, a recovery's begin and end) so that no reader re-derives it.
+
+One big thing: every line type of the format in one place, its single definition.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ On a Mac the companion is the real ``idb_companion``; on Linux and in CI it is o
 which speaks the same gRPC protocol. Every call is bounded by ``timeout``; a companion that
 cannot be reached, hangs or goes away raises ``DeviceError`` naming its address, while one that
 answers with an error is reported in the Observation or ActionResult, where recovery sees it.
+
+One big thing: the whole Device protocol over fb-idb (long because the protocol is broad).
 """
 
 from __future__ import annotations
