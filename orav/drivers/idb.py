@@ -68,7 +68,16 @@ T = TypeVar("T")
 LAUNCH_TIMEOUT = 30.0
 
 # USB HID usages (keyboard page) of the named keys; "delete" is forward delete.
-KEYCODES = {"return": 40, "escape": 41, "backspace": 42, "tab": 43, "space": 44, "delete": 76}
+# HID usage 40 is "Return (ENTER)": ``enter`` is its Textual name, ``return`` orav's older one.
+KEYCODES = {
+    "enter": 40,
+    "return": 40,
+    "escape": 41,
+    "backspace": 42,
+    "tab": 43,
+    "space": 44,
+    "delete": 76,
+}
 
 # What a client call raises: idb's wrappers, grpclib's own, socket errors, and bad replies
 # (protobuf or JSON that does not decode).
