@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from orav.sim.appmodel import (
     Screen,
     Transition,
 )
-from orav.sim.expr import ExprError, parse_expr, parse_template
+from orav.sim.expr import Expr, ExprError, Template, parse_expr, parse_template
 
 Problem = tuple[tuple[Any, ...], str]
 
@@ -341,23 +341,29 @@ def _transition_problems(
 def _expr_problem(
     text: str, names: frozenset[str], path: tuple, scope: _Scope | None = None
 ) -> Iterator[Problem]:
-    try:
-        expr = parse_expr(text)
-    except ExprError as exc:
-        yield path, f"{exc.what} (column {exc.col + 1} of {text!r})"
-        return
-    yield from _unknown_names(expr.names, names, path, scope)
+    yield from _parse_problem(parse_expr, text, names, path, scope)
 
 
 def _template_problem(
     text: str, names: frozenset[str], path: tuple, scope: _Scope | None = None
 ) -> Iterator[Problem]:
+    yield from _parse_problem(parse_template, text, names, path, scope)
+
+
+def _parse_problem(
+    parse: Callable[[str], Expr | Template],
+    text: str,
+    names: frozenset[str],
+    path: tuple,
+    scope: _Scope | None,
+) -> Iterator[Problem]:
+    """What is wrong with ``text`` as ``parse`` reads it: its syntax, else names unknown here."""
     try:
-        template = parse_template(text)
+        parsed = parse(text)
     except ExprError as exc:
         yield path, f"{exc.what} (column {exc.col + 1} of {text!r})"
         return
-    yield from _unknown_names(template.names, names, path, scope)
+    yield from _unknown_names(parsed.names, names, path, scope)
 
 
 def _unknown_names(
