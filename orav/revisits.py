@@ -15,6 +15,7 @@ from typing import Any
 from attrs import frozen
 
 from orav.cassette.rerun import Heal, Regression
+from orav.codec import decode_json
 from orav.errors import InputError
 from orav.model import Screenshot
 
@@ -103,12 +104,18 @@ def read_revisits(cassette: Path, run_id: str | None = None) -> RegressionCheck 
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    data = decode_json(text, str(path))  # bounded: size, depth, numbers
+    if not isinstance(data, dict):
+        raise InputError("not a regression check orav wrote: expected a mapping", str(path))
+    try:
         if run_id is not None and data.get("run_id") != run_id:
             return None
         revisits = tuple(_revisit_of(item) for item in data["revisits"])
         return RegressionCheck(revisits, tuple(Path(p) for p in data["not_goldens"]))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"not a regression check orav wrote: {exc}", str(path)) from None
 
 

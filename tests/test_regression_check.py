@@ -209,3 +209,21 @@ def test_a_regression_check_path_that_names_nothing_is_bad_input_before_any_run(
     )
     assert done.returncode == 2 and not (tmp_path / "x.cassette").exists()
     assert "missing" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[]", "expected a mapping"),
+        ("nan", ":1:1: not valid JSON"),
+        ("[" * 5000, "nested deeper than 64 levels"),
+        ('{"revisits": 3, "not_goldens": []}', "not a regression check orav wrote"),
+    ],
+)
+def test_a_damaged_regression_check_file_is_one_located_input_error(tmp_path, text, said):
+    cassette = tmp_path / "login.cassette"
+    cassette.with_suffix(".regressions.json").write_text(text)
+    with pytest.raises(InputError) as raised:
+        read_revisits(cassette)
+    assert said in str(raised.value)
+    assert "login.regressions.json" in str(raised.value)
