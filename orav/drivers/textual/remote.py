@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
+from orav.codec import JSONRefused, parse_json
 from orav.drivers.textual.calls import TextualCalls
 from orav.drivers.textual.companion import HERE, PROTOCOL
 from orav.drivers.textual.companion.session import Refused
@@ -169,6 +170,10 @@ class RemoteTextualDevice(TextualCalls):
                 os.killpg(process.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+        await self._reap(process)
+
+    async def _reap(self, process: asyncio.subprocess.Process) -> None:
+        """Wait, bounded, for the process to end and its stderr to be read to the end."""
         try:
             await asyncio.wait_for(process.wait(), self.timeout)
             if self._drain is not None:
@@ -200,15 +205,13 @@ class RemoteTextualDevice(TextualCalls):
             await self._kill(f"{what} was cut off; the companion was killed")
             raise
         if not line:
-            await asyncio.wait_for(process.wait(), self.timeout)
-            if self._drain is not None:
-                await asyncio.wait_for(self._drain, 1.0)
+            await self._reap(process)
             failure = self._exited(process)
             await self._kill(failure)
             raise Refused(failure)
         try:
-            message = json.loads(line)
-        except ValueError:
+            message = parse_json(line, max_bytes=LINE_LIMIT)
+        except JSONRefused:
             await self._kill(f"the companion wrote {line[:80]!r}, not JSON")
             raise DeviceError(f"textual app {self.name}: {self._failure}") from None
         if not isinstance(message, dict):
