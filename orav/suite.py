@@ -249,11 +249,12 @@ def run_parallel(
 def _last_duration(cassette: Path) -> float:
     """How long the cassette's run took when it was recorded, from the JSON report beside
     it (0: none yet, or unreadable)."""
-    import json
+    from orav.codec import parse_json  # lazily, as the suite's other heavy imports
 
     try:
-        seconds = json.loads(cassette.with_suffix(".report.json").read_text())["duration_seconds"]
-    except (OSError, ValueError, KeyError, TypeError):
+        report = parse_json(cassette.with_suffix(".report.json").read_bytes())
+        seconds = report["duration_seconds"]
+    except (OSError, ValueError, KeyError, TypeError):  # JSONRefused is a ValueError
         return 0.0
     return float(seconds) if isinstance(seconds, (int, float)) else 0.0
 

@@ -269,3 +269,16 @@ def test_a_suite_over_two_idb_companions_runs_one_scenario_on_each_at_a_time(tmp
         for companion in companions:
             companion.terminate()
             companion.wait(timeout=10)
+
+
+@pytest.mark.parametrize("text", ["[" * 5000, "[]", "nan", '{"duration_seconds": "long"}'])
+def test_a_damaged_report_beside_a_cassette_only_loses_its_place_in_the_order(tmp_path, text):
+    """Workers start the longest runs first, as last recorded; a report.json that cannot say
+    (nested past the bounds, not a mapping, NaN) counts as no time, never an error."""
+    from orav.suite import _last_duration
+
+    cassette = tmp_path / "login.cassette"
+    cassette.with_suffix(".report.json").write_text('{"duration_seconds": 2.5}')
+    assert _last_duration(cassette) == 2.5
+    cassette.with_suffix(".report.json").write_text(text)
+    assert _last_duration(cassette) == 0.0
