@@ -219,11 +219,22 @@ class Repeated:
 
 
 async def repeat(
-    cassette: Path, times: int, *, seeds: Sequence[int] | None = None, **options
+    cassette: Path,
+    times: int,
+    *,
+    seeds: Sequence[int] | None = None,
+    recorded: Cassette | None = None,
+    **options,
 ) -> Repeated:
-    """Rerun ``cassette`` ``times`` times (simulator seed ``i`` for run ``i`` unless given)."""
+    """Rerun ``cassette`` ``times`` times (simulator seed ``i`` for run ``i`` unless given),
+    reading it once."""
+    from orav.cassette import read_cassette
+
     if times < 1:
         raise InputError(f"repeat needs at least 1 run, not {times}", "--orav-repeat")
+    recorded = recorded or read_cassette(cassette)
     chosen = list(seeds) if seeds is not None else list(range(times))
-    runs = [await rerun(cassette, seed=seed, **options) for seed in chosen[:times]]
+    runs = [
+        await rerun(cassette, seed=seed, recorded=recorded, **options) for seed in chosen[:times]
+    ]
     return Repeated(cassette, tuple(runs))

@@ -178,6 +178,7 @@ def rerun(
     import asyncio
 
     from orav import golden
+    from orav.cassette import read_cassette
     from orav.scenario_loader import load_scenario
 
     needs_agent(agent_spec, {"--base-url": base_url, "--agent-option": agent_options})
@@ -186,8 +187,17 @@ def rerun(
         try:
             if isinstance(path, InputError):
                 raise path
-            scenario = load_scenario(scenario_path) if scenario_path else _golden_scenario(path)
-            options: dict[str, Any] = {"device": device_spec, "scenario": scenario}
+            recorded = read_cassette(path)  # once: the scenario and every rerun read it
+            scenario = (
+                load_scenario(scenario_path)
+                if scenario_path
+                else _golden_scenario(path, recorded.header.scenario)
+            )
+            options: dict[str, Any] = {
+                "device": device_spec,
+                "scenario": scenario,
+                "recorded": recorded,
+            }
             if agent_spec is not None:
                 options["agent"] = make_agent(agent_spec, base_url, agent_options)
             if repeat > 1:
@@ -222,13 +232,11 @@ def _write_rerun_page(cassette: Path, runs: Sequence[Rerun], folder: Path) -> No
     click.echo(f"  html: {page}")
 
 
-def _golden_scenario(cassette: Path) -> Scenario:
+def _golden_scenario(cassette: Path, recorded: Scenario) -> Scenario:
     """The scenario a rerun of ``cassette`` plays: its file by its name beside the cassette or
-    under ./scenarios and orav's examples, else the cassette's own copy."""
+    under ./scenarios and orav's examples, else the cassette's own copy (``recorded``)."""
     from orav import golden
-    from orav.cassette import read_cassette
 
-    recorded = read_cassette(cassette).header.scenario
     shipped = Path(__file__).resolve().parent.parent / "scenarios"
     folders = [cassette.parent, Path("scenarios"), shipped]
     return golden.scenario_of(cassette, recorded, [f for f in folders if f.is_dir()])
