@@ -4,6 +4,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -321,3 +323,18 @@ def test_a_marked_live_run_revisits_the_passing_flows_and_fails_on_a_regression(
     )
     assert 'name="orav_regression_check"' in junit.read_text()
     pytester.runpytest(*check, *PLAIN).assert_outcomes(passed=1)  # the unchanged app
+
+
+def test_the_plugins_record_modes_are_orav_records_and_rerun(pytester):
+    from orav.cassette.mode import RecordMode
+
+    pytester.makepyfile(test_app="def test_nothing():\n    pass\n")
+    for mode in [*RecordMode, "rerun"]:
+        chosen = pytester.runpytest("--orav-record-mode", mode, "--co", *PLAIN)
+        assert chosen.ret == 0, (mode, chosen.stderr.str())
+    pytester.makeini("[pytest]\norav_record_mode = twice\n")
+    bad = pytester.runpytest("--co", *PLAIN)
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    said = bad.stderr.str()
+    assert "orav_record_mode: 'twice' is not a record mode" in said
+    assert all(mode in said for mode in [*RecordMode, "rerun"]), said

@@ -20,11 +20,13 @@ from orav.pytest_plugin.verdict import (
 )
 
 if TYPE_CHECKING:
+    from orav.cassette.mode import RecordMode
     from orav.model import RunReport, Scenario
     from orav.revisits import RegressionCheck
 
-Mode = Literal["none", "once", "new_episodes", "all", "rerun"]  # a record mode, or rerun live
-RECORD_MODES: tuple[Mode, ...] = ("none", "once", "new_episodes", "all", "rerun")
+    Mode = RecordMode | Literal["rerun"]  # a record mode of orav record's, or rerun live
+
+RERUN: Literal["rerun"] = "rerun"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,8 +34,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--orav-record-mode",
         default=None,
-        choices=RECORD_MODES,
-        help="how @pytest.mark.orav tests use their cassettes (default: none, replay only)",
+        metavar="MODE",
+        help="how @pytest.mark.orav tests use their cassettes: a record mode of orav record's "
+        "(none, the default: replay only) or rerun (live)",
     )
     group.addoption(
         "--orav-regression-check",
@@ -52,6 +55,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("orav_record_mode") or config.getini("orav_record_mode"):
+        _record_mode(config)  # a mode that does not exist stops the session before any test
     config.addinivalue_line(
         "markers",
         "orav(scenario, device=None, agent='scripted', expect='passed', regression_check=None): "
@@ -119,7 +124,7 @@ def orav(
             f"not {sorted(unknown) or 'without scenario'}"
         )
     config = request.config
-    mode = "rerun" if config.getoption("orav_live") else _record_mode(config)
+    mode = RERUN if config.getoption("orav_live") else _record_mode(config)
     golden = Golden(orav_cassette_dir / options.get("cassette", orav_cassette_name), mode)
     request.node.stash[GOLDEN] = golden
     try:
@@ -137,12 +142,13 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
     device = config.getoption("orav_device") or options.get("device")
     expect = options.get("expect", "passed")
     if mode == "once" and cassette.exists():
-        from orav.cassette.mode import passed
+        from orav.cassette.mode import RecordMode, passed
 
-        mode = "none" if passed(cassette) else "once"  # a failed one is recorded over
+        # a failed one is recorded over
+        mode = RecordMode.NONE if passed(cassette) else RecordMode.ONCE
     if mode == "none":
         _replay(golden, expect)
-    elif mode == "rerun":
+    elif mode == RERUN:
         if not cassette.exists():
             raise GoldenFailed(f"no cassette at {cassette}: record it (--orav-record-mode once)")
         golden.reruns = rerun(cassette, config, scenario=scenario, device=device)
@@ -216,11 +222,20 @@ def _orav_marked(request: pytest.FixtureRequest) -> None:
 
 
 def _record_mode(config: pytest.Config) -> Mode:
+    """The mode asked for: one of ``orav.cassette.mode.RecordMode`` (imported only when a
+    mode is named or a marked test runs, not whenever pytest starts) or ``rerun``."""
+    from orav.cassette.mode import RecordMode
+
     given = config.getoption("orav_record_mode") or config.getini("orav_record_mode") or "none"
-    for mode in RECORD_MODES:
-        if given == mode:
-            return mode
-    raise pytest.UsageError(f"orav_record_mode: {given!r} is not one of {RECORD_MODES}")
+    if given == RERUN:
+        return RERUN
+    try:
+        return RecordMode(given)
+    except ValueError:
+        known = ", ".join(RecordMode)
+        raise pytest.UsageError(
+            f"orav_record_mode: {given!r} is not a record mode ({known}) nor {RERUN}"
+        ) from None
 
 
 def _scenario_of(request: pytest.FixtureRequest, given: Any) -> Scenario:
