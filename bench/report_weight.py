@@ -14,8 +14,6 @@ Run: /work/venv/bin/python bench/report_weight.py [STEPS]
 from __future__ import annotations
 
 import asyncio
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +29,8 @@ from orav.scenario_loader import example_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+sys.path.insert(0, str(ROOT / "tests"))
+from chromium import CHROMIUM, dump_dom
 
 
 def long_scenario(steps: int):
@@ -91,25 +91,14 @@ def measure(kind: str, scenario) -> None:
         steps = len(run.steps)
         print(f"{kind}: {steps}-step run ({result.report.status}) recorded in {recorded:.1f} s")
         print(f"  report: {len(html) / 1024:.0f} KB, {len(html) / 1024 / steps:.1f} KB a step")
-        chromium = shutil.which("chromium")
-        if chromium is None:
+        if CHROMIUM is None:
             print("  chromium is not installed: no load time")
             return
         page = write_html(run, Path(temp) / "long.html")
-        command = [
-            chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            f"--user-data-dir={temp}/profile",
-            "--dump-dom",
-            page.as_uri(),
-        ]
         times = []
         for _ in range(3):
             started = time.perf_counter()
-            subprocess.run(command, capture_output=True, check=True, timeout=120)
+            dump_dom(page, Path(temp), timeout=120)
             times.append(time.perf_counter() - started)
         print(f"  chromium --dump-dom of the report: {min(times):.2f} s (best of 3)")
 

@@ -7,15 +7,16 @@ import base64
 import hashlib
 import os
 import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 from collections import Counter
 from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
+import chromium
 import pytest
 from attrs import evolve
+from chromium import CHROMIUM
 from command import orav
 from report_runs import GOLDEN, PASSWORD, SCENARIOS, recorded
 
@@ -34,7 +35,6 @@ from orav.report.diagram import draw_machine
 from orav.report.html import render_html, write_html, write_index
 from orav.report.timeline import StepView, read_run
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Locally the browser tests skip without chromium; in CI (.ci/run installs it) they must run.
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None and not os.environ.get("CI"),
@@ -42,26 +42,9 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
-def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / "chromium-profile"
-    command = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
-
-
 def dump_dom(page: Path, tmp_path: Path) -> "Node":
     """The DOM Chromium built from the page (after its script ran), parsed into a tree."""
-    return parse(_chromium(tmp_path, "--dump-dom", page.as_uri()).stdout)
+    return parse(chromium.dump_dom(page, tmp_path))
 
 
 # --- a small DOM tree from the serialised HTML ----------------------------------------------------
@@ -358,7 +341,7 @@ def test_the_report_renders_readably(failed_run: Path, tmp_path: Path):
 
     page = write_html(failed_run, tmp_path / "f.html")
     png = tmp_path / "page.png"
-    _chromium(tmp_path, "--window-size=1100,900", f"--screenshot={png}", page.as_uri())
+    chromium.chromium(tmp_path, "--window-size=1100,900", f"--screenshot={png}", page.as_uri())
     image = Image.open(png).convert("RGB")
     assert image.size == (1100, 900)
     colours = {colour: count for count, colour in image.getcolors(maxcolors=1 << 24)}

@@ -4,8 +4,9 @@ from the top; a rerun on the unchanged app says nothing regressed."""
 
 from pathlib import Path
 
+from chromium import CHROMIUM
 from command import orav
-from test_report_html import CHROMIUM, dump_dom, parse
+from test_report_html import dump_dom, parse
 
 from orav.sim import DEMO_APP
 
