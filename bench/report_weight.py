@@ -22,10 +22,10 @@ from pathlib import Path
 from attrs import evolve
 
 from orav import session
-from orav.model import Decision, Done, Tap, Target, TypeText
+from orav.model import Decision, Done, Scenario, Tap, Target, TypeText
 from orav.report.html import render_html, write_html
 from orav.report.timeline import read_run
-from orav.scenario_loader import example_scenarios
+from orav.scenario_loader import example_scenarios, load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 500
@@ -33,34 +33,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 from chromium import CHROMIUM, dump_dom
 
 
-def long_scenario(steps: int):
-    from orav.scenario_loader import load_scenario
-
-    base = load_scenario(next(p for p in example_scenarios() if p.stem == "change_setting"))
-    toggle = Decision(action=Tap(target=Target(id="notifications_switch")), reasoning="toggle")
-    script = [Decision(action=Tap(target=Target(id="settings")), reasoning="open settings")]
-    script += [toggle] * (steps - 1)
-    script.append(Decision(action=Done(success=True, summary="toggled")))
+def long_scenario(base: str, first: Decision, step: Decision, steps: int) -> Scenario:
+    """The example scenario ``base`` with a script of ``steps`` steps: ``first``, then ``step``
+    again and again, then done; no success criteria, no fixed settle, an hour's time."""
+    scenario = load_scenario(next(p for p in example_scenarios() if p.stem == base))
+    script = (first, *[step] * (steps - 1), Decision(action=Done(success=True)))
     return evolve(
-        base,
-        script=tuple(script),
-        max_steps=steps + 1,
-        timeout_seconds=3600,
-        success_criteria=(),
-        settle_seconds=0,
-    )
-
-
-def typing_scenario(steps: int):
-    from orav.scenario_loader import load_scenario
-
-    base = load_scenario(next(p for p in example_scenarios() if p.stem == "login"))
-    script = [Decision(action=Tap(target=Target(id="email")), reasoning="focus the field")]
-    script += [Decision(action=TypeText(text="a"), reasoning="one more")] * (steps - 1)
-    script.append(Decision(action=Done(success=True, summary="typed")))
-    return evolve(
-        base,
-        script=tuple(script),
+        scenario,
+        script=script,
         max_steps=steps + 1,
         timeout_seconds=3600,
         success_criteria=(),
@@ -69,18 +49,19 @@ def typing_scenario(steps: int):
 
 
 def main() -> None:
-    for kind, scenario in (
-        ("revisiting", long_scenario(STEPS)),
-        ("typing", typing_scenario(STEPS)),
-    ):
-        measure(kind, scenario)
+    settings = Decision(action=Tap(target=Target(id="settings")), reasoning="open settings")
+    toggle = Decision(action=Tap(target=Target(id="notifications_switch")), reasoning="toggle")
+    email = Decision(action=Tap(target=Target(id="email")), reasoning="focus the field")
+    letter = Decision(action=TypeText(text="a"), reasoning="one more")
+    measure("revisiting", long_scenario("change_setting", settings, toggle, STEPS))
+    measure("typing", long_scenario("login", email, letter, STEPS))
     for path in sorted((ROOT / "recordings").glob("*.cassette")):
         golden = read_run(path)
         size = len(render_html(golden).encode()) / 1024
         print(f"  {path.stem}: {size:.0f} KB, {size / max(1, len(golden.steps)):.0f} KB a step")
 
 
-def measure(kind: str, scenario) -> None:
+def measure(kind: str, scenario: Scenario) -> None:
     with tempfile.TemporaryDirectory() as temp:
         cassette = Path(temp) / "long.cassette"
         started = time.perf_counter()
