@@ -94,8 +94,9 @@ async def rerun(
     recorded: Cassette | None = None,
 ) -> Rerun:
     """Play ``cassette``'s recorded decisions live on ``device`` (a spec as ``orav record``
-    takes: ``sim``, ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:module:App``; by default
-    the scenario's Textual app when its ``app`` is ``module:App``, else ``sim``).
+    takes: ``sim``, ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:module:App``,
+    ``class:module:Class``; by default the scenario's Textual app when its ``app`` is
+    ``module:App``, else ``sim``).
 
     ``agent`` (an LLM) decides where the app left the recorded path; without one the run ends
     at the first regression. A cassette whose recorded run did not pass is no golden:

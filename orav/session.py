@@ -95,11 +95,11 @@ async def record(
     mode ``all``).
 
     ``device`` is a Device of your own, or a spec (``orav.specs.open_device``: ``sim``,
-    ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:package.module:AppClass``) opened for the
-    run and closed after it; a Device given stays open. ``agent`` defaults to the scenario's
-    script and is closed when the run ends (``orav.agents.Closable``). Mode ``none`` starts
-    nothing and returns the ``Replay`` of the existing cassette. ``out`` is checked before
-    anything starts.
+    ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:package.module:AppClass``,
+    ``class:package.module:Class``) opened for the run and closed after it; a Device given
+    stays open. ``agent`` defaults to the scenario's script and is closed when the run ends
+    (``orav.agents.Closable``). Mode ``none`` starts nothing and returns the ``Replay`` of the
+    existing cassette. ``out`` is checked before anything starts.
 
     SIGINT or SIGTERM ends the run with an ``interrupted`` report in the cassette and raises
     ``Interrupted``, whose ``recording`` is what was kept (None when an old cassette was).

@@ -1,11 +1,14 @@
 """Device and agent specs, the strings a command line names them by: ``sim``,
 ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:package.module:AppClass``; ``scripted``,
-``explorer``, ``openai:MODEL``. Each is turned into the thing it names here, importing a
-driver or a model client only when asked for it.
+``explorer``, ``openai:MODEL``; and, for either, ``class:package.module:Class`` (a class of
+your own, ``orav.user_class``). One rule reads them all: the word before the first colon says
+what the rest is. Each is turned into the thing it names here, importing a driver or a model
+client only when asked for it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from orav.agents import Agent
 from orav.device import Device
-from orav.errors import InputError
+from orav.errors import DeviceTimeout, InputError
 from orav.model import Scenario
+from orav.user_class import FORM, PREFIX, build
 
 if TYPE_CHECKING:
     from orav.sim import AppModel
@@ -23,7 +27,8 @@ DEFAULT_DEVICE = "sim"
 
 
 def make_agent(spec: str, **options: object) -> Agent:
-    """``scripted``, ``explorer`` or ``openai:MODEL``; imports the LLM client only when asked."""
+    """``scripted``, ``explorer``, ``openai:MODEL`` or ``class:package.module:Class[?name=value]``
+    (an Agent of your own); imports the LLM client only when asked."""
     if spec == "scripted":
         from orav.agents.scripted import ScriptedAgent
 
@@ -39,8 +44,12 @@ def make_agent(spec: str, **options: object) -> Agent:
         if agent.missing_key:  # say so before a device is started, as bad input
             raise InputError(agent.missing_key, "--agent")
         return agent
+    if spec.startswith(PREFIX):
+        built: Agent = build(spec, Agent, "--agent")
+        return built
     raise InputError(
-        f"unknown agent {spec!r}; expected 'scripted', 'explorer' or 'openai:MODEL'", "--agent"
+        f"unknown agent {spec!r}; expected 'scripted', 'explorer', 'openai:MODEL' or '{FORM}'",
+        "--agent",
     )
 
 
@@ -51,7 +60,20 @@ async def open_device(
     """``sim`` (the embedded simulator with the demo app), ``sim:APP.yaml`` (the simulator
     with your app model), ``idb:HOST:PORT`` (an idb companion, e.g. on a Mac) or
     ``textual:package.module:AppClass`` (a Textual app, run in-process under Pilot) or
-    ``textual+PYTHON:package.module:AppClass`` (one run by that interpreter, in its own venv)."""
+    ``textual+PYTHON:package.module:AppClass`` (one run by that interpreter, in its own venv)
+    or ``class:package.module:Class[?name=value]`` (a Device of your own, built for the run
+    and closed after it)."""
+    if spec.startswith(PREFIX):
+        device: Device = build(spec, Device, "--device")
+        try:
+            yield device
+        finally:
+            try:
+                async with asyncio.timeout(timeout):
+                    await device.close()
+            except TimeoutError:
+                raise DeviceTimeout(f"{spec}: close() did not return in {timeout:g} s") from None
+        return
     if spec.startswith("textual:"):
         from orav.drivers.textual import TextualDevice
 
@@ -87,8 +109,8 @@ async def open_device(
             yield d
     else:
         raise InputError(
-            f"unknown device {spec!r}; expected 'sim', 'sim:APP.yaml', 'idb:HOST:PORT' or "
-            "'textual:package.module:AppClass'",
+            f"unknown device {spec!r}; expected 'sim', 'sim:APP.yaml', 'idb:HOST:PORT', "
+            f"'textual:package.module:AppClass' or '{FORM}'",
             "--device",
         )
 

@@ -338,3 +338,28 @@ def test_the_plugins_record_modes_are_orav_records_and_rerun(pytester):
     said = bad.stderr.str()
     assert "orav_record_mode: 'twice' is not a record mode" in said
     assert all(mode in said for mode in [*RecordMode, "rerun"]), said
+
+
+CLASS_MARKED = """
+import pytest
+
+
+@pytest.mark.orav(scenario="two_items.yaml", device="class:todo_device:TodoDevice")
+def test_two_items(orav):
+    assert orav.report.total_steps == 6
+"""
+
+
+def test_a_marker_and_orav_device_name_a_device_class_of_the_project(pytester):
+    examples = ROOT / "docs" / "examples"
+    (pytester.path / "todo_device.py").write_text((examples / "todo_device.py").read_text())
+    (pytester.path / "two_items.yaml").write_text(
+        (examples / "todo" / "two_items.yaml").read_text()
+    )
+    pytester.makepyfile(test_todo=CLASS_MARKED)
+    pytester.runpytest("--orav-record-mode", "once", *PLAIN).assert_outcomes(passed=1)
+    wrong = pytester.runpytest(
+        "--orav-record-mode", "all", "--orav-device", "class:todo_device:TodoApp", *PLAIN
+    )
+    wrong.assert_outcomes(failed=1)
+    wrong.stdout.fnmatch_lines(["*--device: todo_device:TodoApp is no orav Device: it has none*"])

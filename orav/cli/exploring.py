@@ -140,7 +140,7 @@ def _explore_target(bundle: str | None, device: str) -> tuple[str, Credentials |
 
         model = app_model(Path(device.removeprefix("sim:")) if device != "sim" else DEMO_APP)
         return bundle or model.bundle_id, model.credentials
-    if bundle is None and device.startswith("idb:"):
+    if bundle is None and device.startswith(("idb:", "class:")):
         raise InputError(f"name the app to explore on {device!r}", "--app")
     # A Textual app is named by its spec; an unknown device is the session's to report.
     return bundle or re.sub(r"^textual(\+[^:]*)?:", "", device), None

@@ -27,8 +27,9 @@ device_option = click.option(
     default="sim",
     show_default=True,
     help="'sim' (the simulator with the demo app), 'sim:APP.yaml' (with your app model), "
-    "'idb:HOST:PORT' (an idb companion) or 'textual:package.module:AppClass' (a Textual app, "
-    "in-process).",
+    "'idb:HOST:PORT' (an idb companion), 'textual:package.module:AppClass' (a Textual app, "
+    "in-process) or 'class:package.module:Class[?name=value&...]' (a Device of your own, "
+    "imported from the working folder; docs/guide-device.md).",
 )
 base_url_option = click.option(
     "--base-url", default=None, help="OpenAI-compatible API base URL (else OPENAI_BASE_URL)."
@@ -111,6 +112,11 @@ def make_agent(
     if settings and spec in ("scripted", "explorer"):
         flag = "--agent-option" if options else "--base-url"
         raise InputError(f"the {spec} agent takes no options", flag)
+    if settings and spec.startswith("class:"):
+        flag = "--agent-option" if options else "--base-url"
+        raise InputError(
+            "an agent class takes its arguments in the spec: class:module:Class?name=value", flag
+        )
     return make_agent(spec, **settings)
 
 

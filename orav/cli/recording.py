@@ -48,15 +48,18 @@ if TYPE_CHECKING:
     default=None,
     help="'sim' (the simulator; default), 'sim:APP.yaml' (with your app model), "
     "'idb:HOST:PORT' (an idb companion; several, comma-separated, run a suite one scenario "
-    "per companion at a time) or 'textual:package.module:AppClass' (a Textual app, "
-    "in-process).",
+    "per companion at a time), 'textual:package.module:AppClass' (a Textual app, "
+    "in-process) or 'class:package.module:Class[?name=value&...]' (a Device of your own, "
+    "imported from the working folder; docs/guide-device.md).",
 )
 @click.option(
     "--agent",
     "agent_spec",
     default=None,
     help="'scripted' (the scenario's script; default), 'explorer' (tries every control, no "
-    "model) or 'openai:MODEL' (any OpenAI-compatible API).",
+    "model), 'openai:MODEL' (any OpenAI-compatible API) or "
+    "'class:package.module:Class[?name=value&...]' (an Agent of your own, imported from the "
+    "working folder; docs/guide-agent.md).",
 )
 @base_url_option
 @agent_options

@@ -34,8 +34,9 @@ if TYPE_CHECKING:
     "--agent",
     "agent_spec",
     default=None,
-    help="A candidate agent judged at every recorded step (decision regression): 'scripted', "
-    "'explorer' or 'openai:MODEL'. Default: none, the recorded decisions are replayed.",
+    help="A candidate agent judged at every recorded step (decision regression), as `orav "
+    "record` takes it ('scripted', 'explorer', 'openai:MODEL', 'class:package.module:Class'). "
+    "Default: none, the recorded decisions are replayed.",
 )
 @click.option(
     "--scenario",
@@ -134,8 +135,9 @@ def _candidate(
     "--agent",
     "agent_spec",
     default=None,
-    help="A fallback agent asked where the app left the recorded path (e.g. 'openai:MODEL'). "
-    "Default: none, the rerun ends at the first regression.",
+    help="A fallback agent asked where the app left the recorded path, as `orav record` takes "
+    "it (e.g. 'openai:MODEL', 'class:package.module:Class'). Default: none, the rerun ends at "
+    "the first regression.",
 )
 @click.option(
     "--repeat",

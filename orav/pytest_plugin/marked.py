@@ -60,7 +60,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "orav(scenario, device=None, agent='scripted', expect='passed', regression_check=None): "
-        "run the scenario with a cassette named after the test, in --orav-record-mode",
+        "run the scenario with a cassette named after the test, in --orav-record-mode; device "
+        "and agent are specs as orav record takes them (class:module:Class for your own)",
     )
 
 

@@ -26,7 +26,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--orav-device",
         default=None,
         metavar="SPEC",
-        help="the device of live runs: sim, sim:APP.yaml, idb:HOST:PORT, textual:module:App",
+        help="the device of live runs: sim, sim:APP.yaml, idb:HOST:PORT, textual:module:App, "
+        "class:module:Device (a Device of your own)",
     )
     group.addoption(
         "--orav-repeat",
