@@ -86,8 +86,8 @@ async def test_a_small_step_budget_ends_the_run_unfinished(tmp_path) -> None:
     coverage = explorer.coverage()
     assert not coverage.finished and coverage.steps == 5
     assert [s.name for s in coverage.screens] == ["Sign in"]
-    # step 5 tapped the password field; no later observation showed what that did
-    assert coverage.screens[0].tried == ("#sign_in", "#email")
+    # the form's fields first; step 5 tapped Sign in: no later observation showed what it did
+    assert coverage.screens[0].tried == ("#email", "#password")
     assert (await replay(cassette)).faithful
 
 

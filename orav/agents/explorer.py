@@ -25,7 +25,14 @@ from typing import Literal
 from attrs import define, evolve
 
 from orav.agents import AgentContext
-from orav.agents.explore.controls import sample_text, target_of
+from orav.agents.explore.controls import (
+    is_risky,
+    is_switch,
+    ref,
+    sample_text,
+    submits,
+    target_of,
+)
 from orav.agents.explore.graph import ScreenMap
 from orav.agents.explore.moves import BACK_GESTURE, ESCAPE, app_chrome, back_move
 from orav.agents.explore.screens import ScreenNotes
@@ -34,7 +41,7 @@ from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
 from orav.perceive.roles import is_text_field
 from orav.report.coverage import Coverage
 
-Stage = Literal["tap", "type", "return", "navigate", "back", "gesture", "restore"]
+Stage = Literal["tap", "type", "return", "navigate", "back", "gesture", "restore", "scroll"]
 
 
 @define
@@ -46,6 +53,7 @@ class _Pending:
     element: str | None
     stage: Stage
     expect: str | None = None
+    returns: bool = True  # a text field's try ends with return (a form's: its last field's)
 
 
 class ExplorerAgent:
@@ -122,6 +130,17 @@ class ExplorerAgent:
         stays = key == pending.screen
         if pending.stage == "navigate" and (dropped or stays):
             self._map.forget(pending.screen, pending.element or "")
+        element = source.elements.get(pending.element or "")
+        last = source.form[-1] if source.form else None
+        tapped = pending.stage == "tap" and element is not None
+        if tapped and stays and element and submits(element) and last in source.returns:
+            source.returns.remove(last)  # the filled form's submit stayed: the last field's
+            source.retry.append(last)  # return is the form's other way on
+        focused = context.observation.focused
+        refocused = focused is not None and ref(focused) == pending.element
+        if tapped and dropped and refocused and element and is_text_field(element):
+            self._field = pending  # it had the focus already (a form's last field, tried
+            return None  # again for its return): on to the return
         if dropped:
             walked = pending.stage == "navigate"
             if (
@@ -132,12 +151,12 @@ class ExplorerAgent:
                 source.no_effect.append(pending.element)
             self._field = None
             return False if pending.expect is not None else None
-        element = source.elements.get(pending.element or "")
-        if pending.stage in ("tap", "type") and stays and element and is_text_field(element):
+        typing = pending.stage == "tap" or (pending.stage == "type" and pending.returns)
+        if typing and stays and element and is_text_field(element):
             self._field = pending  # tapped or typed into: the next stage follows
             return None
         self._field = None
-        if pending.stage == "tap" and stays and element is not None and element.role == "AXSwitch":
+        if pending.stage == "tap" and stays and element is not None and is_switch(element):
             self._restore = pending.element  # toggled: turned back at once
         if pending.element is not None:
             self._map.note(pending.screen, pending.element, key, pending.step)
@@ -180,7 +199,7 @@ class ExplorerAgent:
             element = target_element(observation, target_of(screen.elements[name]))
             if element is not None and element.enabled:
                 self._wandered, self._backed = 0, set()
-                decision = self._try(context, screen, name, element)
+                decision = self._try(context, screen, name, element, returns=True)
                 return evolve(
                     decision,
                     reasoning=f"The form on {screen.name!r} is filled: trying {name} again.",
@@ -191,12 +210,23 @@ class ExplorerAgent:
                     continue  # the second round (the back gesture teaches the way back: first)
                 self._wandered, self._backed = 0, set()
                 return self._try_move(context, screen, name)
-            if name in screen.deferred and not self._gestures:
-                continue  # more rows of a list of items: in the second round
+            if not self._gestures and screen.waits(name):
+                continue  # switches, more rows of a list of items: in the second round
             element = target_element(observation, target_of(screen.elements[name]))
             if element is not None and element.enabled:
                 self._wandered, self._backed = 0, set()
                 return self._try(context, screen, name, element)
+        while self._gestures and screen.returns:  # a form's fields typed without return: last,
+            # on the form (they may submit it), and never walked back for
+            name = screen.returns.pop(0)
+            element = target_element(observation, target_of(screen.elements[name]))
+            if element is not None and element.enabled:
+                self._wandered, self._backed = 0, set()
+                decision = self._try(context, screen, name, element, returns=True)
+                return evolve(
+                    decision,
+                    reasoning=f"Second round on {screen.name!r}: the return key in {name}.",
+                )
         waiting = [s for s in self._screens.values() if s.pending(self._gestures)]
         if not waiting and not self._gestures:
             self._gestures = True  # every control tried: now the gestures and keys
@@ -232,20 +262,37 @@ class ExplorerAgent:
         return self._next(context, screen)
 
     def _try(
-        self, context: AgentContext, screen: ScreenNotes, name: str, element: Element
+        self,
+        context: AgentContext,
+        screen: ScreenNotes,
+        name: str,
+        element: Element,
+        *,
+        returns: bool = False,
     ) -> Decision:
         """Try ``name`` (its own entry is marked tried, even when another element on the
-        screen answers to the same label, as a footer key "Back" does to a Back button)."""
+        screen answers to the same label, as a footer key "Back" does to a Back button).
+        A form's fields are filled without return in the first round (``returns`` forces
+        it), but its last field when no submit button follows: the form's first way on."""
         left = len(screen.untried())
         where = (
             f"Screen {screen.name!r} ({len(self._screens)} found so far): {left} of "
             f"{len(screen.order)} elements untried"
         )
         if is_text_field(element):
-            self._pending = _Pending(context.step, screen.key, name, "tap")
+            if not returns and screen.form and not self._gestures:
+                last = name == screen.form[-1]
+                returns = last and not any(
+                    submits(e) and not is_risky(e) and n in screen.present
+                    for n, e in screen.elements.items()
+                )
+            if not returns:
+                screen.returns.append(name)
+            self._pending = _Pending(context.step, screen.key, name, "tap", returns=returns)
+            then = "press return" if returns else "then the rest of the form"
             return Decision(
                 Tap(target=target_of(element)),
-                f"{where}; text field {name} next: tap it, type a value, press return.",
+                f"{where}; text field {name} next: tap it, type a value, {then}.",
                 element.label,
                 "the field takes focus and the keyboard comes up",
             )
@@ -276,18 +323,24 @@ class ExplorerAgent:
     def _continue_field(
         self, context: AgentContext, screen: ScreenNotes, field_: _Pending
     ) -> Decision | None:
-        """Type into the field just tapped, then press return; None when it took no focus."""
+        """Type into the field just tapped, then press return; None when it took no focus.
+        A field typed into before that still holds its value gets the return alone."""
         observation = context.observation
         focus = keyboard_frame(observation) is not None or observation.focused is not None
         if field_.element is None or not focus:
             return None
         element = screen.elements[field_.element]
-        if field_.stage == "tap":
+        now = target_element(observation, target_of(element))
+        filled = field_.element in screen.typed and now is not None and bool(now.value)
+        if field_.stage == "tap" and not filled:
+            screen.typed.add(field_.element)
             text = sample_text(element, context.scenario.credentials)
             password = context.scenario.credentials and context.scenario.credentials.password
             what = "a secure value" if text.secure else repr(text.text)
             what = "the test password" if text.secure and text.text == password else what
-            self._pending = _Pending(context.step, screen.key, field_.element, "type")
+            self._pending = _Pending(
+                context.step, screen.key, field_.element, "type", returns=field_.returns
+            )
             return Decision(
                 text,
                 f"Typing {what} into {field_.element} on {screen.name!r}.",
@@ -307,6 +360,18 @@ class ExplorerAgent:
     ) -> Decision:
         target = self._map.out(screen.key)[element_ref]
         name = self._screens[target].name
+        swipe = screen.scroll_to(element_ref) if screen.scrolled_away(element_ref) else ""
+        row = screen.elements.get(element_ref)
+        if swipe in screen.moves and row and not target_element(observation, target_of(row)):
+            # a row of a long list, scrolled away: the list is scrolled back to it first
+            self._pending = _Pending(self._step, screen.key, None, "scroll")
+            return Decision(
+                screen.moves[swipe],
+                f"Walking on through {element_ref} on {screen.name!r} towards {name!r}: "
+                f"scrolling the list to bring it back ({swipe[1:-1]}).",
+                None,
+                f"{element_ref} comes into view",
+            )
         self._pending = _Pending(self._step, screen.key, element_ref, "navigate", target)
         self._map.walked(screen.key, element_ref)
         why = (

@@ -24,6 +24,12 @@ _QUIT = re.compile(r"\b(?:quit|exit|shut[\s_]?down|power[\s_]off)\b", re.IGNOREC
 _COMMITS = re.compile(
     r"\b(?:pay|place order|buy|purchase|transfer|send money|submit)\b", re.IGNORECASE
 )
+# A form's submit button: tapped once its fields hold values (the form's first way on).
+_SUBMITS = re.compile(
+    r"\b(?:sign[\s_-]?(?:in|up)|log[\s_-]?in|register|create|submit|pay|buy|purchase|send"
+    r"|save|done|join|continue|next|ok|confirm|place order)\b",
+    re.IGNORECASE,
+)
 _PASSWORD = re.compile(r"pass(?:word|code)", re.IGNORECASE)
 _USER = re.compile(r"e-?mail|user|login|account", re.IGNORECASE)
 # Fields with a value of their own, secure or not: the test password never goes there.
@@ -41,12 +47,15 @@ SAMPLE_PASSWORD = "Sample-Pass-1"
 SAMPLE_NUMBER = "5550100"
 SAMPLE_TEXT = "Sample text"
 
-# Try order within a screen: controls and the first rows of each list (0), text fields (1),
+# Try order within a screen: on a form, its fields first and then its submit button (the form's
+# first way on: FORM_FIELD_RANK, SUBMIT_RANK); controls and the first rows of each list (0), text fields (1),
 # gestures and keys (2), Back (3: it leaves, back to the screen that still has the rest of its
 # controls), the app's tabs (after Back: they leave for another part of the app), arrow keys
 # (they move a cursor far more often than they open anything), the back gesture (it leaves,
 # and teaches the way back), risky controls and a terminal app's footer keys (app-wide: quit,
 # the palette).
+FORM_FIELD_RANK = -0.6
+SUBMIT_RANK = -0.5
 MOVE_RANK = 2
 BACK_RANK = 3
 TAB_RANK = 3.5
@@ -87,6 +96,16 @@ def is_risky(element: Element) -> bool:
 
 def commits(element: Element) -> bool:
     return is_risky(element) or bool(_COMMITS.search(_words(element)))
+
+
+def submits(element: Element) -> bool:
+    """A button that sends a form: sign in, pay, save, join..."""
+    return not is_text_field(element) and bool(_SUBMITS.search(_words(element)))
+
+
+def is_switch(element: Element) -> bool:
+    """A toggle: it changes a setting in place, and is turned back at once after its try."""
+    return element.role == "AXSwitch"
 
 
 def rank(element: Element) -> float:

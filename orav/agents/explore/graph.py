@@ -44,8 +44,8 @@ class ScreenMap:
         empty and that stayed on it (a submit the validation refused) get one more try:
         the values are something new to learn from. Never a risky one."""
         fields = [n for n, e in screen.elements.items() if is_text_field(e)]
-        if screen.refilled or any(n not in screen.tried for n in fields):
-            return
+        if screen.form or screen.refilled or any(n not in screen.tried for n in fields):
+            return  # a form's submit is tried filled in the first place
         screen.refilled = True
         away = self.edges.get(screen.key, {})
         screen.retry = [
@@ -179,7 +179,8 @@ class ScreenMap:
     ) -> str | None:
         """The first element on the shortest known path to a screen in ``goals`` (from the
         screen as last seen when there is no ``observation`` of it now), through elements
-        that were there and enabled when their screen was last seen."""
+        that were there and enabled when their screen was last seen, or rows of a long list
+        scrolled away since (the walk scrolls back to them)."""
         first: dict[str, str] = {}
         queue: deque[str] = deque()
         for element, target in self.out(screen.key).items():
@@ -189,7 +190,10 @@ class ScreenMap:
                 else _present(observation, screen, element)
             )
             usable = self.walkable(screen.key, element) and (
-                element in (BACK_GESTURE, ESCAPE) or element in screen.moves or here
+                element in (BACK_GESTURE, ESCAPE)
+                or element in screen.moves
+                or here
+                or screen.scrolled_away(element)
             )
             if usable and target not in first:
                 first[target] = element
@@ -201,7 +205,10 @@ class ScreenMap:
             seen = self.screens[node]
             for element, target in self.out(node).items():
                 usable = self.walkable(node, element) and (
-                    element in seen.moves or element in seen.chrome or seen.available(element)
+                    element in seen.moves
+                    or element in seen.chrome
+                    or seen.available(element)
+                    or seen.scrolled_away(element)
                 )
                 if target not in first and target != screen.key and usable:
                     first[target] = first[node]
@@ -210,15 +217,28 @@ class ScreenMap:
 
     def walkable(self, source: str, element_ref: str) -> bool:
         """Whether walking may go through this element: never through one that destroys or
-        commits something (it is tried once, not repeated to get somewhere), and at most
+        commits something (it is tried once, not repeated to get somewhere) unless it only
+        opened a page (its Back led back), and at most
         ``WALK_BUDGET`` times through any one (a loop through it learns nothing new)."""
         screen = self.screens[source]
         element = screen.elements.get(element_ref)
-        if element is not None and commits(element):
+        if element is not None and commits(element) and not self._opens_page(source, element_ref):
             return False
         if element_ref in (BACK_GESTURE, ESCAPE) or screen.goes_back(element_ref):
             return True  # going back changes nothing: bounded by ``wander`` alone
         return self.walks.get((source, element_ref), 0) < WALK_BUDGET
+
+    def _opens_page(self, source: str, element_ref: str) -> bool:
+        """It led to a page whose Back (or the back gesture) led back here: a row named
+        "Reset" or "Transfer or Reset iPhone" that only opens a page, not a deed."""
+        target = self.edges.get(source, {}).get(element_ref)
+        if target is None or target not in self.screens:
+            return False
+        page = self.screens[target]
+        return not page.dialog and any(
+            back == source and (name in BACK_MOVES or page.goes_back(name))
+            for name, back in self.edges.get(target, {}).items()
+        )
 
     def walked(self, source: str, element_ref: str) -> None:
         self.walks[(source, element_ref)] = self.walks.get((source, element_ref), 0) + 1

@@ -9,16 +9,21 @@ from orav.agents.explore.controls import (
     ARROW_RANK,
     BACK_MOVE_RANK,
     BACK_RANK,
+    FORM_FIELD_RANK,
     MOVE_RANK,
     ROWS_FIRST,
+    SUBMIT_RANK,
     TAB_RANK,
     is_back,
     is_palette,
+    is_risky,
+    is_switch,
     list_of,
     quits,
     rank,
     ref,
     signs_out,
+    submits,
 )
 from orav.agents.explore.moves import (
     ARROWS,
@@ -28,6 +33,7 @@ from orav.agents.explore.moves import (
 )
 from orav.model import Credentials, Element, Observation, PressKey
 from orav.perceive.faults import screen_size
+from orav.perceive.roles import is_alert, is_text_field
 from orav.perceive.screens import app_elements, is_control, is_footer_key
 
 NAV_BAR_SHARE = 0.12  # the status and navigation bars: the top of an iPhone screen
@@ -60,6 +66,26 @@ def _titled_back(element: Element, titles: frozenset[str], height: float) -> boo
     )
 
 
+def _form_fields(
+    observation: Observation, chrome: tuple[str, ...], titles: frozenset[str], height: float
+) -> list[str]:
+    """The text fields of a form, in the tree's order: a screen whose fields are at least as
+    many as its other controls (Back, the chrome, switches and risky controls aside), as a
+    sign-in or a checkout; none elsewhere (a search field over a list)."""
+    controls = [e for e in app_elements(observation) if is_control(e)]
+    fields = [ref(e) for e in controls if is_text_field(e)]
+    others = [
+        e
+        for e in controls
+        if not is_text_field(e)
+        and ref(e) not in chrome
+        and rank(e) == 0
+        and not is_switch(e)
+        and not _titled_back(e, titles, height)
+    ]
+    return fields if fields and len(fields) >= len(others) else []
+
+
 @define
 class ScreenNotes:
     """What the explorer knows of one screen."""
@@ -84,6 +110,10 @@ class ScreenNotes:
     deferred: set[str] = field(factory=set)  # later rows of a list of items: the second round
     backs: set[str] = field(factory=set)  # back buttons named after the screen they go to
     runs_on: bool = False  # a list reaches the bottom of the screen: there may be more below
+    dialog: bool = False  # an alert or action sheet: its destructive button is never tapped
+    form: tuple[str, ...] = ()  # a form's fields, in order: filled first, then submitted
+    returns: list[str] = field(factory=list)  # a form's fields whose return waits its turn
+    typed: set[str] = field(factory=set)  # fields typed into
 
     def shape(self) -> frozenset[str]:
         """Its controls, but the app's chrome and the rows of a list: what screens alike share."""
@@ -111,6 +141,9 @@ class ScreenNotes:
         labels it with the previous screen's title, not "Back")."""
         ranked = []
         _, height = screen_size(observation)
+        if not self.elements:  # first sight: a form is filled first, then submitted
+            self.form = tuple(_form_fields(observation, chrome, titles, height))
+            self.dialog = any(is_alert(e) for e in observation.elements)
         self.present = set()
         rows: dict[str, int] = {}  # rows seen per list
         for index, element in enumerate(app_elements(observation)):
@@ -121,6 +154,9 @@ class ScreenNotes:
             if place < BACK_RANK and _titled_back(element, titles, height):
                 self.backs.add(name)
                 place = BACK_RANK
+            elif self.form and place < BACK_RANK:
+                place = FORM_FIELD_RANK if name in self.form else place
+                place = SUBMIT_RANK if place == 0 and submits(element) else place
             if element.role == "AXCell":
                 group = list_of(element)
                 self.lists[name] = group
@@ -147,6 +183,9 @@ class ScreenNotes:
             if first and (quits(element) or is_palette(element)):
                 self.skipped.append(name)  # it ends the app, or it is not the app's
                 continue
+            if first and self.dialog and is_risky(element):
+                self.skipped.append(name)  # a destructive confirmation: never given
+                continue
             ranked.append((place, index, name))
         self.runs_on = self.runs_on or _runs_on(observation, height)
         for index, (name, move) in enumerate(screen_moves(observation, platform).items()):
@@ -169,20 +208,46 @@ class ScreenNotes:
         element = self.elements.get(name)
         return name in self.backs or (element is not None and is_back(element))
 
+    def waits(self, name: str) -> bool:
+        """Tried in the second round only: the later rows of a list of items, and switches
+        (they change a setting in place; the first round goes for what opens screens)."""
+        element = self.elements.get(name)
+        return name in self.deferred or (element is not None and is_switch(element))
+
     def untried(self) -> list[str]:
         return [name for name in self.order if name not in self.tried]
 
     def available(self, name: str, gestures: bool = True) -> bool:
         """On screen and enabled the last time the screen was seen; a gesture always is, in
         the second round (the back gesture in the first, and a swipe up where a list runs off
-        the screen), as are the rows past the first few of a list of items."""
+        the screen), as are switches and the rows past the first few of a list of items."""
         if name in self.moves:
             if name == SCROLL and self.runs_on:
                 return True  # the rest of a long list: with the first round's controls
             return gestures or name in BACK_MOVES
-        if name in self.deferred and not gestures:
+        if not gestures and self.waits(name):
             return False
         return name in self.present and self.elements[name].enabled
+
+    def scrolled_away(self, name: str) -> bool:
+        """A row of a list that runs off the screen, seen enabled before: a walk through it
+        scrolls it back into view first (``scroll_to``)."""
+        element = self.elements.get(name)
+        return (
+            self.runs_on
+            and name in self.enabled
+            and element is not None
+            and element.role == "AXCell"
+        )
+
+    def scroll_to(self, name: str) -> str:
+        """The swipe that brings a row scrolled away back: towards the top when it was first
+        seen before the rows on screen now (a list is first seen from its top), else down the
+        list."""
+        seen = list(self.elements)
+        shown = [seen.index(n) for n in self.present if n in self.elements]
+        above = bool(shown) and seen.index(name) < min(shown)
+        return "(swipe down)" if above else SCROLL
 
     def pending(self, gestures: bool = True) -> bool:
         """Untried elements that were there and enabled when last seen: worth coming back for."""
