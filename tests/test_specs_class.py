@@ -145,6 +145,7 @@ class HalfDone(TodoDevice):
     [
         ("class:mydevices:Picky", "cannot build mydevices:Picky(): missing a required argument: 'port'"),
         ("class:mydevices:Picky?port=x", "mydevices:Picky(port='x') raised ValueError: invalid literal"),
+        ("class:mydevices:Picky?port=1,2", "mydevices:Picky(port='1,2') raised ValueError: invalid literal"),
         ("class:mydevices:HalfDone", "mydevices:HalfDone is no orav Device: it lacks async def observe (an orav Device has async def describe, observe, perform, launch, terminate, is_running, close)"),
         ("class:mydevices", "expected class:package.module:Class[?name=value&...], got 'class:mydevices'"),
         ("class:mydevices:Picky?port", "expected name=value&... after '?', got 'port'"),

@@ -134,7 +134,8 @@ def agent_setting(text: str) -> tuple[str, object]:
 def devices(spec: str, workers: int) -> list[str]:
     """``--device`` as a list: several ``idb:`` companions, comma-separated, run a suite one
     scenario per companion at a time (as many workers as companions)."""
-    found = [part.strip() for part in spec.split(",")] if "," in spec else [spec]
+    one = spec.startswith(("class:", "textual:", "textual+"))  # a comma in their ?arguments
+    found = [part.strip() for part in spec.split(",")] if "," in spec and not one else [spec]
     if len(found) > 1:
         if not all(d.startswith("idb:") and len(d) > 4 for d in found):
             raise InputError("several devices are idb:HOST:PORT companions only", "--device")
