@@ -15,7 +15,8 @@ from typing import Any
 from attrs import frozen
 
 from orav.cassette.rerun import Heal, Regression
-from orav.codec import decode_json
+from orav.codec import converter, decode_json
+from orav.codec.converter import raise_structure_error
 from orav.errors import InputError
 from orav.model import Screenshot
 
@@ -88,18 +89,14 @@ def write_revisits(check: RegressionCheck, cassette: Path, run_id: str = "") -> 
     the ``run_id`` of the run it followed (a later run of that cassette does not show it)."""
     from orav.report.files import write_text
 
-    data = {
-        "run_id": run_id,
-        "revisits": [_revisit_data(r) for r in check.revisits],
-        "not_goldens": [str(p) for p in check.not_goldens],
-    }
+    data = _converter.unstructure(_File(run_id, check.revisits, check.not_goldens))
     return write_text(revisits_path(cassette), json.dumps(data, indent=1) + "\n")
 
 
 def read_revisits(cassette: Path, run_id: str | None = None) -> RegressionCheck | None:
     """The regression check written beside ``cassette`` (None: the run had none, or, given
     the cassette's ``run_id``, it followed an earlier run of it); a file orav cannot read is an
-    InputError naming it."""
+    InputError naming it and the field."""
     path = revisits_path(cassette)
     if not path.exists():
         return None
@@ -110,80 +107,60 @@ def read_revisits(cassette: Path, run_id: str | None = None) -> RegressionCheck 
     data = decode_json(text, str(path))  # bounded: size, depth, numbers
     if not isinstance(data, dict):
         raise InputError("not a regression check orav wrote: expected a mapping", str(path))
+    if run_id is not None and data.get("run_id", "") != run_id:
+        return None
     try:
-        if run_id is not None and data.get("run_id") != run_id:
-            return None
-        revisits = tuple(_revisit_of(item) for item in data["revisits"])
-        return RegressionCheck(revisits, tuple(Path(p) for p in data["not_goldens"]))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"not a regression check orav wrote: {exc}", str(path)) from None
+        kept = _converter.structure(data, _File)
+    except Exception as exc:  # noqa: BLE001 - cattrs' errors, each one named by its field
+        try:
+            raise_structure_error(exc, data, str(path), lambda _: None)
+        except InputError as error:
+            what = f"not a regression check orav wrote: {error.what}"
+            raise InputError(what, error.where) from None
+    return RegressionCheck(kept.revisits, kept.not_goldens)
 
 
-def _revisit_data(revisit: Revisit) -> dict[str, Any]:
-    return {
-        "cassette": str(revisit.cassette),
-        "scenario": revisit.scenario,
-        "status": revisit.status,
-        "reason": revisit.reason,
-        "steps": revisit.steps,
-        "seconds": round(revisit.seconds, 3),
-        "heals": [[h.step, h.recorded, h.live, h.by] for h in revisit.heals],
-        "regressions": [
-            {
-                "step": r.step,
-                "kind": r.kind,
-                "expected": r.expected,
-                "found": r.found,
-                "recorded": _shot_data(r.recorded),
-                "live": _shot_data(r.live),
-            }
-            for r in revisit.regressions
-        ],
-    }
+@frozen
+class _File:
+    """``NAME.regressions.json`` as written: the check, and the run it followed."""
+
+    run_id: str = ""
+    revisits: tuple[Revisit, ...] = ()
+    not_goldens: tuple[Path, ...] = ()
 
 
-def _revisit_of(data: dict[str, Any]) -> Revisit:
-    return Revisit(
-        Path(data["cassette"]),
-        str(data["scenario"]),
-        str(data["status"]),
-        str(data["reason"]),
-        int(data["steps"]),
-        float(data["seconds"]),
-        tuple(Heal(int(s), str(r), str(live), str(by)) for s, r, live, by in data["heals"]),
-        tuple(
-            Regression(
-                int(r["step"]),
-                str(r["kind"]),
-                str(r["expected"]),
-                str(r["found"]),
-                _shot_of(r["recorded"]),
-                _shot_of(r["live"]),
-            )
-            for r in data["regressions"]
-        ),
-    )
+@frozen
+class _Shot:
+    """A screenshot as the file keeps it: its bytes in base64 beside its fields."""
+
+    base64: str
+    width: int
+    height: int
+    format: str = "png"
+    scale: float = 1.0
 
 
-def _shot_data(shot: Screenshot | None) -> dict[str, Any] | None:
-    if shot is None or not shot.data:
+def _shot_data(shot: Screenshot) -> dict[str, Any] | None:
+    if not shot.data:
         return None
-    return {
-        "width": shot.width,
-        "height": shot.height,
-        "format": shot.format,
-        "scale": shot.scale,
-        "base64": base64.b64encode(shot.data).decode("ascii"),
-    }
+    encoded = base64.b64encode(shot.data).decode("ascii")
+    return _converter.unstructure(_Shot(encoded, shot.width, shot.height, shot.format, shot.scale))
 
 
-def _shot_of(data: dict[str, Any] | None) -> Screenshot | None:
-    if data is None:
-        return None
-    raw = base64.b64decode(data["base64"], validate=True)
-    return Screenshot.of(
-        raw, int(data["width"]), int(data["height"]), str(data["format"]), float(data["scale"])
-    )
+def _shot_of(data: Any, _: type) -> Screenshot:
+    shot = _converter.structure(data, _Shot)
+    try:
+        raw = base64.b64decode(shot.base64, validate=True)
+    except ValueError:
+        raise ValueError("expected the screenshot's bytes in base64") from None
+    return Screenshot.of(raw, shot.width, shot.height, shot.format, shot.scale)
+
+
+# The codec's converter, but a screenshot keeps its bytes: the reports show them, and the
+# file is read back without the cassette whose blobs hold them.
+_converter = converter.copy()
+_converter.register_unstructure_hook(Screenshot, _shot_data)
+_converter.register_structure_hook(Screenshot, _shot_of)
 
 
 def add_to_junit(check: RegressionCheck, junit: Path, *, app: str = "") -> Path:
