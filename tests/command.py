@@ -8,11 +8,18 @@ from pathlib import Path
 ORAV = [sys.executable, "-m", "orav"]
 
 
-def orav(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run ``orav ARGS``; ORAV_DEBUG is dropped so errors read as a user sees them."""
+# The console script pip installs: unlike ``python -m``, it puts no working folder on the path.
+SCRIPT = [str(Path(sys.executable).parent / "orav")]
+
+
+def orav(
+    *args: object, cwd: Path | None = None, command: list[str] = ORAV
+) -> subprocess.CompletedProcess:
+    """Run ``orav ARGS`` (``command``: ``ORAV`` or ``SCRIPT``); ORAV_DEBUG is dropped so errors
+    read as a user sees them."""
     env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
     return subprocess.run(
-        [*ORAV, *map(str, args)],
+        [*command, *map(str, args)],
         capture_output=True,
         text=True,
         timeout=60,

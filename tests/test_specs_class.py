@@ -4,7 +4,6 @@ folder is on the path because orav put it there, not ``python -m``), and every m
 naming the flag, exit 2."""
 
 import asyncio
-import os
 import re
 import shlex
 import shutil
@@ -13,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from command import SCRIPT, orav
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,7 +21,6 @@ from orav.user_class import ClassSpec, parse_class_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-ORAV = Path(sys.executable).parent / "orav"  # the console script pip installed
 BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
 MISTAKE_ROW = re.compile(r"^\| [^|]+ \| `(class:[^`]+)` \| `(--agent: [^`]+)` \|$", re.MULTILINE)
 
@@ -46,18 +45,9 @@ def make():
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """``orav ARGS`` as a user runs it in ``cwd``."""
-    assert ORAV.exists(), f"{ORAV}: pip install -e . makes it"
-    env = {k: v for k, v in os.environ.items() if k not in ("ORAV_DEBUG", "PYTHONPATH")}
-    return subprocess.run(
-        [str(ORAV), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
+    """``orav ARGS`` as a user runs it in ``cwd``, by the console script."""
+    assert Path(SCRIPT[0]).exists(), f"{SCRIPT[0]}: pip install -e . makes it"
+    return orav(*args, cwd=cwd, command=SCRIPT)
 
 
 def commands(page: str) -> list[list[str]]:
