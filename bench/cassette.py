@@ -104,8 +104,8 @@ async def record(path: Path, fsync: bool) -> float:
             decision = await agent.decide(context(step, observation))
             await device.perform(decision.action)
             writer.write(VerificationEvent(Verification(True, True)))
-            writer.write(TransitionEvent("run", "acting", "acted", "verifying", step))
-            writer.write(TransitionEvent("run", "verifying", "verified", "observing", step + 1))
+            writer.write(TransitionEvent("run", "reasoning", "decided", "acting", step))
+            writer.write(TransitionEvent("run", "acting", "acted", "reasoning", step + 1))
             clock.now()
     return (time.perf_counter() - start) / STEPS * 1000
 

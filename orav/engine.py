@@ -196,6 +196,7 @@ class _Run:
         self.history = self.tally.history  # the steps acted on, as the agent is shown them
         self.attempt = 0  # index into history where the current attempt at the goal began
         self.recovery_step = 0  # the step the recovery under way belongs to
+        self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
 
     def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
         transition = Transition(machine, source, event, target, self.step)
@@ -221,7 +222,7 @@ class _Run:
 
     @property
     def acted(self) -> ActionResult:
-        """What the decided action did: acting precedes verifying."""
+        """What the decided action did: performing it precedes verifying it."""
         return _known(self.result, "the action was performed")
 
     @property
@@ -292,17 +293,31 @@ class _Run:
         await self.machine.send("prepared")
 
     async def on_enter_observing(self) -> None:
+        """A look of its own (the first, after a recovery); after an action the settled screen
+        acting ended on is the observation, and the machine goes straight on to reasoning."""
         if self.observation is None:
             self.observation = await self.look()
         detection = fault(self.observation) or self.pending
         self.pending = None
         self.interruption = None
         if detection is None:
-            self.interruption = interruption(self.observation, self.previous)
-            self.tally.saw(screen_name(self.observation))
+            self.take_in()
         await self.machine.send("observed", fault=detection, elapsed=self.elapsed())
 
-    async def on_enter_reasoning(self) -> None:
+    def take_in(self) -> None:
+        """The screen about to be reasoned on shows no fault: note it, and what interrupts."""
+        self.interruption = interruption(self.seen, self.previous)
+        self.tally.saw(self.name(self.seen))
+
+    def name(self, observation: Observation) -> str:
+        """``screen_name``, once per screen: a step names it when it reasons and when it acts."""
+        if self._named[0] is not observation:
+            self._named = (observation, screen_name(observation))
+        return self._named[1]
+
+    async def on_enter_reasoning(self, source: State) -> None:
+        if source.id == RunMachine.running.acting.id:
+            self.take_in()  # the screen the action settled on, checked for faults by acting
         if self.writer is not None:
             self.writer.begin_step(self.step)
         context = AgentContext(
@@ -343,13 +358,15 @@ class _Run:
         return evolve(found, action=action)
 
     async def on_enter_acting(self) -> None:
+        """Act, wait for the app to settle, verify what the action did; the settled screen is
+        the next step's observation, so its faults are found here."""
         action = resolve(self.decided.action, self.seen)
         self.result = result = await self.perform(action)
         self.decision = evolve(self.decided, action=action)
         found = self.interruption
         if not result.ok and found is not None and not isinstance(action, (Assert, Recover)):
             # it failed behind an interruption: handle that, then decide again
-            await self.machine.send("acted", fault=evolve(found, action=action))
+            await self.machine.send("acted", fault=evolve(found, action=action), verified=False)
             return
         target = getattr(action, "target", None)
         if target is not None:
@@ -365,11 +382,14 @@ class _Run:
                     target=str(target) if target is not None else None,
                 )
             )
-        await self.machine.send("acted")
+        dropped = await self.verify(action)
+        detection = no_effect(action) if dropped else fault(self.seen)
+        await self.machine.send("acted", fault=detection, elapsed=self.elapsed())
 
-    async def on_enter_verifying(self) -> None:
+    async def verify(self, action: Action) -> bool:
+        """Settle and see what the action did (its Verification, its step in the history); the
+        settled screen becomes the observation. True when the input was dropped (no effect)."""
         before, decision, result = self.seen, self.decided, self.acted
-        action = decision.action
         settled = None
         if isinstance(action, (Assert, Wait, Recover)):
             after = before
@@ -399,25 +419,25 @@ class _Run:
         self.history.append(
             Step(
                 index=self.step,
-                screen=screen_name(before),
+                screen=self.name(before),
                 decision=decision,
                 result=result,
                 verification=self.verification,
             )
         )
         self.previous, self.observation = before, after
+        self.interruption = None  # of the screen before: reasoning looks again at the new one
         if changed:
             self.machine.ledger.ineffective.clear()
             self.machine.ledger.unanswered = False
-        detection = no_effect(action) if dropped else None
-        await self.machine.send("verified", elapsed=self.elapsed(), fault=detection)
+        return dropped
 
     async def on_enter_recovering(self, fault: Detection, source: State) -> None:
         """Recover from ``fault``. It belongs to the step under way, except an action that
         changed nothing, which belongs to the step that took it; a recovery entered while
         reasoning sets that step's decision aside (the agent decides again after it)."""
-        verifying = source.id == RunMachine.running.verifying.id
-        self.recovery_step = self.step - 1 if verifying else self.step
+        taken = fault.kind == "no_effect"  # found once the action's step was in the history
+        self.recovery_step = self.step - 1 if taken else self.step
         if self.writer is not None:
             set_aside = source.id == RunMachine.running.reasoning.id
             self.writer.write(
@@ -477,7 +497,7 @@ class _Run:
         self.verification = Verification(changed=bool(outcome.actions), note=f"recovered: {remedy}")
         if self.writer is not None:
             self.writer.write(VerificationEvent(self.verification))
-        step = Step(self.step, screen_name(before), self.decided, self.result, self.verification)
+        step = Step(self.step, self.name(before), self.decided, self.result, self.verification)
         self.history.append(step)
         self.machine.ledger.steps += 1
         self.machine.ledger.recoveries = 0

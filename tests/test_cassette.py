@@ -207,7 +207,7 @@ def test_every_event_type_round_trips_through_write_and_read(plan, info):
                     seen.append(await rec_device.is_running("com.orav.demo"))
                     await clock.sleep(0.4)
                     writer.write(VerificationEvent(verification))
-                    writer.write(TransitionEvent("run", "acting", "acted", "verifying", n))
+                    writer.write(TransitionEvent("run", "acting", "acted", "reasoning", n))
                 writer.write(RecoveryBeginEvent(len(plan), "alert", "an alert", set_aside=True))
                 ok = Tap(target=Target(label="OK"))
                 writer.write(RecoveryEndEvent(len(plan), "alert", (ok,), resolved=True))

@@ -7,7 +7,7 @@ import asyncio
 import inspect
 
 import pytest
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -69,12 +69,14 @@ class RunMachineUnderRandomEvents(RuleBasedStateMachine):
         done=st.booleans(),
         met=st.booleans(),
         restarted=st.booleans(),
+        verified=st.booleans(),
     )
-    def send(self, event, elapsed, fault, done, met, restarted):
+    def send(self, event, elapsed, fault, done, met, restarted, verified):
         before = self.machine.state
         ledger = (self.ledger.steps, self.ledger.recoveries, self.ledger.restarts)
         data = {"elapsed": elapsed, "fault": fault, "done": done, "met": met}
         data["restarted"] = restarted
+        data["verified"] = verified
         if event in ("abort", "unrecovered"):
             data["error"] = "what went wrong"
         self.run(lambda: self.machine.send(event, **data))
@@ -82,13 +84,13 @@ class RunMachineUnderRandomEvents(RuleBasedStateMachine):
         if before in FINAL:
             assert after == before, "a final state was left"
             return
-        if event in ("observed", "verified") and elapsed >= self.timeout and before != after:
+        if event == "observed" and elapsed >= self.timeout and before != after:
             assert after == "timed_out"
         if event == "checked" and before == "goal_complete":
             assert after == ("passed" if met else "failed")
         if event in ("time_up", "abort") and before != "idle":
             assert after == ("timed_out" if event == "time_up" else "aborted")
-        if event == "acted" and before == "acting":
+        if after == "acting" and before != "acting":  # the action is a step as it is taken
             assert self.ledger.steps == ledger[0] + 1 and self.ledger.recoveries == 0
         if event == "observed" and before == "observing" and fault and elapsed < self.timeout:
             out = ledger[1] >= RunMachine.RECOVERIES_PER_STEP
@@ -99,13 +101,16 @@ class RunMachineUnderRandomEvents(RuleBasedStateMachine):
             else:  # blocked (an action or a done), the keyboard, or asked for: recovery
                 out = ledger[1] >= RunMachine.RECOVERIES_PER_STEP
                 assert after == ("aborted" if out else "recovering")
-        if event == "acted" and before == "acting" and fault is not None:
-            assert after == "recovering"  # it failed behind an interruption
-        if event == "verified" and before == "verifying" and elapsed < self.timeout:
-            if ledger[0] >= self.max_steps:
+        if event == "acted" and before == "acting":
+            assert self.ledger.steps == ledger[0]  # counted when acting began
+            if not verified:
+                assert after == "recovering"  # it failed behind an interruption
+            elif elapsed >= self.timeout:
+                assert after == "timed_out"
+            elif ledger[0] >= self.max_steps:
                 assert after == "step_limit"
-            elif fault is not None:
-                assert after == "recovering"  # no effect or frozen: recovery, before the agent
+            else:  # no effect, frozen or a fault on the settled screen: recovery, before the agent
+                assert after == ("recovering" if fault is not None else "reasoning")
         if event == "recovered" and before == "recovering" and restarted:
             out = ledger[2] >= RunMachine.GOAL_RESTARTS
             assert after == ("aborted" if out else "preparing")
@@ -127,7 +132,7 @@ class RunMachineUnderRandomEvents(RuleBasedStateMachine):
 
     @invariant()
     def reaching_the_limit_ends_the_run_at_the_next_check(self):
-        if self.ledger.steps >= self.max_steps and self.machine.state == "observing":
+        if self.ledger.steps >= self.max_steps and self.machine.state in ("observing", "reasoning"):
             raise AssertionError("a step past the limit was started")
 
     @invariant()
@@ -172,9 +177,6 @@ class ScriptedRun:
     async def on_enter_acting(self):
         await self.next("acting")
 
-    async def on_enter_verifying(self):
-        await self.next("verifying")
-
     async def on_enter_recovering(self):
         await self.next("recovering")
 
@@ -187,11 +189,9 @@ class ScriptedRun:
         return self.machine
 
 
-STEP = [
-    ("observed", {}),
+STEP = [  # the usual step: two events, the settled screen is the next step's observation
     ("decided", {}),
-    ("acted", {}),
-    ("verified", {"elapsed": 1.0}),
+    ("acted", {"elapsed": 1.0}),
 ]
 
 
@@ -200,8 +200,10 @@ async def test_the_phases_drive_the_happy_path_with_a_recovery():
         [
             ("launched", {}),
             ("prepared", {}),
+            ("observed", {}),
             *STEP,
-            ("observed", {"fault": ALERT}),
+            ("decided", {}),
+            ("acted", {"elapsed": 1.0, "fault": ALERT}),  # the alert is on the settled screen
             ("recovered", {}),
             ("observed", {}),
             ("decided", {"done": True}),
@@ -211,15 +213,15 @@ async def test_the_phases_drive_the_happy_path_with_a_recovery():
     )
     machine = await run.drive()
     assert machine.state == "passed" and machine.is_terminated
-    assert machine.ledger == Ledger(steps=1, recoveries=1, restarts=0)  # since the action
+    assert machine.ledger == Ledger(steps=2, recoveries=1, restarts=0)  # since the action
     assert run.phases == [
         "launching",
         "preparing",
         "observing",
         "reasoning",
         "acting",
-        "verifying",
-        "observing",
+        "reasoning",
+        "acting",
         "recovering",
         "observing",
         "reasoning",
@@ -278,8 +280,7 @@ async def test_an_action_with_no_effect_recovers_before_the_agent_and_counts_as_
             ("prepared", {}),
             ("observed", {}),
             ("decided", {}),
-            ("acted", {}),
-            ("verified", {"elapsed": 1.0, "fault": no_effect(Tap(1, 2))}),
+            ("acted", {"elapsed": 1.0, "fault": no_effect(Tap(1, 2))}),
             ("recovered", {}),  # handed back
             ("observed", {}),
             ("decided", {"done": True}),
@@ -288,14 +289,68 @@ async def test_an_action_with_no_effect_recovers_before_the_agent_and_counts_as_
     )
     machine = await run.drive()
     assert machine.state == "failed" and machine.ledger.steps == 1
-    assert run.phases[5:8] == ["verifying", "recovering", "observing"]
+    assert run.phases[4:7] == ["acting", "recovering", "observing"]
+
+
+async def test_an_action_failed_behind_an_interruption_recovers_whatever_the_limits():
+    run = ScriptedRun(
+        [
+            ("launched", {}),
+            ("prepared", {}),
+            ("observed", {}),
+            ("decided", {}),
+            ("acted", {"fault": ALERT, "verified": False, "elapsed": 99.0}),
+            ("recovered", {}),
+        ],
+        max_steps=1,
+        timeout_seconds=10.0,
+    )
+    machine = await run.drive()
+    assert run.phases[-2:] == ["acting", "recovering"]
+    assert machine.state == "step_limit"  # the failed action was a step: checked on recovery
 
 
 async def test_the_step_limit_ends_the_run_at_verification():
     machine = await ScriptedRun(
-        [("launched", {}), ("prepared", {}), *STEP, *STEP], max_steps=2
+        [("launched", {}), ("prepared", {}), ("observed", {}), *STEP, *STEP], max_steps=2
     ).drive()
     assert machine.state == "step_limit" and machine.ledger.steps == 2
+
+
+async def test_time_up_at_verification_times_out_even_with_a_fault_on_screen():
+    script = [("launched", {}), ("prepared", {}), ("observed", {}), ("decided", {})]
+    script += [("acted", {"elapsed": 11.0, "fault": ALERT})]
+    machine = await ScriptedRun(script, timeout_seconds=10.0).drive()
+    assert machine.state == "timed_out"
+
+
+class Counting:
+    """A listener that counts the machine's events (each costs ~100 µs of CPU)."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def on_transition(self, event: str) -> None:
+        self.events.append(str(event))
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps=st.integers(1, 8))
+def test_a_usual_step_is_two_events(steps):
+    """Whatever the number of steps, each costs ``decided`` and ``acted``, nothing more."""
+    counting = Counting()
+    run = ScriptedRun(
+        [("launched", {}), ("prepared", {}), ("observed", {})]
+        + STEP * steps
+        + [("decided", {"done": True}), ("checked", {"met": True})],
+        max_steps=steps + 1,
+    )
+    run.machine = RunMachine(run, max_steps=steps + 1, listeners=[counting])
+    machine = asyncio.run(run.drive())
+    assert machine.state == "passed"
+    start = counting.events.index("observed") + 1
+    assert counting.events[start : start + 2 * steps] == ["decided", "acted"] * steps
+    assert len(counting.events) == start + 2 * steps + 2  # the done's decided, checked
 
 
 @pytest.mark.parametrize("phase", ["launching", "observing", "reasoning", "recovering"])

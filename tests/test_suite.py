@@ -169,7 +169,7 @@ def test_progress_on_a_terminal_and_as_plain_lines(tmp_path: Path):
     piped = orav("record", path, "--record-mode", "all", "-v", cwd=tmp_path)
     assert piped.returncode == 0 and not ANSI.search(piped.stderr)
     assert re.search(r"step 1/8 +tap #settings", piped.stderr)
-    assert re.search(r"phase +verifying", piped.stderr)  # -v: the run machine's phases
+    assert re.search(r"phase +acting", piped.stderr)  # -v: the run machine's phases
     quiet = orav("record", path, "--record-mode", "all", "-q", cwd=tmp_path)
     assert quiet.returncode == 0 and quiet.stderr == ""
 

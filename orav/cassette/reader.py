@@ -17,6 +17,7 @@ a blob that is not base64 or does not match its hash, a screenshot or element tr
 observation refers to that is missing, and elements that are not a list of elements: reading
 finds them, not a replay halfway through. Every line and blob is decoded by the codec's one
 bounded JSON path (orav.codec.json): no NaN, no number past 64 digits, no nesting past 64.
+A cassette of the older four-phase run machine is read as today's (``orav.cassette.upgrade``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from orav.cassette.events import (
     event_from_data,
 )
 from orav.cassette.observation import DamagedBlob, resolving
+from orav.cassette.upgrade import fold_verifying, four_phase
 from orav.codec import JSONRefused, parse_json, structure
 from orav.errors import InputError
 from orav.model import Element, Observation, RunReport
@@ -236,6 +238,8 @@ def read_cassette(path: str | Path) -> Cassette:
             if end < 0:
                 break
             offset = end + 1
+    if four_phase(events):  # recorded before acting verified (issue 15): read as today's
+        return Cassette(path, header, *fold_verifying(events, lines, steps), blobs, truncated)
     return Cassette(path, header, tuple(events), tuple(lines), tuple(steps), blobs, truncated)
 
 

@@ -8,6 +8,12 @@ nothing), so every limit is a guarded transition, checked where the phase that r
 ends. ``time_up``, ``abort`` and ``error.execution`` sit on
 the compound ``running`` state: whatever phase is under way, they end the run.
 
+A step is two events on its usual way, ``decided`` and ``acted``: acting performs the action,
+waits for the app to settle and verifies what it did, and the settled screen it ends on is the
+next step's observation, so ``acted`` goes straight back to ``reasoning`` when that screen shows
+no fault. ``observing`` is for looks of their own: the first, and after a recovery. (Each event
+costs python-statemachine ~100 µs of CPU whatever its callbacks do: docs/performance.md.)
+
     machine = RunMachine(run, max_steps=50, timeout_seconds=120)
     await machine.activate_initial_state()
     await machine.send("start")      # returns when a final state is reached
@@ -36,7 +42,12 @@ class Ledger:
 
 
 class RunMachine(StateChart):
-    """installing → launching → preparing → observing → reasoning → acting → verifying → …"""
+    """installing → launching → preparing → observing → reasoning ⇄ acting → goal_complete: acting verifies, and the screen it settles on is the next observation (two events a step).
+
+    ``observing`` only looks when the run has no screen of its own to go on: at the start and
+    after a recovery. Each event costs python-statemachine ~100 µs of CPU whatever its
+    callbacks do, so a step is two (``decided``, ``acted``), not four.
+    """
 
     # Recoveries allowed before the next action: faults can stack (a permission dialog, then
     # an alert, then a network banner), but one that comes back after every remedy ends the run.
@@ -56,8 +67,7 @@ class RunMachine(StateChart):
         observing = State()
         recovering = State()
         reasoning = State()
-        acting = State()
-        verifying = State()
+        acting = State()  # act, settle, verify: one event ends it
         goal_complete = State()
 
     passed = State(final=True)
@@ -85,14 +95,11 @@ class RunMachine(StateChart):
         | running.reasoning.to(running.recovering)  # blocked, keyboard, or asked for
     )
     acted = (
-        running.acting.to(running.verifying, unless="fault_seen")
-        | running.acting.to(running.recovering)  # failed behind an interruption
-    )
-    verified = (
-        running.verifying.to(running.observing, cond="next_step")
-        | running.verifying.to(timed_out, cond="out_of_time")
-        | running.verifying.to(step_limit, cond="out_of_steps")
-        | running.verifying.to(running.recovering)  # no effect, or a frozen app
+        running.acting.to(running.reasoning, cond="next_step")  # the settled screen is usable
+        | running.acting.to(timed_out, cond=["verified", "out_of_time"])
+        | running.acting.to(step_limit, cond=["verified", "out_of_steps"])
+        # failed behind an interruption (not verified), no effect, a fault on the settled screen
+        | running.acting.to(running.recovering)
     )
     recovered = (
         running.recovering.to(step_limit, cond="out_of_steps")  # the agent's recover was a step
@@ -140,10 +147,15 @@ class RunMachine(StateChart):
         return fault is None and not done
 
     def next_step(self, fault: object = None, elapsed: float = 0.0) -> bool:
-        """The action did what it did, and steps and time are left."""
+        """The action did what it did, the screen it settled on shows no fault, and steps and
+        time are left."""
         return (
             fault is None and elapsed < self.timeout_seconds and self.ledger.steps < self.max_steps
         )
+
+    def verified(self, verified: bool = True) -> bool:
+        """The action's effect was verified (not cut short by an interruption it failed behind)."""
+        return verified
 
     def agent_done(self, done: bool = False) -> bool:
         return done
@@ -174,7 +186,8 @@ class RunMachine(StateChart):
     def on_enter_recovering(self) -> None:
         self.ledger.recoveries += 1
 
-    def on_acted(self) -> None:
+    def on_enter_acting(self) -> None:
+        """An action is a step as it is taken, so ``acted``'s guards count it."""
         self.ledger.steps += 1
         self.ledger.recoveries = 0
 
