@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ from perceive_screens import render
 
 from orav.model import Element, Frame, Observation
 from orav.perceive import changed, measure, raster, screen_id, screen_name, screen_state
-from orav.perceive.change import MIN_CHANGED_CELLS, _rasters, clear_rasters
+from orav.perceive.change import MIN_CHANGED_CELLS, _rasters, clear_rasters, tree_signature
 
 WORDS = (
     "Settings",
@@ -185,3 +186,25 @@ def test_the_change_measure_does_not_import_numpy_until_pixels_are_compared():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "False"
+
+
+def _tree(labels: tuple[str, ...], moved: int) -> Observation:
+    return Observation(
+        app="com.orav.demo",
+        elements=tuple(
+            Element(role="AXButton", label=label, frame=Frame(0, 50 * i + moved, 390, 44))
+            for i, label in enumerate(labels)
+        ),
+    )
+
+
+@SETTINGS
+@given(walk=st.lists(st.tuples(screens, st.integers(0, 2)), min_size=2, max_size=8))
+def test_a_walk_measured_step_by_step_agrees_with_each_pair_measured_afresh(walk):
+    """The last tree's signature is kept (a run measures each screen as one step's after and
+    the next one's before): the verdicts are those of comparing the trees themselves."""
+    seen = [_tree(labels, moved) for labels, moved in walk]
+    for before, after in itertools.pairwise(seen):
+        fresh = tree_signature(before.elements) != tree_signature(after.elements)
+        assert measure(before, after).tree == fresh
+        assert measure(after, before).tree == fresh  # either order, the cached one either side

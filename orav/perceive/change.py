@@ -134,7 +134,7 @@ class Change:
 def measure(before: Observation, after: Observation) -> Change:
     """Compare two observations of the same app: status bar, caret and spinners do not count."""
     tree = before.elements != after.elements and (
-        tree_signature(before.elements) != tree_signature(after.elements)
+        _signed(before.elements) != _signed(after.elements)
     )
     if tree:
         return Change(True, -1, True)
@@ -185,6 +185,21 @@ def _mask(shape: tuple[int, int], points_per_cell: float, elements: Iterable[Ele
         right = min(cols, math.ceil((frame.x + frame.width + margin) / points_per_cell))
         mask[top:bottom, left:right] = False
     return mask
+
+
+# The last tree signed, by identity: a run measures each screen twice, as the step's ``after``
+# and as the next step's ``before`` (a tuple of frozen elements, so the signature holds).
+_LAST: tuple[object, tuple] = (None, ())
+
+
+def _signed(elements: tuple[Element, ...]) -> tuple:
+    global _LAST
+    last = _LAST  # one read: another thread may replace it
+    if last[0] is elements:
+        return last[1]
+    signature = tree_signature(elements)
+    _LAST = (elements, signature)
+    return signature
 
 
 def tree_signature(elements: Iterable[Element]) -> tuple:
