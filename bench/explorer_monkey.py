@@ -53,6 +53,8 @@ APPS = {
     "gestures": ("orav/demo/gestures.yaml", None),
     # iOS 17's Settings: a real app's structure, not designed for the explorer
     "settings": ("orav/sim/settings.yaml", Credentials("sam.appleseed@icloud.com", "123456")),
+    # Signal for iOS: a real messenger's structure, not designed for the explorer
+    "signal": ("orav/sim/signal.yaml", None),
     "generated": ("", None),  # written at run time by generated_app()
 }
 GENERATED = "generated"  # an app model written by generated_app(): 27 screens

@@ -39,6 +39,7 @@ from orav.agents.explore.screens import ScreenNotes
 from orav.model import Credentials, Decision, Done, Element, Observation, PressKey, Tap
 from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
 from orav.perceive.roles import is_text_field
+from orav.perceive.screens import is_control
 from orav.report.coverage import Coverage
 
 Stage = Literal["tap", "type", "return", "navigate", "back", "gesture", "restore", "scroll"]
@@ -137,7 +138,7 @@ class ExplorerAgent:
             source.returns.remove(last)  # the filled form's submit stayed: the last field's
             source.retry.append(last)  # return is the form's other way on
         focused = context.observation.focused
-        refocused = focused is not None and ref(focused) == pending.element
+        refocused = focused is not None and is_control(focused) and ref(focused) == pending.element
         if tapped and dropped and refocused and element and is_text_field(element):
             self._field = pending  # it had the focus already (a form's last field, tried
             return None  # again for its return): on to the return
@@ -285,6 +286,7 @@ class ExplorerAgent:
                 returns = last and not any(
                     submits(e) and not is_risky(e) and n in screen.present
                     for n, e in screen.elements.items()
+                    if not screen.goes_back(n)
                 )
             if not returns:
                 screen.returns.append(name)

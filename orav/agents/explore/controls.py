@@ -10,11 +10,13 @@ from orav.perceive.roles import is_secure, is_text_field
 from orav.perceive.screens import is_footer_key, stable_id
 
 # Elements that go back (by label or id, casefolded): tried after the rest of their screen.
-BACK_WORDS = frozenset({"back", "close", "cancel"})
+# "Done" closes a sheet (Settings presented over a chat list) as Cancel does.
+BACK_WORDS = frozenset({"back", "close", "cancel", "done"})
 # Elements tried last: they may end the session or destroy what the app holds.
 _SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
 _RISKY = re.compile(
-    r"\b(?:delete|remove|erase|reset|clear|forget)\b|\bturn\W+(?:\w+\W+)?off\b"
+    r"\b(?:delete|remove|erase|reset|clear|forget|block|unlink|leave|discard|deactivate)\b"
+    r"|\bturn\W+(?:\w+\W+)?off\b"
     r"|(?:^|[\s_])(?:less|minus|decrease|decrement)(?:_|\b)",
     re.IGNORECASE,
 )

@@ -222,15 +222,20 @@ class ScreenMap:
         ``WALK_BUDGET`` times through any one (a loop through it learns nothing new)."""
         screen = self.screens[source]
         element = screen.elements.get(element_ref)
-        if element is not None and commits(element) and not self._opens_page(source, element_ref):
+        page = element is not None and element.role == "AXCell"  # a row that opened a page
+        if (
+            element is not None
+            and commits(element)
+            and not (page and self._opens_page(source, element_ref))
+        ):
             return False
         if element_ref in (BACK_GESTURE, ESCAPE) or screen.goes_back(element_ref):
             return True  # going back changes nothing: bounded by ``wander`` alone
         return self.walks.get((source, element_ref), 0) < WALK_BUDGET
 
     def _opens_page(self, source: str, element_ref: str) -> bool:
-        """It led to a page whose Back (or the back gesture) led back here: a row named
-        "Reset" or "Transfer or Reset iPhone" that only opens a page, not a deed."""
+        """It led to a page (not a dialog) whose Back or the back gesture led back here: a
+        row named "Reset" or "Transfer or Reset iPhone" that only opens a page, not a deed."""
         target = self.edges.get(source, {}).get(element_ref)
         if target is None or target not in self.screens:
             return False

@@ -1,0 +1,86 @@
+"""The explorer on an app model of a real app not designed for it: Signal for iOS
+(``orav/sim/signal.yaml``), through the simulator over real gRPC and the fb-idb client.
+
+Signal presents New Chat and Settings as sheets closed by Cancel and Done, labels its Back
+buttons with the previous screen's title, hides destructive deeds behind confirmations (Delete
+chat, Block, Clear Chat History, Unlink, Delete Account) and titles its Settings > Chats page
+"Chats", as its chat list is titled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import evolve
+
+from orav.agents import AgentContext
+from orav.agents.explorer import ExplorerAgent
+from orav.model import Decision, Scenario, Tap
+from orav.session import record
+from orav.testing import VirtualClock
+
+SIGNAL = Path(__file__).resolve().parent.parent / "orav" / "sim" / "signal.yaml"
+# The buttons that confirm a destructive deed, on the alerts and action sheets that ask.
+CONFIRMATIONS = {
+    "confirm_delete_chat",
+    "confirm_block",
+    "confirm_clear_history",
+    "really_delete_account",
+    "confirm_unlink",
+    "confirm_delete_call",
+}
+
+
+class Noting(ExplorerAgent):
+    """The explorer, keeping its decisions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decisions: list[Decision] = []
+
+    async def decide(self, context: AgentContext) -> Decision:
+        decision = await super().decide(context)
+        self.decisions.append(decision)
+        return decision
+
+
+async def _explore(tmp_path: Path, name: str, steps: int) -> Noting:
+    explorer = Noting()
+    scenario = Scenario("explore-signal", "org.whispersystems.signal", "explore", max_steps=steps)
+    scenario = evolve(scenario, settle_seconds=0.05, timeout_seconds=3600)
+    await record(
+        scenario,
+        tmp_path / f"{name}.cassette",
+        device=f"sim:{SIGNAL}",
+        agent=explorer,
+        clock=VirtualClock(),
+    )
+    return explorer
+
+
+async def test_signal_is_explored_without_confirming_a_destructive_deed_and_the_same_twice(
+    tmp_path,
+):
+    explorer = await _explore(tmp_path, "first", 170)
+    coverage = explorer.coverage()
+    names = {s.name for s in coverage.screens}
+    # the Settings sheet and its pages, the chat, its settings and the other tabs
+    assert {"Settings", "Profile", "Account", "Create Your PIN", "Linked Devices"} <= names
+    assert {"Appearance", "Theme", "Notifications", "Privacy", "Select Members"} <= names
+    assert {"Alice Chen", "Conversation Settings", "Disappearing Messages", "Calls"} <= names
+    assert len(names) >= 35, sorted(names)
+    # a form's fields are filled before its Save, and "Done" closes the sheet after its rows
+    taps = [d.action.target for d in explorer.decisions if isinstance(d.action, Tap)]
+    ids = [t.id for t in taps if t is not None]
+    assert ids.index("given_name") < ids.index("family_name") < ids.index("save_name")
+    assert ids[ids.index("settings_avatar") + 1] == "profile_row"  # not "Done"
+    assert "settings_done" not in ids or ids.index("privacy") < ids.index("settings_done")
+    # destructive confirmations are met and never given: listed as skipped on their alert
+    assert not CONFIRMATIONS & set(ids), CONFIRMATIONS & set(ids)
+    declined = {n for s in coverage.screens for n in s.skipped} & {f"#{c}" for c in CONFIRMATIONS}
+    assert declined, [s.skipped for s in coverage.screens]
+    # the same app and seed: the same exploration (the explorer never looks at its budget, so
+    # a shorter run is the longer one's beginning)
+    again = await _explore(tmp_path, "again", 80)
+    assert len(again.decisions) >= 80
+    assert again.decisions == explorer.decisions[: len(again.decisions)]
