@@ -170,3 +170,26 @@ async def test_toolong_on_textual_058_in_its_own_venv(toolong, monkeypatch, tmp_
     assert run.report.total_steps >= 5 and len(explorer.coverage().screens) >= 2
     outcome = await replay(run.cassette)  # without toolong's venv
     assert outcome.faithful, outcome.differences
+
+
+async def test_the_explorer_covers_textuals_demo_while_its_game_never_goes_quiet(tmp_path):
+    """Every page of textual.demo (Home, its code dialog, Game with its dialog, Projects,
+    Widgets) within 27 steps; from the running game on the app never settles quiet, and each
+    step settles at the cap and goes on."""
+    scenario = Scenario(
+        name="explore-textual-demo",
+        app="textual.demo.demo_app:DemoApp@100x30",
+        goal="explore",
+        max_steps=27,
+        timeout_seconds=120,
+    )
+    explorer = ExplorerAgent()
+    run = await record(
+        scenario, tmp_path / "demo.cassette", device="textual:" + scenario.app, agent=explorer
+    )
+    assert not run.report.errors, run.report.errors
+    names = [screen.name for screen in explorer.coverage().screens]
+    assert names == ["Home", "Code for this page", "Game", "Game dialog", "Projects", "Widgets"]
+    settles = [line for line in run.cassette.read_text().splitlines() if '"settled"' in line]
+    assert any('"quiet":false' in line for line in settles)
+    assert any('"quiet":true' in line for line in settles)

@@ -465,10 +465,19 @@ class PlanScreen(PlannerScreen):
         child.allow_expand = level != "commitment"
         node.expand()
         self.current = child
-        self.call_after_refresh(tree.move_cursor, child)
+        self.call_after_refresh(self.highlight, child)
         field.value = ""
         field.focus()
         detail.update(f"Added {level} {title!r}.")
+
+    def highlight(self, node, tries: int = 10) -> None:
+        """Move the cursor to a node added just now once the tree has laid it out (before,
+        its line is -1 and the cursor would land on the root, whenever the refresh came);
+        ``current`` is the node already, so a tree that takes longer only shows it later."""
+        if node.line >= 0:
+            self.query_one(Tree).move_cursor(node)
+        elif tries:
+            self.call_after_refresh(self.highlight, node, tries - 1)
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
         node = self.current = event.node

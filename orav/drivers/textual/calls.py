@@ -40,6 +40,9 @@ from orav.model.keys import textual_key
 
 # How much of what the app printed a crash report keeps (its end: the traceback).
 CRASH_TAIL = 8000
+# The least a settle waits: the recovery ladder's floor (``RecoveryMachine.LADDER``), so a
+# change the app makes one frame after an action is never missed.
+SETTLE_FLOOR = 0.05
 
 
 class TextualCalls:
@@ -161,12 +164,14 @@ class TextualCalls:
         )
 
     async def settle(self, limit: float) -> Settled | None:
-        """Wait until the app is idle: its scheduled animations done and its message queue
-        empty (Pilot's own waits), at most ``limit`` seconds, measured where the app runs so a
-        game that never stops animating holds nothing up; None when it is not running."""
+        """Wait until the app is quiet (``companion.quiet``: nothing queued, animating,
+        refreshing or working, the screen unchanged for a frame), at least ``SETTLE_FLOOR`` and
+        at most ``limit`` seconds, measured where the app runs: a game that never stops
+        animating settles "not quiet" at ``limit``. None when the app is not running."""
         start = time.monotonic()
         try:
-            quiet = await self._call("settle", {"limit": limit}, takes=limit)
+            args = {"limit": limit, "floor": min(SETTLE_FLOOR, limit)}
+            quiet = await self._call("settle", args, takes=limit)
         except Refused:
             return None
         if quiet is None:

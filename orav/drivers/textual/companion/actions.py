@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import compat
+from . import compat, quiet
 from .facts import Pair, scan
 from .session import Refused
 
@@ -29,9 +29,9 @@ _TYPED_KEYS = {
 }
 
 
-def typed_keys(text: str, secure: bool) -> list[tuple[str, str]]:
+def typed_keys(text: str, secure: bool) -> list[tuple[str, str | None]]:
     """(Textual key name, character) for each character, as a terminal would send them."""
-    keys = []
+    keys: list[tuple[str, str | None]] = []
     for index, char in enumerate(text):
         if char in _TYPED_KEYS:
             keys.append(_TYPED_KEYS[char])
@@ -41,17 +41,6 @@ def typed_keys(text: str, secure: bool) -> list[tuple[str, str]]:
             shown = f"character {index + 1}" if secure else repr(char)
             raise Refused(f"cannot type {shown}: it is not a printable character")
     return keys
-
-
-async def type_keys(pilot: Pilot, keys: list[tuple[str, str]]) -> None:
-    """Post every key at once, then wait twice: for the app to forward them to the focused
-    widget, and for that widget to handle them (``pilot.press`` waits ~50 ms per key)."""
-    from textual import events
-
-    for key, char in keys:
-        pilot.app.post_message(events.Key(key, char))
-    await pilot.pause()
-    await pilot.pause()
 
 
 def candidates(app: Any, selector: str | None) -> list[Pair]:
@@ -70,7 +59,7 @@ async def click_at(pilot: Pilot, x: float, y: float) -> tuple[float, float]:
     """Click the cell ``(int(x), int(y))``."""
     width, height = pilot.app.screen.size
     _check_bounds(x, y, width, height)
-    await pilot.click(offset=(int(x), int(y)))
+    await quiet.send_click(pilot.app, int(x), int(y))
     return x, y
 
 
@@ -161,5 +150,5 @@ async def scroll(
     if node is None:
         raise Refused(f"nothing scrollable under the swipe start ({start[0]:g}, {start[1]:g})")
     compat.scroll_by(node, dx, dy)
-    await pilot.pause()
+    await quiet.calm(app, quiet.ACTION_WAIT)
     return start

@@ -5,8 +5,10 @@ What changed, and where this answers it: active bindings (``App.active_bindings`
 ``namespace_bindings`` before), a widget's disabled state (``is_disabled``, ``_check_disabled``
 before), the Footer (one ``FooterKey`` child per binding since 0.63, filled a few refreshes late
 in 8.x; drawn by itself before), a Static's own text (``Content`` since 2.0, rich ``Text``
-before), scrolling at once (``immediate=`` since 0.70) and the composed screen
-(``Screen._compositor.render_strips()``, private in every version). Private attributes are read
+before), scrolling at once (``immediate=`` since 0.70), the composed screen
+(``Screen._compositor.render_strips()``, private in every version), what a settle asks (the
+animator, the screen's refresh flags, workers) and the events Pilot sends (mouse events name
+their widget and a Click its chain in 8.x). Private attributes are read
 with a default, so an app on a version without them loses a detail, never the observation.
 """
 
@@ -126,12 +128,81 @@ def app_exception(app: Any) -> BaseException | None:
     return error if isinstance(error, BaseException) else None
 
 
-def pending_messages(app: Any) -> bool:
-    """Whether the app or a widget of its screen has messages waiting (private
-    ``_message_queue``): older Pilots' pauses return before a bubbling message (a Button's
-    Pressed on its way to the App) has been handled."""
-    for node in (app, *app.screen.walk_children(with_self=True)):
-        queue = getattr(node, "_message_queue", None)
-        if queue is not None and not queue.empty():
+def animating(app: Any) -> bool:
+    """Whether an animation runs or is scheduled (the animator's private completion event;
+    its private tables where that is missing)."""
+    animator = getattr(app, "animator", None) or getattr(app, "_animator", None)
+    complete = getattr(animator, "_complete_event", None)
+    if complete is not None:
+        return not complete.is_set()
+    return bool(getattr(animator, "_animations", None) or getattr(animator, "_scheduled", None))
+
+
+def refresh_pending(screen: Any) -> bool:
+    """Whether the screen has a layout, a repaint, dirty widgets or callbacks waiting for its
+    next refresh (``call_after_refresh``; private flags and lists)."""
+    return any(
+        getattr(screen, name, False)
+        for name in ("_layout_required", "_repaint_required", "_dirty_widgets", "_callbacks")
+    )
+
+
+def working(app: Any) -> bool:
+    """Whether a worker of the app is pending or running."""
+    for worker in getattr(app, "workers", ()):
+        state = getattr(getattr(worker, "state", None), "name", "")
+        if state in ("PENDING", "RUNNING"):
             return True
     return False
+
+
+def offset(x: int, y: int) -> Any:
+    from textual.geometry import Offset
+
+    return Offset(x, y)
+
+
+@cache
+def _takes_chain(event_class: Any) -> bool:
+    return "chain" in inspect.signature(event_class).parameters
+
+
+def mouse_arguments(event_class: Any, screen: Any, x: int, y: int) -> dict[str, Any]:
+    """The arguments of a mouse event at cell ``(x, y)``, as Pilot builds them (8.x names the
+    widget, a Click its chain; 0.47 neither)."""
+    from textual.pilot import _get_mouse_message_arguments
+
+    arguments = _get_mouse_message_arguments(screen, (x, y))
+    if _takes_chain(event_class):
+        arguments["chain"] = 1
+    return arguments
+
+
+def pressed_key(key: str) -> tuple[str, str | None]:
+    """The key event Pilot's ``press`` sends for ``key``: its name (``?`` → ``question_mark``)
+    and the character a terminal sends with it (``escape`` → ``\\x1b``; None for ``up``)."""
+    from textual.keys import REPLACED_KEYS, _get_unicode_name_from_key
+
+    if len(key) == 1 and not key.isalnum():
+        key = character_key(key)
+    try:
+        return key, unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
+    except KeyError:
+        return key, key if len(key) == 1 else None
+
+
+def queued(node: Any) -> bool:
+    """Whether a message pump has messages waiting (its private queue), a timer's tick aside:
+    an animation or a clock ticks every frame, and a tick is no input still being handled."""
+    from textual.events import Timer
+
+    queue = getattr(node, "_message_queue", None)
+    if queue is None or queue.empty():
+        return False
+    # Textual's own Queue keeps ``values`` (8.x); asyncio.Queue its private ``_queue`` (0.47)
+    waiting = getattr(queue, "values", None)
+    if waiting is None:
+        waiting = getattr(queue, "_queue", None)
+    if waiting is None:
+        return True
+    return any(message is not None and not isinstance(message, Timer) for message in waiting)

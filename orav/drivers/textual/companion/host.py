@@ -18,15 +18,13 @@ import importlib
 from collections.abc import Callable
 from typing import IO, Any
 
-from . import compat, lines
-from .actions import candidates, click_at, click_element, scroll, type_keys, typed_keys
+from . import compat, lines, quiet
+from .actions import candidates, click_at, click_element, scroll, typed_keys
 from .facts import Pair, composed, scan
 from .session import Refused, Session, describe_exception
 
 # Refreshes a look may wait for a newly pushed screen to be composed.
 LOOK_PAUSES = 5
-# Pauses a settle may add while messages are still waiting (within its time limit).
-SETTLE_PAUSES = 20
 
 # What each call is, in the words of a refusal.
 _WHAT = {
@@ -183,31 +181,19 @@ class Host:
         return list(await click_at(pilot, x, y))
 
     async def _type(self, pilot: Any, text: str, secure: bool = False) -> None:
-        await type_keys(pilot, typed_keys(text, secure))
+        await quiet.send_keys(pilot.app, typed_keys(text, secure))
 
     async def _press(self, pilot: Any, key: str) -> None:
-        await pilot.press(key)
+        await quiet.send_keys(pilot.app, [compat.pressed_key(key)])
 
     async def _scroll(self, pilot: Any, start: list[float], end: list[float]) -> list[float]:
         return list(await scroll(pilot, (start[0], start[1]), (end[0], end[1])))
 
-    async def _settle(self, pilot: Any, limit: float) -> bool:
-        """Whether the app fell idle within ``limit`` seconds: its scheduled animations done
-        and its message queue empty (Pilot's own waits), measured where the app runs."""
-
-        async def idle() -> None:
-            await pilot.wait_for_scheduled_animations()
-            await pilot.pause()
-            for _ in range(SETTLE_PAUSES):
-                if not compat.pending_messages(pilot.app):
-                    break
-                await pilot.pause()
-
-        try:
-            await asyncio.wait_for(idle(), limit)
-        except TimeoutError:  # the builtin TimeoutError only from Python 3.11
-            return False
-        return True
+    async def _settle(self, pilot: Any, limit: float, floor: float = 0.0) -> bool:
+        """Whether the app fell quiet within ``limit`` seconds (``quiet.settle``: no message,
+        animation, refresh or worker waiting, the screen unchanged for a frame), at least
+        ``floor`` seconds after it began; measured where the app runs."""
+        return await quiet.settle(pilot.app, limit, floor)
 
 
 _JOBS: dict[str, Callable[..., Any]] = {
