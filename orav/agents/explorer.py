@@ -77,6 +77,7 @@ class ExplorerAgent:
         self._gestures = False
         self._credentials: Credentials | None = None
         self._pending: _Pending | None = None
+        self._source: str | None = None  # the screen the last action was taken on
         self._field: _Pending | None = None  # a text field between tap and return
         self._restore: str | None = None  # a switch just toggled, to turn back
         self._wandered = 0
@@ -103,7 +104,7 @@ class ExplorerAgent:
         chrome = app_chrome(observation)
         titles = frozenset(s.name for s in self._screens.values() if s.key != key)
         if screen is None:
-            screen = ScreenNotes(key, screen_name(observation), context.step)
+            screen = ScreenNotes(key, screen_name(observation), context.step, self._source)
             self._screens[key] = screen
             screen.update(observation, context.scenario.credentials, platform, chrome, titles)
             self._map.share_chrome(screen, chrome)
@@ -120,6 +121,7 @@ class ExplorerAgent:
     def _learn(self, context: AgentContext, key: str) -> bool | None:
         """Fold the last decision's outcome into the map; the verdict on its expectation."""
         pending, self._pending = self._pending, None
+        self._source = pending.screen if pending is not None else None
         if pending is None or context.step <= pending.step:
             return None  # not performed: the engine recovered first and asks again
         verification = context.last_verification

@@ -90,10 +90,17 @@ class ScreenMap:
     def alike(self, screen: ScreenNotes) -> None:
         """A screen with the controls of one found before (a product page for another product,
         a detail page of another row) is that screen again for another item: what was tried
-        there is skipped here but its Back (the way out). Its own coverage says so."""
+        there is skipped here but its Back (the way out). Its own coverage says so. Screens
+        whose only controls go back are alike only when reached from one screen (the rows of
+        one list): pages of text reached from anywhere else have nothing else in common."""
         shape = screen.shape()
+        bare = all(screen.goes_back(name) for name in shape)
         if shape:
-            others = (s for s in self.screens.values() if s is not screen)
+            others = (
+                s
+                for s in self.screens.values()
+                if s is not screen and (not bare or s.came_from == screen.came_from)
+            )
             screen.alike = next((s.key for s in others if s.shape() == shape), None)
 
     def skip_alike(self) -> None:

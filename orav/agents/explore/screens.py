@@ -93,6 +93,7 @@ class ScreenNotes:
     key: str
     name: str
     first_step: int
+    came_from: str | None = None  # the screen it was first reached from
     elements: dict[str, Element] = field(factory=dict)  # by ref, first-seen order
     moves: dict[str, Move] = field(factory=dict)  # gestures and keys, by name
     order: list[str] = field(factory=list)  # refs and moves in the order they are tried
