@@ -130,6 +130,7 @@ class ExplorerAgent:
         tried = pending.element if pending.stage in ("tap", "gesture") else None
         if tried is not None and tried not in source.tried:
             source.tried.append(tried)
+        self._map.touch(source.key)
         stays = key == pending.screen
         if pending.stage == "navigate" and (dropped or stays):
             self._map.forget(pending.screen, pending.element or "")
@@ -171,6 +172,7 @@ class ExplorerAgent:
 
     def _next(self, context: AgentContext, screen: ScreenNotes) -> Decision:
         observation = context.observation
+        self._map.touch(screen.key)  # its rows may have come into view
         self._map.skip_alike()
         self._map.unlist_known_chrome()
         if self._plan and self._plan_screen != screen.key:

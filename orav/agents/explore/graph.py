@@ -32,6 +32,15 @@ class ScreenMap:
         self.tab_screens: set[str] = set()  # screens a tab of the chrome led to
         self.walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self.transitions: list[ScreenTransition] = []
+        # What changed since the last step, so that a step looks again at those screens only:
+        # the screens learnt about (None: all of them, after a new screen), and the chrome.
+        self.touched: set[str] | None = None
+        self.chrome_news = True
+
+    def touch(self, key: str) -> None:
+        """Something was learnt about this screen (a try, an edge, rows come into view)."""
+        if self.touched is not None:
+            self.touched.add(key)
 
     def forget(self, source: str, element: str) -> None:
         """It led somewhere once, no longer (a list emptied, a stack popped)."""
@@ -72,13 +81,17 @@ class ScreenMap:
             if listed and (self.chrome.get(name) is not None or (key and name in self.keyed)):
                 screen.order.remove(name)
             self.chrome.setdefault(name, None)
-            if key and name in screen.tried:
+            if key and name in screen.tried and name not in self.keyed:
                 self.keyed.add(name)
+                self.chrome_news = True
 
     def unlist_known_chrome(self) -> None:
         """A tab that led somewhere (a footer key tried once) is no longer listed on any
         screen, not only on the one in front: the screens left before it was known have
-        nothing left to wait for because of it."""
+        nothing left to wait for because of it. Only when the chrome taught something new."""
+        if not self.chrome_news:
+            return
+        self.chrome_news = False
         for screen in self.screens.values():
             for name in screen.chrome:
                 element = screen.elements.get(name)
@@ -93,6 +106,7 @@ class ScreenMap:
         there is skipped here but its Back (the way out). Its own coverage says so. Screens
         whose only controls go back are alike only when reached from one screen (the rows of
         one list): pages of text reached from anywhere else have nothing else in common."""
+        self.touched = None  # a new screen: every screen is looked at again
         shape = screen.shape()
         bare = all(screen.goes_back(name) for name in shape)
         if shape:
@@ -106,10 +120,14 @@ class ScreenMap:
     def skip_alike(self) -> None:
         """Skip on each screen alike what its first has tried by now and did nothing there,
         stayed, or led where a tab of the chrome leads (what led elsewhere may lead to this
-        item's own screen: tried again, and Back is the way out)."""
+        item's own screen: tried again, and Back is the way out). Only the screens learnt about
+        since the last step, and the screens alike them."""
+        touched = set(self.screens) if self.touched is None else self.touched
+        self.touched = set()
+        for key in touched:
+            self._defer_items(self.screens[key])
         for screen in self.screens.values():
-            self._defer_items(screen)
-            if screen.alike is None:
+            if screen.alike is None or not {screen.key, screen.alike} & touched:
                 continue
             first = self.screens[screen.alike]
             away = self.edges.get(first.key, {})
@@ -168,9 +186,12 @@ class ScreenMap:
         ):
             self.transitions.append(ScreenTransition(source, element, target, step))
         if element in self.chrome:
-            self.chrome[element] = target if target != source else self.chrome[element]
-            if target != source:
+            if target != source and self.chrome[element] != target:
+                self.chrome[element] = target
+                self.chrome_news = True
+            if target != source and target not in self.tab_screens:
                 self.tab_screens.add(target)
+                self.touched = None  # what a tab leads to: every screen alike looks again
         screen = self.screens[source]
         if screen.goes_back(element) and target != source:
             # its Back button showed the way back: the back gesture would teach nothing new

@@ -147,17 +147,22 @@ class ScreenNotes:
             self.dialog = any(is_alert(e) for e in observation.elements)
         self.present = set()
         rows: dict[str, int] = {}  # rows seen per list
+        listed = set(self.order)
         for index, element in enumerate(app_elements(observation)):
             if not is_control(element):
                 continue
             name = ref(element)
-            place = TAB_RANK if name in chrome and not is_footer_key(element) else rank(element)
-            if place < BACK_RANK and _titled_back(element, titles, height):
-                self.backs.add(name)
-                place = BACK_RANK
-            elif self.form and place < BACK_RANK:
-                place = FORM_FIELD_RANK if name in self.form else place
-                place = SUBMIT_RANK if place == 0 and submits(element) else place
+            titled = _titled_back(element, titles, height)
+            place = 0.0  # its place in the order: only worked out for what is not listed yet
+            if titled or name not in listed:
+                tab = name in chrome and not is_footer_key(element)
+                place = TAB_RANK if tab else rank(element)
+                if place < BACK_RANK and titled:
+                    self.backs.add(name)
+                    place = BACK_RANK
+                elif self.form and place < BACK_RANK:
+                    place = FORM_FIELD_RANK if name in self.form else place
+                    place = SUBMIT_RANK if place == 0 and submits(element) else place
             if element.role == "AXCell":
                 group = list_of(element)
                 self.lists[name] = group
