@@ -11,7 +11,13 @@ not change) through either driver. Target: observe ≤ 10 ms at 80x24, raster ca
 ``--venv PYTHON`` the companion also runs under another environment's interpreter (its own
 Textual), on tests/companion_app.py.
 
-Run: .venv/bin/python bench/driver_textual.py [--venv PATH/TO/python]
+With ``--settle``: what an action and the settle after it cost (issue 15): a tap on the demo's
+sign-in (the form answers with a message; the app then falls quiet), and an arrow key on
+textual.demo's running game (an animation that never ends: the settle stops at its cap, "not
+quiet"), in-process, median of ``SETTLES`` actions; an action the driver could not finish
+within its timeout is counted as such.
+
+Run: .venv/bin/python bench/driver_textual.py [--venv PATH/TO/python] [--settle]
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from orav.model import PressKey, Tap, Target
 
 ROUNDS = 200
 TAPS = 30
+SETTLES = 15
+CAP = 0.4  # the ladder's settle rung
 SIZES = ((80, 24), (160, 48))
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,7 +154,48 @@ async def venv(python: str) -> None:
         )
 
 
-async def main(python: str | None) -> None:
+async def settling(device: TextualCalls, action: Tap | PressKey, name: str) -> None:
+    """Median action time, median settle and how many settles were quiet, over ``SETTLES``."""
+    from orav.errors import DeviceError
+
+    acts, waits, quiet, failed = [], [], 0, 0
+    for _ in range(SETTLES):
+        start = time.perf_counter()
+        try:
+            result = await device.perform(action)
+        except DeviceError:
+            failed += 1
+            await device.terminate()
+            return print(f"{name}: the action did not finish within {device.timeout:g} s")
+        acts.append(time.perf_counter() - start)
+        assert result.ok, result.error
+        settled = await device.settle(CAP)
+        assert settled is not None
+        waits.append(settled.waited)
+        quiet += settled.quiet
+    print(
+        f"{name}: action {ms(statistics.median(acts))}, settle {ms(statistics.median(waits))} "
+        f"median (max {ms(max(waits))}), {quiet} of {SETTLES} quiet, {failed} timed out"
+    )
+
+
+async def settles() -> None:
+    from textual.demo.demo_app import DemoApp as TextualDemo
+
+    async with TextualDevice(DemoApp) as device:
+        await device.launch()
+        await settling(device, Tap(target=Target(id="sign_in")), "demo: tap Sign in")
+    async with TextualDevice(TextualDemo, size=(100, 30)) as device:
+        await device.launch()
+        for action in (PressKey("g"), PressKey("n"), Tap(target=Target(label="Start"))):
+            assert (await device.perform(action)).ok
+            await device.settle(CAP)
+        await settling(device, PressKey("up"), "textual.demo game: press up")
+
+
+async def main(python: str | None, settle: bool = False) -> None:
+    if settle:
+        return await settles()
     for size in SIZES:
         await in_process("demo sign-in", DemoApp, size, ())
         await companion("demo sign-in", "orav.demo_tui:DemoApp", size, ())
@@ -166,4 +215,6 @@ async def main(python: str | None) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--venv", metavar="PYTHON", help="also run the companion under this")
-    asyncio.run(main(parser.parse_args().venv))
+    parser.add_argument("--settle", action="store_true", help="action and settle times only")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.venv, arguments.settle))

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from . import compat
+from . import compat, quiet
 from .facts import composed
 
 T = TypeVar("T")
@@ -25,6 +25,10 @@ Pilot = Any
 
 # Refreshes the first look may wait for the screen to be composed (its Footer filled).
 COMPOSE_PAUSES = 20
+# Seconds a launch may wait, after that, for the app to fall quiet (``quiet.settle``): an app
+# that pushes its first screen or loads its data from on_mount shows the same first screen in
+# every run (the ladder's network rung: start-up often loads).
+LAUNCH_SETTLE = 2.0
 
 
 class Refused(Exception):
@@ -92,6 +96,10 @@ class Session:
                     if composed(self.app):
                         break
                     await pilot.pause()
+                try:
+                    await quiet.settle(self.app, LAUNCH_SETTLE, 0.0)
+                except Exception:  # noqa: BLE001 - the app failed starting: a look says how
+                    pass
                 self._ready.set_result(None)
                 while (item := await self._jobs.get()) is not None:
                     job, future = item
