@@ -10,6 +10,7 @@ summarised as type, message and where it was raised.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import traceback
 from collections.abc import Awaitable, Callable
@@ -96,10 +97,8 @@ class Session:
                     if composed(self.app):
                         break
                     await pilot.pause()
-                try:
+                with contextlib.suppress(Exception):  # the app failed starting: a look says how
                     await quiet.settle(self.app, LAUNCH_SETTLE, 0.0)
-                except Exception:  # noqa: BLE001 - the app failed starting: a look says how
-                    pass
                 self._ready.set_result(None)
                 while (item := await self._jobs.get()) is not None:
                     job, future = item
