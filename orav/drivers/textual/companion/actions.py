@@ -1,4 +1,5 @@
-"""What a Textual driver does in the app: type, press, click and scroll through Pilot.
+"""What a Textual driver does in the app: type, press, click and scroll (the events sent by
+``quiet``, without Pilot's unbounded waits for idle).
 
 A tap on a target is resolved by orav (one rule, ``orav.model.locate``) among the facts of a
 fresh scan, which ``candidates`` keeps with their widgets (a CSS selector narrows them by
