@@ -44,13 +44,13 @@ SCROLL = "(swipe up)"
 def _runs_on(observation: Observation, height: float) -> bool:
     """A list ends near the bottom of the screen (the app's frame says where that is, not the
     list itself): more rows may follow below."""
-    bottom = max(
-        (e.frame.y + e.frame.height for e in observation.elements if e.role != "AXCell"),
-        default=0.0,
-    )
-    return bottom >= height and any(
+    low = any(
         e.role == "AXCell" and e.frame.y + e.frame.height > height * LIST_BOTTOM
         for e in app_elements(observation)
+    )
+    return low and height <= max(
+        (e.frame.y + e.frame.height for e in observation.elements if e.role != "AXCell"),
+        default=0.0,
     )
 
 
