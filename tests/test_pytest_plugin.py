@@ -30,7 +30,7 @@ def test_cassettes_are_not_collected_unless_asked_for(pytester):
 def test_a_diverging_cassette_fails_with_the_difference(pytester):
     header, rest = GOLDEN.read_bytes().split(b"\n", 1)
     data = json.loads(header)
-    data["scenario"]["max_steps"] = 2  # the recorded run took 4 steps
+    data["scenario"]["max_steps"] = 4  # the recorded run took 4 steps, then decided done
     (pytester.path / "cut.cassette").write_bytes(json.dumps(data).encode() + b"\n" + rest)
     pytester.makeini("[pytest]\norav_cassettes = .\n")
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
