@@ -104,6 +104,8 @@ JSON_TOKENS = st.sampled_from(
 def damaged(draw, data: bytes) -> bytes:
     lines = data.split(b"\n")
     for _ in range(draw(st.integers(1, 3))):
+        if not lines:  # a cut at the first line or a drop left nothing to damage further
+            break
         index = draw(st.integers(0, len(lines) - 1))
         line = lines[index]
         at = draw(st.integers(0, len(line)))
