@@ -1,8 +1,9 @@
 """The Textual drivers on apps not written for them: Textual's own demo (always), Textual 8 apps
 from PyPI when they are installed beside orav (browsr, harlequin: `pip install browsr` or `pip
 install harlequin` in a throwaway venv beside orav; CI installs neither, so those tests skip),
-and toolong 1.5.0, pinned to Textual 0.58, in a venv of its own through the companion (made once
-under pytest's cache; skipped, saying why, when pip cannot install it)."""
+and toolong 1.5.0 (Textual 0.58) and frogmouth 0.9.2 (Textual 0.43), each in a venv of its own
+through the companion (made once under pytest's cache; skipped, saying why, when pip cannot
+install it)."""
 
 from __future__ import annotations
 
@@ -193,3 +194,47 @@ async def test_the_explorer_covers_textuals_demo_while_its_game_never_goes_quiet
     settles = [line for line in run.cassette.read_text().splitlines() if '"settled"' in line]
     assert any('"quiet":false' in line for line in settles)
     assert any('"quiet":true' in line for line in settles)
+
+
+# frogmouth's viewer takes argparse's Namespace; a spec's arguments are strings.
+FROGMOUTH_APP = """from argparse import Namespace
+
+from frogmouth.app.app import MarkdownViewer
+
+
+class Frog(MarkdownViewer):
+    def __init__(self) -> None:
+        super().__init__(Namespace(file="notes.md"))
+"""
+
+
+@pytest.mark.timeout(900)  # the first run installs frogmouth's venv
+async def test_frogmouth_on_textual_043_explored_twice_the_same(request, tmp_path, monkeypatch):
+    """frogmouth 0.9.2 pins Textual 0.43 (below the companion's 0.47 floor, and it works):
+    two explorations through the companion see the same screens and the same coverage."""
+    cache = getattr(request.config, "cache", None)
+    root = Path(cache.mkdir("textual-venvs")) if cache else tmp_path / "venvs"
+    try:
+        python = venv_python(root, "frogmouth==0.9.2")
+    except Unavailable as exc:
+        pytest.skip(f"no venv with frogmouth: {exc}")
+    (tmp_path / "frog.py").write_text(FROGMOUTH_APP)
+    (tmp_path / "notes.md").write_text("# Notes\n\nSee [more](more.md).\n\n## Two\n\nText.\n")
+    monkeypatch.chdir(tmp_path)  # the companion imports frog from here
+    seen = []
+    for run in (1, 2):
+        explorer = ExplorerAgent()
+        scenario = Scenario(
+            name=f"explore-frogmouth-{run}", app="frog:Frog", goal="explore", max_steps=8
+        )
+        recording = await record(
+            scenario,
+            tmp_path / f"frog{run}.cassette",
+            device=f"textual+{python}:frog:Frog@100x30",
+            agent=explorer,
+        )
+        assert not recording.report.errors, recording.report.errors
+        coverage = explorer.coverage()
+        seen.append([(s.name, s.tried, s.no_effect) for s in coverage.screens])
+    assert seen[0] == seen[1] and len(seen[0]) >= 3
+    assert (await replay(tmp_path / "frog1.cassette")).faithful
