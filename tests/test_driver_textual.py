@@ -358,3 +358,70 @@ async def test_an_app_that_cannot_be_built_is_a_device_error():
         with pytest.raises(DeviceError, match="NeedsArguments failed to start: TypeError"):
             await device.launch()
         assert not await device.is_running("NeedsArguments")
+
+
+LOCAL_APP = """from textual.app import App
+from textual.widgets import Button
+
+
+class Local(App):
+    def compose(self):
+        yield Button("Hello", id="hello")
+"""
+
+LOCAL_SCENARIO = """name: local
+app: local_app:Local
+goal: Tap the button.
+success_criteria:
+  - target: {id: hello}
+script:
+  - action: {kind: tap, target: {id: hello}}
+  - action: {kind: done, summary: tapped}
+"""
+
+
+def test_an_app_in_the_working_folder_runs_under_the_orav_script(tmp_path: Path):
+    """The console script puts no working folder on ``sys.path`` (``python -m`` does): an app
+    module next to the scenario is still found, as pytest finds a test module."""
+    from command import SCRIPT, orav
+
+    (tmp_path / "local_app.py").write_text(LOCAL_APP)
+    (tmp_path / "local.yaml").write_text(LOCAL_SCENARIO)
+    done = orav(
+        "record",
+        "local.yaml",
+        "--device",
+        "textual:local_app:Local",
+        "--out",
+        "local.cassette",
+        cwd=tmp_path,
+        command=SCRIPT,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "passed" in done.stdout
+
+
+class LinkApp(App):
+    def compose(self) -> ComposeResult:
+        yield Button("Docs", id="docs")
+
+    def on_button_pressed(self) -> None:
+        self.open_url("https://example.com/docs")
+
+
+async def test_a_link_the_app_opens_never_reaches_the_browser(monkeypatch):
+    """A tap on a link stays in the app under test: the URL is written on the app's error
+    console (its crash report's source), the machine's browser is never asked."""
+    import webbrowser
+
+    asked: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: asked.append(url))
+    async with TextualDevice(LinkApp) as device:
+        await device.launch()
+        result = await device.perform(Tap(target=Target(id="docs")))
+        assert result.ok
+        assert "https://example.com/docs" in device.stderr
+        assert (await device.observe()).app_running
+    assert asked == []
+    webbrowser.open("https://after.example")  # the app has stopped: the browser is the user's again
+    assert asked == ["https://after.example"]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
+import sys
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -42,8 +44,12 @@ class Failed(Exception):
 
 
 def load_app(module_name: str, class_name: str) -> Any:
-    """The App class ``module:Class``; ``Failed`` naming what could not be found or what the
-    module raised while importing."""
+    """The App class ``module:Class``, its module imported with the working folder on
+    ``sys.path`` (as ``python -m`` and pytest put it: under the ``orav`` script it is not);
+    ``Failed`` naming what could not be found or what the module raised while importing."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import io
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -92,26 +92,8 @@ class Session:
 
     async def _host(self) -> None:
         try:
-            async with self.app.run_test(size=self.size, notifications=True) as pilot:
-                for _ in range(COMPOSE_PAUSES):
-                    if composed(self.app):
-                        break
-                    await pilot.pause()
-                with contextlib.suppress(Exception):  # the app failed starting: a look says how
-                    await quiet.settle(self.app, LAUNCH_SETTLE, 0.0)
-                self._ready.set_result(None)
-                while (item := await self._jobs.get()) is not None:
-                    job, future = item
-                    if future.done():  # its caller gave up waiting
-                        continue
-                    try:
-                        result = await job(pilot)
-                    except Exception as exc:  # noqa: BLE001 - handed to the caller
-                        if not future.done():
-                            future.set_exception(exc)
-                    else:
-                        if not future.done():
-                            future.set_result(result)
+            with no_browser(self.console):
+                await self._drive()
         except Exception as exc:  # noqa: BLE001 - run_test re-raises what the app raised
             self.failure = f"the app raised {describe_exception(exc)}"
             if not self._ready.done():
@@ -122,6 +104,29 @@ class Session:
                 if item is not None and not item[1].done():
                     item[1].set_exception(Refused("the app stopped"))
 
+    async def _drive(self) -> None:
+        """Hold ``run_test`` open and run the jobs the calls queue, one at a time."""
+        async with self.app.run_test(size=self.size, notifications=True) as pilot:
+            for _ in range(COMPOSE_PAUSES):
+                if composed(self.app):
+                    break
+                await pilot.pause()
+            with contextlib.suppress(Exception):  # the app failed starting: a look says how
+                await quiet.settle(self.app, LAUNCH_SETTLE, 0.0)
+            self._ready.set_result(None)
+            while (item := await self._jobs.get()) is not None:
+                job, future = item
+                if future.done():  # its caller gave up waiting
+                    continue
+                try:
+                    result = await job(pilot)
+                except Exception as exc:  # noqa: BLE001 - handed to the caller
+                    if not future.done():
+                        future.set_exception(exc)
+                else:
+                    if not future.done():
+                        future.set_result(result)
+
     async def stop(self, timeout: float) -> None:
         """Leave ``run_test`` (the app shuts down); cancel the task if that takes too long."""
         if self._task is None:
@@ -131,6 +136,39 @@ class Session:
         if not done:
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=timeout)
+
+
+# The error consoles of the apps running now, the latest last: while any runs, the browser
+# functions are orav's (installed by the first to start, restored by the last to stop).
+_RUNNING: list[IO[str]] = []
+_BROWSER = ("open", "open_new", "open_new_tab")
+_saved: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def no_browser(console: IO[str]) -> Iterator[None]:
+    """While the app runs, a URL it opens (``App.open_url``, ``webbrowser.open``) is written on
+    its error console instead of opening the machine's browser: a link the test taps must not
+    leave the app under test, nor reach the network."""
+    import webbrowser
+
+    def opened(url: str, *args: Any, **kwargs: Any) -> bool:
+        _RUNNING[-1].write(f"orav: the app opened {url} (no browser is opened under test)\n")
+        return True
+
+    if not _RUNNING:
+        _saved.update((name, getattr(webbrowser, name)) for name in _BROWSER)
+        for name in _BROWSER:
+            setattr(webbrowser, name, opened)
+    _RUNNING.append(console)
+    try:
+        yield
+    finally:
+        _RUNNING.remove(console)
+        if not _RUNNING:
+            for name, function in _saved.items():
+                setattr(webbrowser, name, function)
+            _saved.clear()
 
 
 class _Tee(io.StringIO):
