@@ -9,9 +9,14 @@ screen graph to the nearest screen that still has one (a Back button is an eleme
 other, tried after the rest), tries a back gesture once where it knows no way on, and says
 ``done`` when nothing untried is reachable. No randomness: the same app gives the same run.
 
-This module is the choice policy and the learning from each outcome; what a control is
-(``explore.controls``), the gestures and keys (``explore.moves``) and what it knows of one
-screen (``explore.screens``) live beside it.
+The first round goes for what opens screens (tabs not yet known, buttons and rows, a form
+filled once and submitted, Back last); the second for the rest (switches, the return in a
+form's other fields, more rows of a list of items, gestures and keys).
+
+This module does one big thing, and is long for it: the choice policy (what to try next, how
+to fill a form, when to walk and where, when to stop) and the learning from each outcome;
+what a control is (``explore.controls``), the gestures and keys (``explore.moves``), what it
+knows of one screen (``explore.screens``) and the map (``explore.graph``) live beside it.
 
     explorer = ExplorerAgent()
     await session.record(scenario, out, agent=explorer)   # any Device: it sees Observations only
