@@ -9,41 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attrs import evolve
+from explorer_runs import explore_model
 
-from orav.agents import AgentContext
 from orav.agents.explorer import ExplorerAgent
-from orav.model import Credentials, Decision, Scenario, Swipe, Tap
-from orav.session import record
-from orav.testing import VirtualClock
+from orav.model import Credentials, Decision, Swipe, Tap
 
 SETTINGS = Path(__file__).resolve().parent.parent / "orav" / "sim" / "settings.yaml"
 
 
-class Noting(ExplorerAgent):
-    """The explorer, keeping its decisions."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.decisions: list[Decision] = []
-
-    async def decide(self, context: AgentContext) -> Decision:
-        decision = await super().decide(context)
-        self.decisions.append(decision)
-        return decision
-
-
 async def _explore(tmp_path: Path, steps: int) -> tuple[ExplorerAgent, list[Decision]]:
-    explorer = Noting()
     credentials = Credentials("sam.appleseed@icloud.com", "123456")
-    scenario = Scenario("explore-settings", "com.apple.Preferences", "explore", max_steps=steps)
-    scenario = evolve(scenario, settle_seconds=0.05, timeout_seconds=3600, credentials=credentials)
-    await record(
-        scenario,
-        tmp_path / "settings.cassette",
-        device=f"sim:{SETTINGS}",
-        agent=explorer,
-        clock=VirtualClock(),
+    explorer = await explore_model(
+        SETTINGS, "com.apple.Preferences", tmp_path / "settings.cassette", steps, credentials
     )
     return explorer, explorer.decisions
 

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attrs import evolve
+from explorer_runs import Noting, explore_model
 
-from orav.agents import AgentContext
-from orav.agents.explorer import ExplorerAgent
-from orav.model import Decision, Scenario, Tap
-from orav.session import record
-from orav.testing import VirtualClock
+from orav.model import Tap
 
 SIGNAL = Path(__file__).resolve().parent.parent / "orav" / "sim" / "signal.yaml"
 # The buttons that confirm a destructive deed, on the alerts and action sheets that ask.
@@ -31,31 +27,10 @@ CONFIRMATIONS = {
 }
 
 
-class Noting(ExplorerAgent):
-    """The explorer, keeping its decisions."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.decisions: list[Decision] = []
-
-    async def decide(self, context: AgentContext) -> Decision:
-        decision = await super().decide(context)
-        self.decisions.append(decision)
-        return decision
-
-
 async def _explore(tmp_path: Path, name: str, steps: int) -> Noting:
-    explorer = Noting()
-    scenario = Scenario("explore-signal", "org.whispersystems.signal", "explore", max_steps=steps)
-    scenario = evolve(scenario, settle_seconds=0.05, timeout_seconds=3600)
-    await record(
-        scenario,
-        tmp_path / f"{name}.cassette",
-        device=f"sim:{SIGNAL}",
-        agent=explorer,
-        clock=VirtualClock(),
+    return await explore_model(
+        SIGNAL, "org.whispersystems.signal", tmp_path / f"{name}.cassette", steps
     )
-    return explorer
 
 
 async def test_signal_is_explored_without_confirming_a_destructive_deed_and_the_same_twice(

@@ -204,16 +204,9 @@ class ExplorerAgent:
                     element.label,
                     f"{restore} is back as it was",
                 )
-        while screen.retry:
-            name = screen.retry.pop(0)
-            element = target_element(observation, target_of(screen.elements[name]))
-            if element is not None and element.enabled:
-                self._wandered, self._backed = 0, set()
-                decision = self._try(context, screen, name, element, returns=True)
-                return evolve(
-                    decision,
-                    reasoning=f"The form on {screen.name!r} is filled: trying {name} again.",
-                )
+        filled = f"The form on {screen.name!r} is filled: trying {{}} again."
+        if (again := self._again(context, screen, screen.retry, filled)) is not None:
+            return again
         for name in screen.untried():
             if name in screen.moves:
                 if not screen.available(name, self._gestures):
@@ -226,17 +219,11 @@ class ExplorerAgent:
             if element is not None and element.enabled:
                 self._wandered, self._backed = 0, set()
                 return self._try(context, screen, name, element)
-        while self._gestures and screen.returns:  # a form's fields typed without return: last,
-            # on the form (they may submit it), and never walked back for
-            name = screen.returns.pop(0)
-            element = target_element(observation, target_of(screen.elements[name]))
-            if element is not None and element.enabled:
-                self._wandered, self._backed = 0, set()
-                decision = self._try(context, screen, name, element, returns=True)
-                return evolve(
-                    decision,
-                    reasoning=f"Second round on {screen.name!r}: the return key in {name}.",
-                )
+        # A form's fields typed without return: last, on the form (they may submit it), and
+        # never walked back for.
+        second = f"Second round on {screen.name!r}: the return key in {{}}."
+        if self._gestures and (again := self._again(context, screen, screen.returns, second)):
+            return again
         waiting = [s for s in self._screens.values() if s.pending(self._gestures)]
         if not waiting and not self._gestures:
             self._gestures = True  # every control tried: now the gestures and keys
@@ -270,6 +257,20 @@ class ExplorerAgent:
         self._gestures = True
         self._wandered, self._backed = 0, set()
         return self._next(context, screen)
+
+    def _again(
+        self, context: AgentContext, screen: ScreenNotes, queue: list[str], why: str
+    ) -> Decision | None:
+        """The next control of ``queue`` still on the screen and enabled, tried with its
+        return key (``why`` names it at ``{}``); None when the queue runs dry."""
+        while queue:
+            name = queue.pop(0)
+            element = target_element(context.observation, target_of(screen.elements[name]))
+            if element is not None and element.enabled:
+                self._wandered, self._backed = 0, set()
+                decision = self._try(context, screen, name, element, returns=True)
+                return evolve(decision, reasoning=why.format(name))
+        return None
 
     def _try(
         self,

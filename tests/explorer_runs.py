@@ -1,0 +1,41 @@
+"""The explorer on an app model, through the whole engine on virtual time, its decisions kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import evolve
+
+from orav.agents import AgentContext
+from orav.agents.explorer import ExplorerAgent
+from orav.model import Credentials, Decision, Scenario
+from orav.session import record
+from orav.testing import VirtualClock
+
+
+class Noting(ExplorerAgent):
+    """The explorer, keeping its decisions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decisions: list[Decision] = []
+
+    async def decide(self, context: AgentContext) -> Decision:
+        decision = await super().decide(context)
+        self.decisions.append(decision)
+        return decision
+
+
+async def explore_model(
+    model: Path,
+    bundle: str,
+    cassette: Path,
+    steps: int,
+    credentials: Credentials | None = None,
+) -> Noting:
+    """Explore ``model``'s app ``bundle`` for ``steps`` steps, recording to ``cassette``."""
+    explorer = Noting()
+    scenario = Scenario(f"explore-{model.stem}", bundle, "explore", max_steps=steps)
+    scenario = evolve(scenario, settle_seconds=0.05, timeout_seconds=3600, credentials=credentials)
+    await record(scenario, cassette, device=f"sim:{model}", agent=explorer, clock=VirtualClock())
+    return explorer
