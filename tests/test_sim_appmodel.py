@@ -142,3 +142,25 @@ def test_a_damaged_shop_is_an_input_error_never_a_traceback(cut: int, junk: str)
             AppState(model).view()  # what loads also launches and draws ...
         except AppModelError as exc:  # ... or names the expression that fails at run time
             assert "app model" in str(exc)
+
+
+def test_a_running_clock_reads_looks_and_changes_at_every_read() -> None:
+    """Clock's stopwatch: its label is computed from ``looks`` (the tree reads since launch),
+    so every look sees another time while it runs, and the same time once stopped."""
+    state = AppState(load_app_model(DEMO_APP.with_name("clock.yaml")))
+    state._select_tab("tab_stopwatch")
+
+    def label() -> str:
+        view = state.observe_tree()
+        assert view is not None
+        found = [n.label for n in view.root.walk() if n.label and n.label[:1].isdigit()]
+        return found[0]
+
+    assert label() == label() == "00:00.00"
+    start = next(i for i in state._instances(state.stack[-1]) if i.id == "start")
+    state.tap(Point(start.frame.x + 10, start.frame.y + 10))
+    running = [label() for _ in range(3)]
+    assert len(set(running)) == 3, running
+    stop = next(i for i in state._instances(state.stack[-1]) if i.id == "stop")
+    state.tap(Point(stop.frame.x + 10, stop.frame.y + 10))
+    assert label() == label() != "00:00.00"

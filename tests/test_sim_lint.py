@@ -55,6 +55,12 @@ LINTS = [
         "8:61",
         "no transition shows",
     ),
+    (
+        "  two:\n    elements:",
+        "  two:\n    scroll: true\n    elements:",
+        "13:49",
+        "navigation bar) but not fixed: it never shows",
+    ),
 ]
 
 
@@ -67,6 +73,8 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
 def test_the_shipped_apps_are_clean() -> None:
     assert lint(load_app_model(DEMO_APP)) == []
     assert lint(load_app_model(SHOP_APP)) == []
+    for real in ("settings", "signal", "clock", "monzo"):  # real apps' models
+        assert lint(load_app_model(DEMO_APP.with_name(f"{real}.yaml"))) == [], real
 
 
 def test_validate_reports_each_finding_at_its_place_and_exits_2(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ from orav.model import Credentials, Fault, Frame
 
 Direction = Literal["up", "down", "left", "right"]
 BACK = "back"  # the transition target that pops the navigation stack
-# What every expression may read of the device: the launch, permission presets, the location.
-LAUNCH_NAMES = ("args", "env", "permissions", "location")
+# What every expression may read of the device: the launch, permission presets, the location,
+# and how many times the app's tree was read since launch (a running clock's label).
+LAUNCH_NAMES = ("args", "env", "permissions", "location", "looks")
 
 ROLES = (
     "AXButton",

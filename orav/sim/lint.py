@@ -15,6 +15,7 @@ from pathlib import Path
 from orav.codec import locate, parse_yaml, read_text
 from orav.errors import InputError
 from orav.sim.appmodel import BACK, AppModel, ElementSpec, Transition
+from orav.sim.draw import NAV_BAR_BOTTOM
 from orav.sim.expr import ExprError, parse_template
 from orav.sim.loading import Problem, load_app_model
 
@@ -55,6 +56,14 @@ def _dead_controls(model: AppModel) -> Iterator[Problem]:
         targets = {i for _, t in _transitions_of(model) for i in (*t.show, *t.hide)}
         for index, element in enumerate(screen.elements):
             yield from _element(model, element, (*base, "elements", index), targets, screen.scroll)
+            if (
+                screen.scroll
+                and element.repeat is None
+                and not element.fixed
+                and element.frame[1] < NAV_BAR_BOTTOM
+            ):
+                what = "above a scrolling screen's content (the navigation bar) but not fixed"
+                yield (*base, "elements", index, "frame"), f"{what}: it never shows (fixed: true)"
 
 
 def _element(

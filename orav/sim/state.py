@@ -63,6 +63,7 @@ class AppState:
         self.background = False  # the home button sent it away; a launch resumes it
         self.launches = 0
         self.inputs = 0
+        self.looks = 0  # accessibility reads since launch: what a running stopwatch shows
         self.stack: list[ScreenState] = []  # the selected tab's stack when there is a tab bar
         self.tab: str | None = None  # the selected tab, None while no tab bar shows
         self.tab_stacks: dict[str, list[ScreenState]] = {}  # the stacks of the other tabs
@@ -188,6 +189,7 @@ class AppState:
 
     def observe_tree(self) -> View | None:
         """One accessibility read: counts down loading and empty-dump faults; None means ``[]``."""
+        self.looks += 1
         if self.empty_dumps:
             self.empty_dumps -= 1 if self.empty_dumps > 0 else 0
             return None
@@ -212,6 +214,7 @@ class AppState:
         self.running = True
         self.background = False
         self.launches += 1
+        self.looks = 0
         self.args, self.env = tuple(args), dict(env or {})
         self.memory = initial(self.model.state)
         self.stack = []
@@ -632,6 +635,7 @@ class AppState:
             "env": Env(self.env),
             "permissions": Env({k: "allow" if v else "deny" for k, v in self.grants.items()}),
             "location": self.location or (),
+            "looks": self.looks,
         }
         if current is not None:
             scope.update(current.values)
