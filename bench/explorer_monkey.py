@@ -16,7 +16,7 @@ On the Textual demo apps (``--textual``: slower, real Pilot runs, so not in ``py
 bench``) a screen is what the platform calls it: the screen's class and the tab selected on
 it (``orav.perceive.screens.screen_title``).
 
-    /work/venv/bin/python bench/explorer_monkey.py [APP ...]      # demo shop bank gestures settings signal generated
+    /work/venv/bin/python bench/explorer_monkey.py [APP ...]      # demo shop bank gestures settings signal clock monzo generated
     /work/venv/bin/python bench/explorer_monkey.py --textual      # notes planner tui
 """
 
@@ -38,6 +38,7 @@ from orav.agents import AgentContext
 from orav.agents.explore.controls import sample_text
 from orav.agents.explorer import ExplorerAgent
 from orav.model import Credentials, Decision, Scenario, Tap, Wait
+from orav.model.scenario import LaunchOptions
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import app_elements, is_control, screen_title
 from orav.session import record
@@ -55,8 +56,14 @@ APPS = {
     "settings": ("orav/sim/settings.yaml", Credentials("sam.appleseed@icloud.com", "123456")),
     # Signal for iOS: a real messenger's structure, not designed for the explorer
     "signal": ("orav/sim/signal.yaml", None),
+    # Apple's Clock: edit modes, deletes without asking, a running stopwatch, a set-up wizard
+    "clock": ("orav/sim/clock.yaml", None),
+    # Monzo: a bank behind a PIN pad (its test build's -UITests starts past it), faults on
+    # its feed and its statements, a payment confirmed by PIN, a card freeze switch
+    "monzo": ("orav/sim/monzo.yaml", Credentials("sam@monzo.example", "2580")),
     "generated": ("", None),  # written at run time by generated_app()
 }
+LAUNCH = {"monzo": LaunchOptions(arguments=("-UITests",))}  # launch arguments of test builds
 GENERATED = "generated"  # an app model written by generated_app(): 27 screens
 
 
@@ -203,6 +210,7 @@ async def run(app: str, agent, folder: Path) -> list[str | None]:
         settle_seconds=0.05,
         timeout_seconds=3600,  # virtual: sleeps are not waited
         credentials=credentials,
+        launch=LAUNCH.get(app, LaunchOptions()),
     )
     cassette = folder / f"{app}-{agent.name}-{len(list(folder.iterdir()))}.cassette"
     await record(scenario, cassette, device=device, agent=watched, clock=VirtualClock())

@@ -8,17 +8,19 @@ from attrs import evolve
 
 from orav.agents import AgentContext
 from orav.agents.explorer import ExplorerAgent
-from orav.model import Credentials, Decision, Scenario
+from orav.model import Credentials, Decision, RunReport, Scenario
+from orav.model.scenario import LaunchOptions
 from orav.session import record
 from orav.testing import VirtualClock
 
 
 class Noting(ExplorerAgent):
-    """The explorer, keeping its decisions."""
+    """The explorer, keeping its decisions (and, once the run ends, its report)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.decisions: list[Decision] = []
+        self.report: RunReport | None = None
 
     async def decide(self, context: AgentContext) -> Decision:
         decision = await super().decide(context)
@@ -32,10 +34,21 @@ async def explore_model(
     cassette: Path,
     steps: int,
     credentials: Credentials | None = None,
+    arguments: tuple[str, ...] = (),
 ) -> Noting:
-    """Explore ``model``'s app ``bundle`` for ``steps`` steps, recording to ``cassette``."""
+    """Explore ``model``'s app ``bundle`` for ``steps`` steps, recording to ``cassette``;
+    ``arguments``: the launch's (a test build's ``-UITests``)."""
     explorer = Noting()
     scenario = Scenario(f"explore-{model.stem}", bundle, "explore", max_steps=steps)
-    scenario = evolve(scenario, settle_seconds=0.05, timeout_seconds=3600, credentials=credentials)
-    await record(scenario, cassette, device=f"sim:{model}", agent=explorer, clock=VirtualClock())
+    scenario = evolve(
+        scenario,
+        settle_seconds=0.05,
+        timeout_seconds=3600,
+        credentials=credentials,
+        launch=LaunchOptions(arguments=arguments),
+    )
+    recording = await record(
+        scenario, cassette, device=f"sim:{model}", agent=explorer, clock=VirtualClock()
+    )
+    explorer.report = recording.report
     return explorer

@@ -533,3 +533,80 @@ async def test_controls_that_quit_the_app_are_never_tried() -> None:
     assert run.taps() == ["#go"]
     (home,) = run.coverage.screens
     assert "#quit" in home.skipped
+
+
+async def test_what_deletes_waits_until_the_app_was_explored_as_found() -> None:
+    """Clock's Edit mode: the minus it reveals and the red Delete the minus reveals delete at
+    once, as a row's Delete swipe action does in most apps. What the last action revealed is
+    tried next, but not what destroys: it waits for the second round, after Add's sheet."""
+    rows = (heading("World Clock"), button("edit", "Edit"), button("add", "Add", y=150))
+    minus = button("minus_london", "Delete London", y=200)
+    screens = {
+        "home": rows,
+        "editing": (*rows, minus),
+        "doomed": (*rows, minus, button("confirm_delete_london", "Delete", y=250)),
+        "sheet": (
+            heading("Choose a City."),
+            button("pick", "Paris", "AXCell"),
+            button("c", "Cancel"),
+        ),
+    }
+    moves = {
+        ("home", "#edit"): "editing",
+        ("editing", "#minus_london"): "doomed",
+        ("home", "#add"): "sheet",
+        ("editing", "#add"): "sheet",
+        ("sheet", "#c"): BACK,
+        ("sheet", "#pick"): BACK,
+    }
+    run = await Run(Tiny(screens, moves), max_steps=40).explore()
+    taps = run.taps()
+    assert taps.index("#add") < taps.index("#minus_london") < taps.index("#confirm_delete_london")
+    assert taps.index("#pick") < taps.index("#minus_london")
+
+
+def alert(title: str, *buttons: Element) -> tuple[Element, ...]:
+    box = Element("AXAlert", title, frame=Frame(40, 300, 310, 200))
+    return (box, Element("AXStaticText", title, frame=Frame(60, 320, 270, 30)), *buttons)
+
+
+@pytest.mark.parametrize(
+    ("title", "deed"),
+    [("Close this pot?", "Close pot"), ("Cancel this payment?", "Cancel payment")],
+)
+async def test_a_deed_on_an_alert_is_never_confirmed_though_close_and_cancel_alone_are_safe(
+    title: str, deed: str
+) -> None:
+    """Monzo's "Close this pot?" and "Cancel this payment?": with an object, Close and Cancel
+    are the deed, not a way out; the explorer answers the alert with the other button."""
+    screens = {
+        "pot": (heading("Holiday"), button("close_pot", deed)),
+        "ask": alert(title, button("keep", "Keep it", y=440), button("do_it", deed, y=400)),
+    }
+    moves = {("pot", "#close_pot"): "ask", ("ask", "#keep"): BACK}
+    run = await Run(Tiny(screens, moves, start="pot")).explore()
+    assert "#do_it" not in run.taps() and "#keep" in run.taps()
+    asked = next(s for s in run.coverage.screens if s.name == title)
+    assert "#do_it" in asked.skipped
+
+
+def digit_pad(prompt: str) -> tuple[Element, ...]:
+    keys = [
+        Element("AXButton", d, f"key_{d}", frame=Frame(60 + i % 3 * 100, 330 + i // 3 * 90, 70, 70))
+        for i, d in enumerate("1234567890")
+    ]
+    return (Element("AXStaticText", prompt, frame=Frame(20, 150, 350, 40)), *keys)
+
+
+async def test_a_pin_pad_is_never_tapped_a_calculator_is() -> None:
+    """Monzo's launch: its own keypad asks for the PIN. Tapped, the PIN would land on disk as
+    the keys tapped, and wrong ones lock the account: its digits are skipped. A calculator's
+    digits, on a screen that asks for no PIN, are tried."""
+    pin = Tiny({"home": (*digit_pad("Enter your PIN"), button("forgot", "Forgot PIN?", y=720))})
+    run = await Run(pin).explore()
+    assert run.taps() == ["#forgot"]
+    (screen,) = run.coverage.screens
+    assert {f"#key_{d}" for d in "0123456789"} <= set(screen.skipped)
+    calculator = Tiny({"home": digit_pad("0")})
+    run = await Run(calculator).explore()
+    assert {f"#key_{d}" for d in "0123456789"} <= set(run.taps())

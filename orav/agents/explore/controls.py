@@ -20,6 +20,9 @@ _RISKY = re.compile(
     r"|(?:^|[\s_])(?:less|minus|decrease|decrement)(?:_|\b)",
     re.IGNORECASE,
 )
+# "Close" and "Cancel" alone leave a sheet; with an object they are a deed: "Close pot",
+# "Cancel payment", "Cancel subscription" (by the label: an id "cancel_sheet" is no deed).
+_DEED = re.compile(r"^\s*(?:close|cancel)\s+\w", re.IGNORECASE)
 # Never tried: they end the app itself, which the engine would have to restart.
 _QUIT = re.compile(r"\b(?:quit|exit|shut[\s_]?down|power[\s_]off)\b", re.IGNORECASE)
 # Walked through never, only tried once: they commit something (an order, a payment, a message).
@@ -42,6 +45,9 @@ _SAMPLES = (
     # every sandbox's test card; not into the name on the card
     (re.compile(r"^(?!.*name).*card", re.IGNORECASE), "4242424242424242"),
 )
+# A screen that asks for a PIN or passcode (its text says so) on ten digit buttons of its own.
+_ASKS_PIN = re.compile(r"\b(?:pin|passcode|security code)\b", re.IGNORECASE)
+DIGITS = frozenset("0123456789")
 _NUMBER = re.compile(r"phone|number|zip|postcode|amount|\bage\b|quantity", re.IGNORECASE)
 
 SAMPLE_EMAIL = "tester@example.com"
@@ -93,11 +99,25 @@ def is_palette(element: Element) -> bool:
 
 
 def is_risky(element: Element) -> bool:
-    return signs_out(element) or bool(_RISKY.search(_words(element)))
+    return (
+        signs_out(element)
+        or bool(_RISKY.search(_words(element)))
+        or bool(_DEED.match(element.label or ""))
+    )
 
 
 def commits(element: Element) -> bool:
     return is_risky(element) or bool(_COMMITS.search(_words(element)))
+
+
+def pin_keys(elements: list[Element]) -> frozenset[str]:
+    """The digit keys of a PIN pad (a keypad the app draws: ten buttons labelled 0 to 9 on a
+    screen whose text asks for a PIN or passcode), none elsewhere (a calculator's digits).
+    Never tapped: a PIN typed by taps lands on disk as the keys tapped, and wrong ones lock
+    the account."""
+    keys = {e.label: ref(e) for e in elements if e.role == "AXButton" and (e.label or "") in DIGITS}
+    asks = any(_ASKS_PIN.search(f"{e.label or ''} {e.value or ''}") for e in elements)
+    return frozenset(keys.values()) if asks and set(keys) == DIGITS else frozenset()
 
 
 def submits(element: Element) -> bool:

@@ -11,6 +11,7 @@ from orav.agents.explore.controls import (
     BACK_RANK,
     FORM_FIELD_RANK,
     MOVE_RANK,
+    RISKY_RANK,
     ROWS_FIRST,
     SUBMIT_RANK,
     TAB_RANK,
@@ -19,6 +20,7 @@ from orav.agents.explore.controls import (
     is_risky,
     is_switch,
     list_of,
+    pin_keys,
     quits,
     rank,
     ref,
@@ -112,6 +114,7 @@ class ScreenNotes:
     backs: set[str] = field(factory=set)  # back buttons named after the screen they go to
     runs_on: bool = False  # a list reaches the bottom of the screen: there may be more below
     dialog: bool = False  # an alert or action sheet: its destructive button is never tapped
+    pin_pad: frozenset[str] = frozenset()  # a PIN pad's digit keys: never tapped
     form: tuple[str, ...] = ()  # a form's fields, in order: filled first, then submitted
     returns: list[str] = field(factory=list)  # a form's fields whose return waits its turn
     typed: set[str] = field(factory=set)  # fields typed into
@@ -145,6 +148,7 @@ class ScreenNotes:
         if not self.elements:  # first sight: a form is filled first, then submitted
             self.form = tuple(_form_fields(observation, chrome, titles, height))
             self.dialog = any(is_alert(e) for e in observation.elements)
+            self.pin_pad = pin_keys(app_elements(observation))
         self.present = set()
         rows: dict[str, int] = {}  # rows seen per list
         listed = set(self.order)
@@ -192,6 +196,9 @@ class ScreenNotes:
             if first and self.dialog and is_risky(element):
                 self.skipped.append(name)  # a destructive confirmation: never given
                 continue
+            if first and name in self.pin_pad:
+                self.skipped.append(name)  # a PIN's digits: never guessed, never on disk
+                continue
             ranked.append((place, index, name))
         self.runs_on = self.runs_on or _runs_on(observation, height)
         for index, (name, move) in enumerate(screen_moves(observation, platform).items()):
@@ -202,12 +209,17 @@ class ScreenNotes:
                 place = ARROW_RANK if arrow else MOVE_RANK
                 ranked.append((BACK_MOVE_RANK if name in BACK_MOVES else place, index, name))
         known = set(self.order)
-        new = [name for _, _, name in sorted(ranked) if name not in known]
-        if known:  # revealed by the last action (a row's actions, a scrolled list): next
+        new = [(place, name) for place, _, name in sorted(ranked) if name not in known]
+        if known:  # revealed by the last action (a row's actions, a scrolled list): next,
+            # but what destroys or undoes stays last (an Edit mode's minus and its Delete, a
+            # row's Delete swipe action: most apps delete there without asking)
             done = [name for name in self.order if name in self.tried]
-            self.order = done + new + [n for n in self.order if n not in self.tried]
+            later = [n for n in self.order if n not in self.tried]
+            soon = [name for place, name in new if place < RISKY_RANK]
+            last = [name for place, name in new if place >= RISKY_RANK]
+            self.order = done + soon + later + last
         else:
-            self.order = new
+            self.order = [name for _, name in new]
 
     def goes_back(self, name: str) -> bool:
         """A Back button: by its words, or named after the screen it goes back to."""
@@ -215,10 +227,16 @@ class ScreenNotes:
         return name in self.backs or (element is not None and is_back(element))
 
     def waits(self, name: str) -> bool:
-        """Tried in the second round only: the later rows of a list of items, and switches
-        (they change a setting in place; the first round goes for what opens screens)."""
+        """Tried in the second round only: the later rows of a list of items, switches (they
+        change a setting in place; the first round goes for what opens screens), and buttons
+        that destroy or undo (a delete, a reset, a sign-out: the app is explored first as it
+        was found, and what a delete would remove is still there to explore). A row whose
+        words are risky ("Transfer or Reset iPhone") most often opens a page: first round."""
         element = self.elements.get(name)
-        return name in self.deferred or (element is not None and is_switch(element))
+        return name in self.deferred or (
+            element is not None
+            and (is_switch(element) or (is_risky(element) and element.role != "AXCell"))
+        )
 
     def untried(self) -> list[str]:
         return [name for name in self.order if name not in self.tried]
