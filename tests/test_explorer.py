@@ -610,3 +610,25 @@ async def test_a_pin_pad_is_never_tapped_a_calculator_is() -> None:
     calculator = Tiny({"home": digit_pad("0")})
     run = await Run(calculator).explore()
     assert {f"#key_{d}" for d in "0123456789"} <= set(run.taps())
+
+
+async def test_a_control_that_led_to_one_screen_from_two_screens_alike_is_not_tried_on_a_third():
+    """Signal's chats: each chat's Voice Call opens the one "Calling…" screen. Tried on the
+    first chat and on a second alike, it is skipped on the third: it teaches nothing new."""
+    chats = ("alice", "bob", "carol")
+    screens = {
+        "home": (
+            heading("Chats"),
+            *(button(c, c.title(), "AXCell", 100 + 60 * i) for i, c in enumerate(chats)),
+        ),
+        "calling": (heading("Calling"), button("end", "End Call")),
+    }
+    moves = {("calling", "#end"): BACK}
+    for c in chats:
+        screens[c] = (heading(c.title()), button("back", "Back"), button("call", "Voice Call"))
+        moves |= {("home", f"#{c}"): c, (c, "#call"): "calling", (c, "#back"): BACK}
+    run = await Run(Tiny(screens, moves), max_steps=60).explore()
+    by_name = {s.name: s for s in run.coverage.screens}
+    assert "#call" in by_name["Alice"].tried and "#call" in by_name["Bob"].tried
+    carol = by_name["Carol"]
+    assert "#call" in carol.skipped and "#call" not in carol.tried and carol.alike, carol

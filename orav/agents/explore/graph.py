@@ -120,23 +120,38 @@ class ScreenMap:
     def skip_alike(self) -> None:
         """Skip on each screen alike what its first has tried by now and did nothing there,
         stayed, or led where a tab of the chrome leads (what led elsewhere may lead to this
-        item's own screen: tried again, and Back is the way out). Only the screens learnt about
+        item's own screen: tried again, and Back is the way out), or led to one screen from
+        the first and from another screen alike (every item's call, attachments or settings
+        screen is that one screen: a third item's would be too). Only the screens learnt about
         since the last step, and the screens alike them."""
         touched = set(self.screens) if self.touched is None else self.touched
         self.touched = set()
         for key in touched:
             self._defer_items(self.screens[key])
+        kin: dict[str, list[ScreenNotes]] = {}  # the screens alike each first one
         for screen in self.screens.values():
-            if screen.alike is None or not {screen.key, screen.alike} & touched:
+            if screen.alike is not None:
+                kin.setdefault(screen.alike, []).append(screen)
+        for first_key, family in kin.items():
+            if not ({first_key} | {s.key for s in family}) & touched:
                 continue
-            first = self.screens[screen.alike]
+            first = self.screens[first_key]
             away = self.edges.get(first.key, {})
-            for name in first.tried:
-                if name in away and (away[name] not in self.tab_screens or first.goes_back(name)):
-                    continue  # it may lead to this item's own screen (not where a tab leads)
-                if name in screen.order and name not in screen.tried:
-                    screen.order.remove(name)
-                    screen.skipped.append(name)
+            for screen in family:
+                for name in first.tried:
+                    if name in away and (
+                        away[name] not in self.tab_screens or first.goes_back(name)
+                    ):
+                        shared = any(
+                            self.edges.get(other.key, {}).get(name) == away[name]
+                            for other in family
+                            if other is not screen
+                        )
+                        if first.goes_back(name) or not shared:
+                            continue  # it may lead to this item's own screen
+                    if name in screen.order and name not in screen.tried:
+                        screen.order.remove(name)
+                        screen.skipped.append(name)
 
     def _defer_items(self, screen: ScreenNotes) -> None:
         """The rows past the first few of a list whose rows led to screens alike (a product
