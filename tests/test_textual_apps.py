@@ -32,6 +32,7 @@ async def test_textuals_own_demo_app():
         assert "binding:w" in keys["Widgets"] and "binding:ctrl+p" in keys["palette"]
         assert any(e.label == "What is Textual?" for e in home.elements)
         assert (await device.perform(PressKey("w"))).ok
+        await device.settle(2.0)  # as the engine does: the page mounts its widgets lazily
         widgets = await device.observe()
         assert widgets.elements[1].traits == ("screen:WidgetsScreen",)
         assert (await device.perform(Tap(target=Target(label="Primary")))).ok

@@ -21,6 +21,7 @@ from textual.widgets import (
     Footer,
     Label,
     Link,
+    Markdown,
     OptionList,
     Select,
     Static,
@@ -34,6 +35,7 @@ from orav.drivers.textual.spec import parse_size
 from orav.errors import DeviceError, InputError
 from orav.model import Observation, PressKey, Tap, Target
 from orav.model.keys import parse_key, textual_key
+from orav.perceive import screen_name
 
 TEXTUAL_KEYS = [k.value for k in __import__("textual.keys").keys.Keys]
 PRESSABLE = [k for k in TEXTUAL_KEYS if not k.startswith("<") and k != "ctrl-at"]
@@ -160,6 +162,41 @@ async def test_a_tap_lands_where_nothing_covers_the_target_or_is_refused():
         hit = await device.perform(Tap(over.x, over.y, target=Target(id="target"), vision=True))
         assert not hit.ok and "Toast" in hit.error and "#target" in hit.error
         assert device.app.pressed == 2
+
+
+class Buried(App):
+    """A small button in the bottom-right corner, where notifications pile up."""
+
+    CSS = (
+        "#small { dock: bottom; offset: 24 -2; width: 8; min-width: 8; height: 1; min-height: 1;"
+        " border: none; }"
+    )
+
+    def compose(self) -> ComposeResult:
+        yield Button("Go", id="small")
+
+    def on_mount(self) -> None:
+        self.pressed = 0
+        for n in range(3):
+            self.notify(f"Saved {n}", timeout=30)
+
+    def on_button_pressed(self) -> None:
+        self.pressed += 1
+
+
+async def test_a_target_under_notifications_gets_them_clicked_away_then_tapped():
+    async with TextualDevice(Buried, size=(40, 12)) as device:
+        await device.launch()
+        seen = await device.observe()
+        button = seen.locate(unique_id="small")
+        toasts = [e for e in seen.elements if "toast" in e.traits]
+        bottom = max(t.frame.y + t.frame.height for t in toasts)
+        assert len(toasts) == 3 and bottom > button.frame.y  # they cover the button
+        result = await device.perform(Tap(target=Target(id="small")))
+        assert result.ok, result.error
+        assert device.app.pressed == 1
+        left = [e.label for e in (await device.observe()).elements if "toast" in e.traits]
+        assert len(left) < 3  # only those over the button went
 
 
 class Hidden(App):
@@ -369,3 +406,28 @@ async def test_widgets_that_handle_clicks_or_keys_are_controls_and_disabled_ones
         assert seen["off"].interactive and not seen["off"].enabled
         assert (await device.perform(Tap(target=Target(id="card")))).ok
         assert any(e.label == "clicked" for e in (await device.observe()).elements)
+
+
+class CommandLine(App):
+    """Reads its command line as apps do (a path to open in ``sys.argv[1]``), and shows
+    Markdown, whose headings get ids made of their address."""
+
+    def compose(self) -> ComposeResult:
+        import sys
+
+        yield Label(f"arguments: {sys.argv[1:]}", id="argv")
+        yield Markdown("# Notes\n\nText.")
+
+
+async def test_an_app_sees_no_command_line_of_orav_and_no_id_made_of_an_address(monkeypatch):
+    monkeypatch.setattr("sys.argv", ["orav", "explore", "--device", "textual:x:Y"])
+    async with TextualDevice(CommandLine, size=(60, 12)) as device:
+        await device.launch()
+        seen = await device.observe()
+        assert seen.locate(unique_id="argv").label == "arguments: []"
+        heading = next(e for e in seen.elements if e.label == "Notes")
+        assert heading.unique_id is None
+        assert screen_name(seen) == "Command line"  # Textual's default Screen: the app's name
+    import sys
+
+    assert sys.argv[1] == "explore"  # orav's own, once the app is gone

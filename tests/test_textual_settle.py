@@ -134,3 +134,38 @@ async def test_a_run_on_an_app_that_never_goes_quiet_goes_on_to_its_end(tmp_path
     settles = [line for line in run.cassette.read_text().splitlines() if '"settled"' in line]
     assert settles and all('"quiet":false' in line for line in settles)
     assert (await replay(run.cassette)).faithful
+
+
+class FlashApp(App):
+    """A key flashes a label for 0.2 s (a pressed button's effect); another shows a notice
+    that expires after 5 s (a toast)."""
+
+    BINDINGS: ClassVar = [("f", "flash", "Flash"), ("n", "notice", "Notice")]
+
+    def compose(self) -> ComposeResult:
+        yield Label("idle", id="state")
+        yield Footer()
+
+    def action_flash(self) -> None:
+        state = self.query_one("#state", Label)
+        state.update("flash")
+        self.set_timer(0.2, lambda: state.update("idle"))
+
+    def action_notice(self) -> None:
+        self.notify("Saved", timeout=5)
+
+
+async def test_a_short_timer_an_action_set_is_waited_for_a_long_one_is_not():
+    """What a look sees after a 0.2 s flash must not depend on how fast the machine is: the
+    settle waits for one-shot timers of at most 0.5 s, never for a toast's 5 s expiry."""
+    async with TextualDevice(FlashApp) as device:
+        await device.launch()
+        for _ in range(3):
+            assert (await device.perform(PressKey("f"))).ok
+            settled = await device.settle(CAP)
+            assert settled.quiet and 0.2 <= settled.waited < CAP
+            assert (await device.observe()).locate(unique_id="state").label == "idle"
+        assert (await device.perform(PressKey("n"))).ok
+        settled = await device.settle(CAP)
+        assert settled.quiet and settled.waited < 0.2
+        assert any("toast" in e.traits for e in (await device.observe()).elements)

@@ -4,8 +4,9 @@
 A tap on a target is resolved by orav (one rule, ``orav.model.locate``) among the facts of a
 fresh scan, which ``candidates`` keeps with their widgets (a CSS selector narrows them by
 Textual's own query); ``click_element`` then lands on a cell of that element nothing covers: a
-Toast, an overlay layer or an overflowing footer key take the click otherwise. A wholly covered
-target is refused, naming the cover; a vision tap (the model's estimated coordinates) clicks
+Toast, an overlay layer or an overflowing footer key take the click otherwise. A target wholly
+covered by notifications (toasts) gets them clicked away first, as a person does; one covered
+by anything else is refused, naming the cover; a vision tap (the model's estimated coordinates) clicks
 where it was told and is reported when it hits something else.
 """
 
@@ -20,6 +21,10 @@ from .session import Refused
 
 Pilot = Any
 Widget = Any
+
+# Rounds a tap may click away the notifications (toasts) covering its target: the rack
+# slides the next one into the place of one dismissed.
+DISMISS_ROUNDS = 4
 
 # Characters of typed text that Textual knows by a key name rather than by themselves.
 _TYPED_KEYS = {
@@ -79,7 +84,16 @@ async def click_element(
                 f"tap at ({vision[0]:g}, {vision[1]:g}) hit {describe_widget(hit)}, not {target}"
             )
         return await click_at(pilot, *vision)
-    return await click_at(pilot, *_uncovered(app, element["frame"], widget, target))
+    for _ in range(DISMISS_ROUNDS):
+        point, covers = _uncovered(app, element["frame"], widget)
+        if point is not None:
+            return await click_at(pilot, *point)
+        if not all(_is_toast(cover) for cover in covers):
+            break
+        for toast in covers:  # a click dismisses a notification, as a person clicks it away
+            region = app.screen.find_widget(toast).region
+            await quiet.send_click(app, region.x + region.width // 2, region.y)
+    raise Refused(f"{target} is covered by {describe_widget(covers[0])}; not tapped")
 
 
 def _check_bounds(x: float, y: float, width: int, height: int) -> None:
@@ -101,22 +115,35 @@ def _reaches(hit: Widget, widget: Widget) -> bool:
     return widget in hit.ancestors_with_self
 
 
-def _uncovered(app: Any, frame: list[int], widget: Widget, target: str) -> tuple[float, float]:
+def _uncovered(
+    app: Any, frame: list[int], widget: Widget
+) -> tuple[tuple[float, float] | None, list[Widget]]:
     """The centre of the element when nothing covers it, else its uncovered cell nearest the
-    centre; Refused, naming the cover, when no cell of it is uncovered."""
+    centre; when no cell of it is uncovered, None and what covers it (the centre's cover
+    first)."""
     x0, y0, width, height = frame
     centre = (x0 + width / 2, y0 + height / 2)
     hit = _widget_at(app, *centre)
     if hit is None or _reaches(hit, widget):
-        return centre
-    cover = hit
+        return centre, []
+    covers = [hit]
     cells = [(x, y) for y in range(y0, y0 + max(1, height)) for x in range(x0, x0 + max(1, width))]
     cells.sort(key=lambda c: math.hypot(c[0] + 0.5 - centre[0], c[1] + 0.5 - centre[1]))
     for x, y in cells:
         hit = _widget_at(app, x, y)
         if hit is not None and _reaches(hit, widget):
-            return x + 0.5, y + 0.5
-    raise Refused(f"{target} is covered by {describe_widget(cover)}; not tapped")
+            return (x + 0.5, y + 0.5), []
+        if hit is not None and hit not in covers:
+            covers.append(hit)
+    return None, covers
+
+
+def _is_toast(widget: Widget) -> bool:
+    """A notification (Textual's Toast): it goes when clicked, and holds nothing of the test."""
+    return any(
+        cls.__name__ == "Toast" and cls.__module__.startswith("textual.")
+        for cls in type(widget).__mro__
+    )
 
 
 def describe_widget(widget: Widget) -> str:

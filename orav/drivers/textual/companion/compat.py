@@ -156,6 +156,18 @@ def working(app: Any) -> bool:
     return False
 
 
+def timer_due(node: Any, within: float) -> bool:
+    """Whether the node has a one-shot timer (``set_timer``) of at most ``within`` seconds
+    still to fire (its private timer set; a timer's repeat count, interval and task)."""
+    for timer in list(getattr(node, "_timers", ())):
+        task = getattr(timer, "_task", None)
+        if task is None or task.done() or getattr(timer, "_repeat", None) != 0:
+            continue
+        if getattr(timer, "_interval", within + 1) <= within:
+            return True
+    return False
+
+
 def offset(x: int, y: int) -> Any:
     from textual.geometry import Offset
 

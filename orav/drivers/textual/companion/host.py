@@ -23,7 +23,7 @@ from typing import IO, Any
 from . import compat, lines, quiet
 from .actions import candidates, click_at, click_element, scroll, typed_keys
 from .facts import Pair, composed, scan
-from .session import Refused, Session, describe_exception
+from .session import Refused, Session, describe_exception, no_arguments
 
 # Refreshes a look may wait for a newly pushed screen to be composed.
 LOOK_PAUSES = 5
@@ -45,16 +45,18 @@ class Failed(Exception):
 
 def load_app(module_name: str, class_name: str) -> Any:
     """The App class ``module:Class``, its module imported with the working folder on
-    ``sys.path`` (as ``python -m`` and pytest put it: under the ``orav`` script it is not);
+    ``sys.path`` (as ``python -m`` and pytest put it: under the ``orav`` script it is not) and
+    no arguments on its command line;
     ``Failed`` naming what could not be found or what the module raised while importing."""
     here = os.getcwd()
     if here not in sys.path:
         sys.path.insert(0, here)
     try:
-        module = importlib.import_module(module_name)
+        with no_arguments():  # a module may parse its command line on import
+            module = importlib.import_module(module_name)
     except ImportError as exc:
         raise Failed(f"cannot import module {module_name!r}: {exc}") from None
-    except Exception as exc:  # noqa: BLE001 - whatever the module raised while importing
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the module raised (argparse exits)
         raise Failed(f"importing module {module_name!r} raised {describe_exception(exc)}") from None
     app_class = getattr(module, class_name, None)
     from textual.app import App
@@ -128,14 +130,16 @@ class Host:
             return
         await self.stop()
         try:
-            self.session = Session(self.factory(), self.size, self.echo)
+            with no_arguments():
+                app = self.factory()
+            self.session = Session(app, self.size, self.echo)
             await self.session.start()
         except asyncio.CancelledError:
             await self.stop()
             raise
         except Failed:
             raise
-        except Exception as exc:  # noqa: BLE001 - whatever the app raised while starting
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the app raised (or exit)
             await self.stop()
             raise Failed(describe_exception(exc)) from None
 

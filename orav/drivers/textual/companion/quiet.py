@@ -13,6 +13,10 @@ bound (``drain``), and the settle after an action asks Textual what it is still 
 - the refresh: the screen has no layout, repaint, dirty widget or ``call_after_refresh``
   callback waiting;
 - workers: none pending or running;
+- short timers: no one-shot timer of at most ``SHORT_TIMER`` seconds waiting to fire (a
+  pressed button's 0.2 s flash, a debounce): what the action set off ends there, and a look
+  before or after it would see another screen by chance. A longer one (a toast's expiry) and
+  an interval (a clock) are the app's own clock, never waited for;
 - the screen: the same screen, the same stack depth and the same rendered rows two frames
   in a row (a screen switch, a tab's underline or a timer's change shows there).
 
@@ -35,6 +39,8 @@ FRAME = 0.02
 # started before it returns (what ``pilot.press`` waits for, without a bound): a scenario with
 # a fixed ``settle_seconds`` sees what the action did; an app that animates forever costs this.
 ACTION_WAIT = 0.5
+# The longest one-shot timer a settle waits for (see the module docstring).
+SHORT_TIMER = 0.5
 
 
 async def drain(app: Any, timeout: float) -> bool:
@@ -90,6 +96,8 @@ def busy(app: Any) -> str | None:
         return "refresh"
     if compat.working(app):
         return "worker"
+    if any(compat.timer_due(node, SHORT_TIMER) for node in _nodes(app)):
+        return "timer"
     return None
 
 

@@ -92,7 +92,7 @@ class Session:
 
     async def _host(self) -> None:
         try:
-            with no_browser(self.console):
+            with no_browser(self.console), no_arguments():
                 await self._drive()
         except Exception as exc:  # noqa: BLE001 - run_test re-raises what the app raised
             self.failure = f"the app raised {describe_exception(exc)}"
@@ -169,6 +169,26 @@ def no_browser(console: IO[str]) -> Iterator[None]:
             for name, function in _saved.items():
                 setattr(webbrowser, name, function)
             _saved.clear()
+
+
+_argv: list[list[str]] = []  # orav's own argv while any app runs (one entry per app)
+
+
+@contextlib.contextmanager
+def no_arguments() -> Iterator[None]:
+    """While the app is built and runs, ``sys.argv`` holds the program's name only, as when the
+    app is started with no arguments: an app that reads its command line (a path to open in
+    ``sys.argv[1]``) must not take orav's (``orav explore --device ...``) for its own."""
+    import sys
+
+    _argv.append(sys.argv)
+    sys.argv = sys.argv[:1]
+    try:
+        yield
+    finally:
+        saved = _argv.pop()
+        if not _argv:
+            sys.argv = saved
 
 
 class _Tee(io.StringIO):
