@@ -143,6 +143,8 @@ def screen_name(observation: Observation) -> str:
         own = next((t for t in (header, titled) if t and t != app), None)
         kind = next(t for t in window.traits if t.startswith("screen:")).removeprefix("screen:")
         tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
+        if own is None and kind == "Screen" and app:  # Textual's default screen: the app's
+            own = _words(app) if app.isidentifier() else app  # "CalculatorApp": Calculator app
         if own is None and is_alert(window):  # an untitled dialog: what it asks (its text,
             # not a control's current value: a language picker is not "Python")
             asks = [e for e in elements[1:] if e.role == "AXStaticText" or is_heading(e)]
