@@ -14,6 +14,7 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import (
     Button,
@@ -431,3 +432,23 @@ async def test_an_app_sees_no_command_line_of_orav_and_no_id_made_of_an_address(
     import sys
 
     assert sys.argv[1] == "explore"  # orav's own, once the app is gone
+
+
+class NewRequest(ModalScreen):
+    def compose(self) -> ComposeResult:
+        box = Vertical(Label("Title"), Button("Create"))
+        box.border_title = "New request"
+        yield box
+
+
+class Bordered(App):
+    def on_mount(self) -> None:
+        self.push_screen(NewRequest())
+
+
+async def test_an_untitled_dialog_is_named_by_the_title_on_its_border():
+    async with TextualDevice(Bordered, size=(60, 16)) as device:
+        await device.launch()
+        seen = await device.observe()
+        assert (seen.elements[1].role, seen.elements[1].label) == ("AXDialog", "New request")
+        assert screen_name(seen) == "New request"

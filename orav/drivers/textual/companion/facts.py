@@ -8,8 +8,8 @@ observe through this one walk.
 
 Pre-order, after two heads: ``AXApplication`` (label: the app's title; traits: the app's and
 the screen's shown bindings) and the screen itself: ``AXWindow`` (label: the screen's class
-name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its title; trait
-``modal``); both carry the trait ``screen:ClassName``. Items inside a widget that a user reads
+name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its title, else the
+title on its border; trait ``modal``); both carry the trait ``screen:ClassName``. Items inside a widget that a user reads
 and clicks one by one (DataTable cells, OptionList options, Tree nodes) are ``AXCell`` facts
 after their widget. Each fact is paired with the widget a click on it reaches, so a tap can
 tell whether something else covers it. One walk with every widget kind's facts: the module is
@@ -93,7 +93,7 @@ def _scan(app: Any, strips: list[Strip]) -> Iterator[Pair]:
         head = fact(
             "AXDialog",
             _frame(screen.region),
-            label=screen.title,
+            label=screen.title or _border_title(screen),
             unique_id=screen.id,
             traits=["modal", kind],
         )
@@ -109,6 +109,16 @@ def _scan(app: Any, strips: list[Strip]) -> Iterator[Pair]:
     yield head, screen
     for child in screen.children:
         yield from _walk(child, screen, strips, bindings)
+
+
+def _border_title(screen: Any) -> str | None:
+    """The title drawn on the dialog's border (``border_title`` of the screen or of one of its
+    own children, as posting's "New request"): what a person reads as the dialog's name."""
+    for node in (screen, *screen.children):
+        title = getattr(node, "border_title", None)
+        if title and node.display:
+            return _plain_text(title)
+    return None
 
 
 def fact(role: str, frame: list[int], **fields: Any) -> Fact:
