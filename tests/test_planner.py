@@ -127,7 +127,8 @@ async def test_golden_workflow_replays_faithfully(path: Path):
 async def test_the_explorer_reaches_every_screen(tmp_path: Path):
     explorer = ExplorerAgent()
     app = "orav.demo.planner:PlannerApp?seed=demo&today=2026-11-23"
-    scenario = Scenario(name="explore", app=app, goal="explore", max_steps=80, settle_seconds=0.05)
+    # 120: a Delete waits for the explorer's second round (docs/explorer.md), after the rest
+    scenario = Scenario(name="explore", app=app, goal="explore", max_steps=120, settle_seconds=0.05)
     recorded = await record(
         scenario,
         tmp_path / "explore.cassette",
