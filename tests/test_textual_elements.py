@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import (
     Button,
+    ContentSwitcher,
     DataTable,
     Footer,
     Label,
@@ -27,6 +28,8 @@ from textual.widgets import (
     Select,
     Static,
     Tab,
+    TabbedContent,
+    TabPane,
     Tabs,
     Tree,
 )
@@ -36,7 +39,7 @@ from orav.drivers.textual.spec import parse_size
 from orav.errors import DeviceError, InputError
 from orav.model import Observation, PressKey, Tap, Target
 from orav.model.keys import parse_key, textual_key
-from orav.perceive import screen_name
+from orav.perceive import screen_id, screen_name
 
 TEXTUAL_KEYS = [k.value for k in __import__("textual.keys").keys.Keys]
 PRESSABLE = [k for k in TEXTUAL_KEYS if not k.startswith("<") and k != "ctrl-at"]
@@ -452,3 +455,34 @@ async def test_an_untitled_dialog_is_named_by_the_title_on_its_border():
         seen = await device.observe()
         assert (seen.elements[1].role, seen.elements[1].label) == ("AXDialog", "New request")
         assert screen_name(seen) == "New request"
+
+
+class Pages(App):
+    """Pages switched by buttons (a ContentSwitcher, as smassh's Settings and About), and tabs
+    (a TabbedContent, whose own switcher its selected tab already names)."""
+
+    def compose(self) -> ComposeResult:
+        yield Button("Settings", id="to_settings")
+        with ContentSwitcher(initial="home"):
+            yield Label("home page", id="home")
+            yield Label("settings page", id="settings")
+        with TabbedContent():
+            yield TabPane("One", Label("one"))
+
+    def on_button_pressed(self) -> None:
+        self.query_one(ContentSwitcher).current = "settings"
+
+
+async def test_the_page_a_content_switcher_shows_is_part_of_the_screen():
+    async with TextualDevice(Pages, size=(60, 16)) as device:
+        await device.launch()
+        home = await device.observe()
+        assert [t for e in home.elements for t in e.traits if t.startswith("page:")] == [
+            "page:home"
+        ]
+        assert screen_name(home) == "Pages · One · home"
+        assert (await device.perform(Tap(target=Target(id="to_settings")))).ok
+        await device.settle(0.4)
+        settings = await device.observe()
+        assert screen_name(settings) == "Pages · One · settings"
+        assert screen_id(settings) != screen_id(home)

@@ -9,11 +9,12 @@ observe through this one walk.
 Pre-order, after two heads: ``AXApplication`` (label: the app's title; traits: the app's and
 the screen's shown bindings) and the screen itself: ``AXWindow`` (label: the screen's class
 name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its title, else the
-title on its border; trait ``modal``); both carry the trait ``screen:ClassName``. Items inside a widget that a user reads
-and clicks one by one (DataTable cells, OptionList options, Tree nodes) are ``AXCell`` facts
-after their widget. Each fact is paired with the widget a click on it reaches, so a tap can
-tell whether something else covers it. One walk with every widget kind's facts: the module is
-long because the widget kinds are many.
+title on its border; trait ``modal``); both carry the trait ``screen:ClassName``. Items inside
+a widget that a user reads and clicks one by one (DataTable cells, OptionList options, Tree
+nodes) are ``AXCell`` facts after their widget; a ContentSwitcher's group says which page it
+shows (trait ``page:ID``, as a selected tab does). Each fact is paired with the widget a click
+on it reaches, so a tap can tell whether something else covers it. One walk with every widget
+kind's facts: the module is long because the widget kinds are many.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ ROLES: dict[str, tuple[str, bool]] = {
     "Header": ("AXHeading", False),
     "FooterKey": ("AXButton", False),
     "Footer": ("", True),  # its keys only
+    "ContentSwitcher": ("AXGroup", True),
 }
 
 
@@ -168,11 +170,19 @@ def _walk(widget: Widget, screen: Any, strips: list[Strip], bindings: dict) -> I
     clickable = role in _GENERIC and _clickable(widget)
     if clickable:
         traits.append("button")
-    if role == "AXGroup" and widget.id is None and not clickable:
+    page = _page(widget) if name == "ContentSwitcher" else None
+    if page is not None:
+        traits.append(f"page:{page}")
+    if role == "AXGroup" and widget.id is None and not clickable and page is None:
         pass  # an anonymous container: its children stand for it
     elif role:
         found = _fact(widget, name, role, visible, strips, traits)
-        if clickable or found["role"] not in ("AXOther", "AXGroup") or found.keys() & _NAMED:
+        if (
+            clickable
+            or page
+            or found["role"] not in ("AXOther", "AXGroup")
+            or found.keys() & _NAMED
+        ):
             yield found, widget
     if name in _ITEMS:
         try:
@@ -215,6 +225,18 @@ def _clickable_class(widget_class: Any) -> bool:
         if any(getattr(message, "__name__", "") in _CLICK_EVENTS for message in handlers):
             return True
     return False
+
+
+def _page(switcher: Widget) -> str | None:
+    """The id of the page a ContentSwitcher shows (trait ``page:ID``: which page of the screen
+    this is, as a selected tab says), unless its TabbedContent's selected tab says it."""
+    parent = switcher.parent
+    if parent is not None and any(
+        cls.__name__ == "TabbedContent" and cls.__module__.startswith("textual.")
+        for cls in type(parent).__mro__
+    ):
+        return None
+    return getattr(switcher, "current", None) or None
 
 
 def _textual_class(widget: Widget) -> str | None:
