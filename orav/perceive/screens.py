@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from orav.codec import unstructure
@@ -92,6 +93,7 @@ def screen_title(observation: Observation) -> str | None:
             if is_alert(element) and element.label:
                 title += f"\x1f{element.label}"
             tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
+            tabs += _pages(elements)
             return _COUNT.sub("(#)", "\x1f".join([title, *(t or "" for t in tabs)]))
     alert = next((e for e in elements if is_alert(e)), None)
     heading = next((e for e in elements if e.role == "AXHeading" and e.label), None)
@@ -143,6 +145,7 @@ def screen_name(observation: Observation) -> str:
         own = next((t for t in (header, titled) if t and t != app), None)
         kind = next(t for t in window.traits if t.startswith("screen:")).removeprefix("screen:")
         tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
+        tabs += _pages(elements)
         if own is None and kind == "Screen" and app:  # Textual's default screen: the app's
             own = _words(app) if app.isidentifier() else app  # "CalculatorApp": Calculator app
         if own is None and is_alert(window):  # an untitled dialog: what it asks (its text,
@@ -162,6 +165,12 @@ def screen_name(observation: Observation) -> str:
             return element.label
     labels = (_readable(e.label) for e in elements)
     return next((label for label in labels if label), None) or screen_id(observation)
+
+
+def _pages(elements: Iterable[Element]) -> list[str]:
+    """The pages a Textual screen shows (a ContentSwitcher's ``page:ID``): part of which
+    screen this is, as a selected tab is."""
+    return [t.removeprefix("page:") for e in elements for t in e.traits if t.startswith("page:")]
 
 
 def _readable(text: str | None) -> str | None:
