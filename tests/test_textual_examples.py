@@ -16,9 +16,23 @@ import pytest
 
 from orav.agents.explorer import ExplorerAgent
 from orav.model import Scenario
+from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 
 EXAMPLES = Path(__file__).parent / "textual_examples"
+SUM = """name: calculator_sum
+app: textual_calculator:CalculatorApp@100x30
+goal: Add 7 and 8.
+max_steps: 6
+success_criteria:
+  - {target: {id: numbers}, condition: matches, value: "^15$"}
+script:
+  - {reasoning: Seven., action: {kind: tap, target: {id: number-7}}}
+  - {reasoning: Plus., action: {kind: tap, target: {id: plus}}}
+  - {reasoning: Eight., action: {kind: type_text, text: "8"}}
+  - {reasoning: Equals., action: {kind: press_key, key: enter}}
+  - {reasoning: The display shows the sum., action: {kind: done, success: true, summary: "15"}}
+"""
 
 
 def _observations(cassette: Path) -> list[tuple]:
@@ -71,6 +85,13 @@ async def test_textuals_calculator_explored_twice_alike(tmp_path, monkeypatch):
     assert name == "Calculator app"  # Textual's default Screen, named after the app
     assert {"#number-7", "#plus", "#equals", "#ac"} <= set(tried)
     assert (await replay(cassette)).faithful
+
+    # A sum, scripted: its Digits display is read as the text it shows.
+    (tmp_path / "sum.yaml").write_text(SUM)
+    scenario = load_scenario(tmp_path / "sum.yaml")
+    scripted = await record(scenario, tmp_path / "sum.cassette", device="textual:" + scenario.app)
+    assert scripted.report.status == "passed", scripted.report
+    assert (await replay(scripted.cassette)).faithful
 
 
 @pytest.mark.timeout(120)

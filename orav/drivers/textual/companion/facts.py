@@ -45,6 +45,7 @@ ROLES: dict[str, tuple[str, bool]] = {
     "Tab": ("AXTab", False),
     "Link": ("AXLink", False),
     "Label": ("AXStaticText", False),
+    "Digits": ("AXStaticText", False),
     "Static": ("AXStaticText", False),
     "ListView": ("AXTable", True),
     "ListItem": ("AXCell", True),
@@ -288,6 +289,8 @@ def _fact(
         label = _plain_text(widget.label)
         if widget.has_class("-active"):
             traits = [*traits, "selected"]
+    elif name == "Digits":  # large digits drawn with box characters: the text they show
+        label = str(widget.value)
     elif name == "Toast":
         label = _plain(widget) or _text_in(strips, widget.content_region.intersection(visible))
         severity = getattr(getattr(widget, "_notification", None), "severity", "information")
