@@ -486,3 +486,18 @@ async def test_the_page_a_content_switcher_shows_is_part_of_the_screen():
         settings = await device.observe()
         assert screen_name(settings) == "Pages · One · settings"
         assert screen_id(settings) != screen_id(home)
+
+
+class Icons(App):
+    def compose(self) -> ComposeResult:
+        yield Button("\uf013 Settings", id="settings")  # a Nerd Fonts gear before the word
+        yield Label("\U000f030c", id="home_icon")
+
+
+async def test_icon_font_glyphs_are_left_out_of_labels():
+    async with TextualDevice(Icons, size=(40, 10)) as device:
+        await device.launch()
+        seen = await device.observe()
+        assert seen.locate(unique_id="settings").label == "Settings"
+        assert seen.locate(unique_id="home_icon").label is None
+        assert (await device.perform(Tap(target=Target(label="Settings")))).ok

@@ -19,6 +19,7 @@ kind's facts: the module is long because the widget kinds are many.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -128,6 +129,8 @@ def fact(role: str, frame: list[int], **fields: Any) -> Fact:
     """An element fact: the fields that differ from Element's defaults (None, False, empty;
     ``enabled`` is True unless given)."""
     found: Fact = {"role": role, "frame": frame}
+    if isinstance(fields.get("label"), str):
+        fields["label"] = _without_icons(fields["label"])
     for name, value in fields.items():
         if name == "enabled":
             if not value:
@@ -135,6 +138,16 @@ def fact(role: str, frame: list[int], **fields: Any) -> Fact:
         elif value:
             found[name] = value
     return found
+
+
+def _without_icons(label: str) -> str | None:
+    """The label without icon-font glyphs (Unicode private use, as Nerd Fonts' ``\uf013``
+    before smassh's "settings"): they read as nothing to a person or a model, and a target's
+    label is written without them."""
+    if not any(unicodedata.category(c) == "Co" for c in label):
+        return label
+    kept = "".join(c for c in label if unicodedata.category(c) != "Co")
+    return " ".join(kept.split()) or None
 
 
 def _bindings(app: Any) -> dict[int, list[str]]:
