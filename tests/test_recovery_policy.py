@@ -291,3 +291,22 @@ async def test_a_recover_step_counts_against_the_step_limit():
         report = await Engine(device, Watching(), clock=VirtualClock()).run(scenario)
     assert report.status == "step_limit"
     assert report.total_steps == 2, report
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    verb=st.sampled_from(["Cancel", "Close", "Delete", "Log Out", "Keep", "Stop"]),
+    thing=st.sampled_from(["payment", "pot", "account", "subscription", "order", "it"]),
+    safe=st.booleans(),
+)
+def test_a_deed_worded_like_a_way_out_is_never_the_alerts_safe_answer(verb, thing, safe):
+    """Monzo's "Cancel this payment?" offers "Keep it" and "Cancel payment"; "Close this pot?"
+    offers "Close pot". The remedy presses a safe label only when it is the whole label: with
+    an object, Cancel and Close are the deed, and with no safe button the recovery fails."""
+    from orav.perceive.roles import DISMISS_LABELS, find_button
+
+    deed = Element("AXButton", f"{verb} {thing}", frame=Frame(40, 400, 310, 44))
+    buttons = [deed, *([Element("AXButton", "Cancel", frame=Frame(40, 450, 310, 44))] * safe)]
+    chosen = find_button(buttons, DISMISS_LABELS)
+    assert chosen is not deed
+    assert (chosen is not None) == safe
