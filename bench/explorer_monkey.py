@@ -5,8 +5,10 @@ or a sample that fits, into a field it focused), 5 seeds; the explorer is determ
 run. Both run through the whole engine against ``orav sim`` (real gRPC, the fb-idb client,
 virtual sleeps) on the shipped app models, on the gestures app, whose screens open only by
 a swipe, the return key or a tab bar, on a generated app with gesture-only screens, and on
-iOS 17's Settings (``orav/sim/settings.yaml``) and Signal for iOS (``orav/sim/signal.yaml``),
-real apps' structures not designed for the explorer. A screen counts once the simulator shows it: the app
+iOS 17's Settings (``orav/sim/settings.yaml``), Signal for iOS (``orav/sim/signal.yaml``),
+Apple's Clock (``orav/sim/clock.yaml``) and Monzo (``orav/sim/monzo.yaml``, launched as its
+test build with ``-UITests``, past its PIN pad), real apps' structures not designed for the
+explorer. A screen counts once the simulator shows it: the app
 model's own screen names (``sim.state.screen``), not orav's screen identity, so neither agent
 is judged by the explorer's own idea of a screen. Budget b counts the screens shown before
 each of the first b actions and after the b-th. One run of 200 steps gives every smaller
