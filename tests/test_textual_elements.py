@@ -298,6 +298,21 @@ def test_importing_a_failing_module_is_one_device_error(tmp_path, monkeypatch):
         load_app_factory("explodes:App")
 
 
+def test_a_module_that_parses_its_command_line_on_import_sees_none(tmp_path, monkeypatch):
+    """textual-paint parses ``sys.argv`` with argparse when imported: orav's own arguments made
+    it exit (SystemExit, which is no Exception), taking orav with it."""
+    (tmp_path / "cli_app.py").write_text(
+        "import argparse\nfrom textual.app import App\n"
+        "ARGS = argparse.ArgumentParser().parse_args()\n\nclass Paint(App):\n    pass\n"
+    )
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(2)\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    monkeypatch.setattr("sys.argv", ["orav", "explore", "--device", "textual:cli_app:Paint"])
+    assert load_app_factory("cli_app:Paint") is not None
+    with pytest.raises(InputError, match=r"importing module 'exits' raised SystemExit: 2"):
+        load_app_factory("exits:App")
+
+
 class Raises(App):
     def __init__(self) -> None:
         raise ValueError("no database given")
