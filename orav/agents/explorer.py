@@ -135,6 +135,8 @@ class ExplorerAgent:
         tried = pending.element if pending.stage in ("tap", "gesture") else None
         if tried is not None and tried not in source.tried:
             source.tried.append(tried)
+            if source.reaches_out(tried):
+                self._map.reached.add(tried)  # sent or saved once: skipped everywhere else
         self._map.touch(source.key)
         stays = key == pending.screen
         if pending.stage == "navigate" and (dropped or stays):
@@ -142,7 +144,15 @@ class ExplorerAgent:
         element = source.elements.get(pending.element or "")
         last = source.form[-1] if source.form else None
         tapped = pending.stage == "tap" and element is not None
-        if tapped and stays and element and submits(element) and last in source.returns:
+        sends = element is not None and source.reaches_out(pending.element or "")
+        if (
+            tapped
+            and stays
+            and element
+            and submits(element)
+            and last in source.returns
+            and not sends
+        ):
             source.returns.remove(last)  # the filled form's submit stayed: the last field's
             source.retry.append(last)  # return is the form's other way on
         focused = context.observation.focused
@@ -179,6 +189,7 @@ class ExplorerAgent:
         observation = context.observation
         self._map.touch(screen.key)  # its rows may have come into view
         self._map.skip_alike()
+        self._map.skip_reached()
         self._map.unlist_known_chrome()
         if self._plan and self._plan_screen != screen.key:
             self._plan = []  # the form is gone: walk again from here
@@ -298,7 +309,7 @@ class ExplorerAgent:
                     for n, e in screen.elements.items()
                     if not screen.goes_back(n)
                 )
-            if not returns:
+            if not returns and not screen.outward:  # a form that saves: its return would too
                 screen.returns.append(name)
             self._pending = _Pending(context.step, screen.key, name, "tap", returns=returns)
             then = "press return" if returns else "then the rest of the form"
@@ -455,11 +466,18 @@ class ExplorerAgent:
     def _counts(self) -> str:
         coverage = self.coverage()
         skipped = coverage.elements_skipped
+        outside = sum(len(s.elsewhere) for s in self._screens.values())
         return (
             f"{len(coverage.screens)} screens, {coverage.elements_tried} of "
             f"{coverage.elements_total} elements tried"
             + (
-                f" ({skipped} skipped: they quit the app, sign out or were tried on a screen alike)"
+                f" ({skipped} skipped: they quit the app, sign out or were tried on a screen alike"
+                + (
+                    f"; {outside} skipped: sends or saves outside the app, tried once already"
+                    if outside
+                    else ""
+                )
+                + ")"
                 if skipped
                 else ""
             )

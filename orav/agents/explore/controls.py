@@ -25,6 +25,20 @@ _RISKY = re.compile(
 _DEED = re.compile(r"^\s*(?:close|cancel)\s+\w", re.IGNORECASE)
 # Never tried: they end the app itself, which the engine would have to restart.
 _QUIT = re.compile(r"\b(?:quit|exit|shut[\s_]?down|power[\s_]off)\b", re.IGNORECASE)
+# A terminal app's keys that quit it (a footer key may show only the key: browsr's "q").
+QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q"})
+# Deeds whose effect leaves the app: a request or a message sent, a file saved on the user's
+# disk, a document printed, exported, uploaded, published, shared or downloaded. Tried at most
+# once per app (by its name, on whichever screen comes first), last, and never walked through;
+# by the words of its label (its id when it has none), in any case, an underscore or a dash
+# a word's edge.
+_OUTSIDE = re.compile(
+    r"(?<![a-z0-9])(?:send|save|export|upload|publish|print|download|share)(?![a-z0-9])",
+    re.IGNORECASE,
+)
+# The keys that save in a terminal app by convention: the tree shows a binding's key, not its
+# words (textual-paint's ctrl+s saves the picture on the user's disk).
+OUTSIDE_KEYS = frozenset({"ctrl+s", "ctrl+shift+s"})
 # Walked through never, only tried once: they commit something (an order, a payment, a message).
 _COMMITS = re.compile(
     r"\b(?:pay|place order|buy|purchase|transfer|send money|submit)\b", re.IGNORECASE
@@ -60,8 +74,8 @@ SAMPLE_TEXT = "Sample text"
 # gestures and keys (2), Back (3: it leaves, back to the screen that still has the rest of its
 # controls), the app's tabs (after Back: they leave for another part of the app), arrow keys
 # (they move a cursor far more often than they open anything), the back gesture (it leaves,
-# and teaches the way back), risky controls and a terminal app's footer keys (app-wide: quit,
-# the palette).
+# and teaches the way back), risky controls, what sends or saves outside the app, and a
+# terminal app's footer keys (app-wide: quit, the palette).
 FORM_FIELD_RANK = -0.6
 SUBMIT_RANK = -0.5
 MOVE_RANK = 2
@@ -88,8 +102,24 @@ def signs_out(element: Element) -> bool:
     return bool(_SIGN_OUT.search(_words(element)))
 
 
+def binding_keys(element: Element) -> frozenset[str]:
+    """The keys a terminal app's footer key stands for (``binding:KEY`` traits)."""
+    return frozenset(t.removeprefix("binding:") for t in element.traits if t.startswith("binding:"))
+
+
 def quits(element: Element) -> bool:
-    return bool(_QUIT.search(_words(element)))
+    """It ends the app: by its words, or a footer key bound to a quit key."""
+    return bool(_QUIT.search(_words(element))) or bool(
+        is_footer_key(element) and binding_keys(element) & QUIT_KEYS
+    )
+
+
+def reaches_out(element: Element) -> bool:
+    """Its effect leaves the app (sends, saves, prints, exports...): by its words, or a footer
+    key bound to a key that saves."""
+    said = element.label or element.unique_id or ""  # what a person reads ("Pay £10", not
+    # the id send_payment: a payment, tried in the first round)
+    return bool(_OUTSIDE.search(said)) or bool(binding_keys(element) & OUTSIDE_KEYS)
 
 
 def is_palette(element: Element) -> bool:
@@ -107,7 +137,7 @@ def is_risky(element: Element) -> bool:
 
 
 def commits(element: Element) -> bool:
-    return is_risky(element) or bool(_COMMITS.search(_words(element)))
+    return is_risky(element) or reaches_out(element) or bool(_COMMITS.search(_words(element)))
 
 
 def pin_keys(elements: list[Element]) -> frozenset[str]:
@@ -133,6 +163,8 @@ def is_switch(element: Element) -> bool:
 def rank(element: Element) -> float:
     """An element's place in the try order (the ranks above)."""
     if is_risky(element) or is_footer_key(element):
+        return RISKY_RANK
+    if reaches_out(element) and element.role != "AXCell":  # a row most often opens a page
         return RISKY_RANK
     if is_back(element):
         return BACK_RANK

@@ -32,6 +32,8 @@ class ScreenMap:
         self.tab_screens: set[str] = set()  # screens a tab of the chrome led to
         self.walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self.transitions: list[ScreenTransition] = []
+        # What sends or saves outside the app, tried once somewhere: skipped everywhere else.
+        self.reached: set[str] = set()
         # What changed since the last step, so that a step looks again at those screens only:
         # the screens learnt about (None: all of them, after a new screen), and the chrome.
         self.touched: set[str] | None = None
@@ -64,6 +66,7 @@ class ScreenMap:
             and name not in away
             and name not in fields
             and not is_risky(screen.elements[name])
+            and not screen.reaches_out(name)  # sent or saved once: never again
             and screen.elements[name].role != "AXSwitch"  # a toggle submits nothing
             and not screen.goes_back(name)
             and name not in self.chrome
@@ -152,6 +155,20 @@ class ScreenMap:
                     if name in screen.order and name not in screen.tried:
                         screen.order.remove(name)
                         screen.skipped.append(name)
+
+    def skip_reached(self) -> None:
+        """What sends or saves outside the app is tried once per app, not once per screen: once
+        tried anywhere (``reached``), it is skipped on every screen that lists it untried,
+        whatever the screen (every posting request tab's Send, the footer key and the button
+        alike)."""
+        if not self.reached:
+            return
+        for screen in self.screens.values():
+            for name in [n for n in screen.order if n in self.reached]:
+                if name not in screen.tried and screen.reaches_out(name):
+                    screen.order.remove(name)
+                    screen.skipped.append(name)
+                    screen.elsewhere.add(name)
 
     def _defer_items(self, screen: ScreenNotes) -> None:
         """The rows past the first few of a list whose rows led to screens alike (a product
@@ -266,6 +283,8 @@ class ScreenMap:
         screen = self.screens[source]
         element = screen.elements.get(element_ref)
         page = element is not None and element.role == "AXCell"  # a row that opened a page
+        if screen.reaches_out(element_ref) and not page:
+            return False  # it sends or saves outside the app: tried once, never repeated
         if (
             element is not None
             and commits(element)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from orav.agents.explore.controls import is_back, list_of, ref
+from orav.agents.explore.controls import QUIT_KEYS, is_back, list_of, ref
 from orav.model import Observation, Point, PressKey, Swipe
 from orav.perceive.faults import screen_size
 from orav.perceive.roles import is_alert
@@ -16,7 +16,7 @@ BACK_MOVES = (BACK_GESTURE, ESCAPE)
 SWIPES = ("left", "right", "up", "down")
 ARROWS = ("up", "down", "left", "right")
 # Keys never pressed: they quit a Textual app or interrupt it.
-_QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q", "ctrl+p"})  # ctrl+p: Textual's palette
+_QUIT_KEYS = QUIT_KEYS | {"ctrl+p"}  # ctrl+p: Textual's palette
 
 Move = Swipe | PressKey
 

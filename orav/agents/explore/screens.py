@@ -11,6 +11,7 @@ from orav.agents.explore.controls import (
     BACK_RANK,
     FORM_FIELD_RANK,
     MOVE_RANK,
+    OUTSIDE_KEYS,
     RISKY_RANK,
     ROWS_FIRST,
     SUBMIT_RANK,
@@ -23,6 +24,7 @@ from orav.agents.explore.controls import (
     pin_keys,
     quits,
     rank,
+    reaches_out,
     ref,
     signs_out,
     submits,
@@ -116,6 +118,8 @@ class ScreenNotes:
     dialog: bool = False  # an alert or action sheet: its destructive button is never tapped
     pin_pad: frozenset[str] = frozenset()  # a PIN pad's digit keys: never tapped
     form: tuple[str, ...] = ()  # a form's fields, in order: filled first, then submitted
+    outward: bool = False  # a form whose fields say it sends or saves (a path to save to)
+    elsewhere: set[str] = field(factory=set)  # skipped: sends or saves, tried once elsewhere
     returns: list[str] = field(factory=list)  # a form's fields whose return waits its turn
     typed: set[str] = field(factory=set)  # fields typed into
 
@@ -147,6 +151,11 @@ class ScreenNotes:
         _, height = screen_size(observation)
         if not self.elements:  # first sight: a form is filled first, then submitted
             self.form = tuple(_form_fields(observation, chrome, titles, height))
+            self.outward = any(
+                reaches_out(e) or reaches_out(Element(e.role, e.placeholder))
+                for e in app_elements(observation)
+                if is_control(e) and ref(e) in self.form
+            )
             self.dialog = any(is_alert(e) for e in observation.elements)
             self.pin_pad = pin_keys(app_elements(observation))
         self.present = set()
@@ -164,9 +173,9 @@ class ScreenNotes:
                 if place < BACK_RANK and titled:
                     self.backs.add(name)
                     place = BACK_RANK
-                elif self.form and place < BACK_RANK:
+                elif self.form and (place < BACK_RANK or self._submit(element)):
                     place = FORM_FIELD_RANK if name in self.form else place
-                    place = SUBMIT_RANK if place == 0 and submits(element) else place
+                    place = SUBMIT_RANK if self._submit(element) else place
             if element.role == "AXCell":
                 group = list_of(element)
                 self.lists[name] = group
@@ -207,6 +216,7 @@ class ScreenNotes:
                 self.moves[name] = move
                 arrow = isinstance(move, PressKey) and move.key in ARROWS
                 place = ARROW_RANK if arrow else MOVE_RANK
+                place = RISKY_RANK if self.reaches_out(name) else place
                 ranked.append((BACK_MOVE_RANK if name in BACK_MOVES else place, index, name))
         known = set(self.order)
         new = [(place, name) for place, _, name in sorted(ranked) if name not in known]
@@ -221,6 +231,31 @@ class ScreenNotes:
         else:
             self.order = [name for _, name in new]
 
+    def _submit(self, element: Element) -> bool:
+        """The submit button of this screen's form: its single way on, tried in the first round
+        once its fields are filled, though its words say it sends or saves ("Save" on a
+        profile's name form: the app's own state), but not on a form whose fields say the
+        deed leaves the app (a path to save to), nor a risky one or a terminal's footer key."""
+        return (
+            bool(self.form)
+            and not self.outward
+            and submits(element)
+            and not is_risky(element)
+            and not is_footer_key(element)
+            and not is_text_field(element)
+        )
+
+    def reaches_out(self, name: str) -> bool:
+        """Its effect leaves the app: a control whose words send or save, a key that saves, or
+        the submit of a form whose fields say so. Tried at most once per app, last."""
+        element = self.elements.get(name)
+        if element is not None:
+            return reaches_out(element) or (
+                self.outward and submits(element) and not is_text_field(element)
+            )
+        move = self.moves.get(name)
+        return isinstance(move, PressKey) and move.key in OUTSIDE_KEYS
+
     def goes_back(self, name: str) -> bool:
         """A Back button: by its words, or named after the screen it goes back to."""
         element = self.elements.get(name)
@@ -231,11 +266,15 @@ class ScreenNotes:
         change a setting in place; the first round goes for what opens screens), and buttons
         that destroy or undo (a delete, a reset, a sign-out: the app is explored first as it
         was found, and what a delete would remove is still there to explore). A row whose
-        words are risky ("Transfer or Reset iPhone") most often opens a page: first round."""
+        words are risky ("Transfer or Reset iPhone") most often opens a page: first round.
+        So do what sends or saves outside the app (a form's own submit aside: its single way
+        on), and a key that saves."""
         element = self.elements.get(name)
+        if element is None:
+            return name in self.deferred or self.reaches_out(name)
+        outside = self.reaches_out(name) and not self._submit(element)
         return name in self.deferred or (
-            element is not None
-            and (is_switch(element) or (is_risky(element) and element.role != "AXCell"))
+            is_switch(element) or ((is_risky(element) or outside) and element.role != "AXCell")
         )
 
     def untried(self) -> list[str]:
@@ -248,7 +287,7 @@ class ScreenNotes:
         if name in self.moves:
             if name == SCROLL and self.runs_on:
                 return True  # the rest of a long list: with the first round's controls
-            return gestures or name in BACK_MOVES
+            return gestures or (name in BACK_MOVES and not self.reaches_out(name))
         if not gestures and self.waits(name):
             return False
         return name in self.present and self.elements[name].enabled
