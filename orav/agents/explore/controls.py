@@ -116,10 +116,19 @@ def quits(element: Element) -> bool:
 
 def reaches_out(element: Element) -> bool:
     """Its effect leaves the app (sends, saves, prints, exports...): by its words, or a footer
-    key bound to a key that saves."""
+    key bound to a key that saves. Never a text field: typing sends nothing (its form's submit
+    may: ``says_where_outside``)."""
+    if is_text_field(element):
+        return False
     said = element.label or element.unique_id or ""  # what a person reads ("Pay £10", not
     # the id send_payment: a payment, tried in the first round)
     return bool(_OUTSIDE.search(said)) or bool(binding_keys(element) & OUTSIDE_KEYS)
+
+
+def says_where_outside(field_: Element) -> bool:
+    """A form's field that says where the form's deed leaves the app (posting's "Enter a path
+    to save the request to"): the form's submit sends or saves outside it."""
+    return bool(_OUTSIDE.search(f"{field_.label or ''} {field_.placeholder or ''}"))
 
 
 def is_palette(element: Element) -> bool:

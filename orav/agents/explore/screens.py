@@ -26,6 +26,7 @@ from orav.agents.explore.controls import (
     rank,
     reaches_out,
     ref,
+    says_where_outside,
     signs_out,
     submits,
 )
@@ -152,7 +153,7 @@ class ScreenNotes:
         if not self.elements:  # first sight: a form is filled first, then submitted
             self.form = tuple(_form_fields(observation, chrome, titles, height))
             self.outward = any(
-                reaches_out(e) or reaches_out(Element(e.role, e.placeholder))
+                says_where_outside(e)
                 for e in app_elements(observation)
                 if is_control(e) and ref(e) in self.form
             )
@@ -270,11 +271,12 @@ class ScreenNotes:
         So do what sends or saves outside the app (a form's own submit aside: its single way
         on), and a key that saves."""
         element = self.elements.get(name)
-        if element is None:
-            return name in self.deferred or self.reaches_out(name)
-        outside = self.reaches_out(name) and not self._submit(element)
+        outside = element is not None and self.reaches_out(name) and not self._submit(element)
         return name in self.deferred or (
-            is_switch(element) or ((is_risky(element) or outside) and element.role != "AXCell")
+            element is not None
+            and (
+                is_switch(element) or ((is_risky(element) or outside) and element.role != "AXCell")
+            )
         )
 
     def untried(self) -> list[str]:
@@ -287,7 +289,7 @@ class ScreenNotes:
         if name in self.moves:
             if name == SCROLL and self.runs_on:
                 return True  # the rest of a long list: with the first round's controls
-            return gestures or (name in BACK_MOVES and not self.reaches_out(name))
+            return gestures or name in BACK_MOVES
         if not gestures and self.waits(name):
             return False
         return name in self.present and self.elements[name].enabled
