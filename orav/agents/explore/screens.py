@@ -174,9 +174,10 @@ class ScreenNotes:
                 if place < BACK_RANK and titled:
                     self.backs.add(name)
                     place = BACK_RANK
-                elif self.form and (place < BACK_RANK or self._submit(element)):
-                    place = FORM_FIELD_RANK if name in self.form else place
-                    place = SUBMIT_RANK if self._submit(element) else place
+                elif self.form and self._submit(element):
+                    place = SUBMIT_RANK
+                elif self.form and place < BACK_RANK and name in self.form:
+                    place = FORM_FIELD_RANK
             if element.role == "AXCell":
                 group = list_of(element)
                 self.lists[name] = group
