@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from attrs import frozen
 
-from orav.model import Action, Observation
+from orav.model import Action, Observation, WorldChanges
 from orav.model.action_result import ActionResult, Settled
 from orav.model.device_info import DeviceInfo
 
@@ -61,6 +61,20 @@ class Settling(Protocol):
 
     async def settle(self, limit: float) -> Settled | None:
         """Return once the app is quiet or ``limit`` seconds passed; None: cannot tell."""
+        ...
+
+
+@runtime_checkable
+class World(Protocol):
+    """A device whose app runs in a world it can inspect: a Textual app's sandbox folder, the
+    simulator's app data. The engine asks after every action what it changed (a deed known by
+    its effect) and the ledger lists it; ``disposable`` says the world is orav's own, thrown
+    away after the run, so a destructive deed harms nothing of the user's."""
+
+    disposable: bool
+
+    async def changes(self) -> WorldChanges:
+        """What changed in the world since the last call (the first: since the launch)."""
         ...
 
 

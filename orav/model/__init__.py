@@ -20,6 +20,16 @@ from orav.model.action import (
 )
 from orav.model.action_result import ActionResult, Settled
 from orav.model.decision import Decision, ModelCall, Verification
+from orav.model.deed import (
+    DEED_KINDS,
+    Actor,
+    Change,
+    Deed,
+    DeedKind,
+    FileChange,
+    SideEffects,
+    WorldChanges,
+)
 from orav.model.device_info import DeviceInfo
 from orav.model.element import Element
 from orav.model.fault import (
@@ -39,20 +49,26 @@ from orav.model.step import Step
 __all__ = [
     "ACTION_KINDS",
     "ACTION_TYPES",
+    "DEED_KINDS",
     "FAULT_KINDS",
     "INJECTED_FAULTS",
     "NAMED_KEYS",
     "Action",
     "ActionResult",
+    "Actor",
     "AppFault",
     "Assert",
+    "Change",
     "Credentials",
     "Decision",
+    "Deed",
+    "DeedKind",
     "DeviceInfo",
     "Done",
     "Element",
     "Fault",
     "FaultKind",
+    "FileChange",
     "Frame",
     "InjectedFault",
     "Launch",
@@ -67,6 +83,7 @@ __all__ = [
     "Scenario",
     "Screenshot",
     "Settled",
+    "SideEffects",
     "Step",
     "Swipe",
     "Tap",
@@ -77,6 +94,7 @@ __all__ = [
     "Usage",
     "Verification",
     "Wait",
+    "WorldChanges",
     "locate",
     "show_action",
 ]

@@ -1,0 +1,64 @@
+"""What a run did that outlasts it: the deeds performed and what changed in the run's world.
+
+A **deed** is a consequential action: *outward* when its effect leaves the app or reaches
+people or money (send, pay, book, rate, grant tracking, sign in with a third party, open a
+URL), *destructive* when it deletes or overwrites what the app holds (delete, trash, drop, mark
+all, sign out, overwrite a file). The **world** is where the app ran: orav's own, disposable
+folder (a Textual app's sandbox, the simulator's app) or the user's own device.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attrs import frozen
+
+DeedKind = Literal["outward", "destructive"]
+DEED_KINDS: tuple[DeedKind, ...] = ("outward", "destructive")
+Actor = Literal["agent", "remedy"]
+Change = Literal["created", "changed", "deleted"]
+
+
+@frozen
+class Deed:
+    """One deed performed at ``step`` by the agent or a remedy; ``why`` says how it was known
+    ("confirmation", "binding 'Delete file'", "effect: deleted home/notes.md", "words: trash")."""
+
+    kind: DeedKind
+    step: int
+    action: str  # the action as shown: "tap #drop_table", "press delete"
+    by: Actor = "agent"
+    why: str = ""
+
+
+@frozen
+class FileChange:
+    """A file the app created, changed or deleted in its world, by its path there
+    (``home/notes.md``, ``work/sample.db``), or an entry of the app's data (``app:todos``)."""
+
+    path: str
+    change: Change
+
+
+@frozen
+class WorldChanges:
+    """What changed in the world since the device was last asked (``Device.changes``)."""
+
+    files: tuple[FileChange, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
+
+
+@frozen
+class SideEffects:
+    """The side-effect ledger of a run: where it ran, what it did, what that changed.
+
+    ``disposable`` says the world was orav's own and thrown away after the run (a sandbox, the
+    simulator); ``network`` says whether the app could reach the network ("off", "on", or why
+    it could not be turned off)."""
+
+    disposable: bool = False
+    network: str = ""
+    files: tuple[FileChange, ...] = ()
+    deeds: tuple[Deed, ...] = ()
