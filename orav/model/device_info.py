@@ -7,7 +7,9 @@ from attrs import frozen
 
 @frozen
 class DeviceInfo:
-    """The target: its platform (``ios`` or ``textual``) and screen size in points."""
+    """The target: its platform (``ios`` or ``textual``) and screen size in points;
+    ``disposable`` when the app's world is orav's own and thrown away after the run (a
+    sandbox, the simulator), so a destructive deed harms nothing of the user's."""
 
     platform: str
     name: str
@@ -17,3 +19,4 @@ class DeviceInfo:
     height: float = 0.0
     scale: float = 1.0
     address: str = ""
+    disposable: bool = False
