@@ -39,7 +39,7 @@ class Memory:
 
     decision: dict[str, Any] | None = None
     move: Move | None = None
-    slip: str | None = None
+    made: str | None = None  # the mistake in that answer, if any
     # what it was told about (an unproven done, a loop): it does not make that slip there again
     told: frozenset[tuple[str, str]] = frozenset()
 
@@ -201,7 +201,7 @@ def _loop(
     """The previous tap or key again, on the element of the same name where it still shows;
     once per element (a model stuck on it is the agent's loop bound to end)."""
     last, before = memory.decision, memory.move
-    if last is None or before is None or memory.slip is not None:
+    if last is None or before is None or memory.made is not None:
         return None
     if ("loop", subject(before)) in memory.told:
         return None

@@ -3,8 +3,8 @@
 Each answer draws from ``random.Random(f"{seed}:{n}")``, n the answer's number in the run, so
 the same run asks the same questions and gets the same answers. At rate r an answer carries
 one mistake, chosen among the given kinds: a slip (the decision is wrong) only on a fresh
-question, never on a re-ask (the model corrects what it is told), and not twice in a row; a
-shape (the wording) on any answer. The player also tallies what it saw: requests, re-asks,
+question, never on a re-ask (the model corrects what it is told), and not again where it was
+told; a shape (the wording) on any answer, and again on every re-ask of the step it came in. The player also tallies what it saw: requests, re-asks,
 tokens, and every secret it was sent (0 expected).
 """
 
@@ -136,7 +136,12 @@ class Player:
         return wire, usage, model
 
     def _draw(self, rng: random.Random, turn: Turn) -> Mistake | None:
-        if not self.mistakes or rng.random() >= self.rate:
+        if not self.mistakes:
+            return None
+        habit = next((m for m in self.mistakes if m.name == self._memory.made and m.habit), None)
+        if turn.reask and habit is not None:
+            return habit  # the step's wording comes back when the model is asked again
+        if rng.random() >= self.rate:
             return None
         kinds = [m for m in self.mistakes if m.habit or not turn.reask]
         return rng.choice(kinds) if kinds else None

@@ -1,0 +1,213 @@
+"""The zoo (orav/zoo/): simulated models over real HTTP, the real openai client and the real
+apps (the simulator over fb-idb's gRPC, the planner under Pilot), and the robustness the LLM
+agent holds against them on main. bench/agent_zoo.py measures the whole matrix; this keeps a
+small fixed seed set so CI sees a regression on every commit.
+
+When the agent learns to handle a mistake kind, add it to ``ALONE``; raise ``FLOOR`` towards
+issue 23's targets (95 % at 10 %, 90 % at 30 %) as it holds.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import attrs
+import pytest
+from command import orav
+from hypothesis import given
+from hypothesis import strategies as st
+
+from orav.agents.prompt import element_line
+from orav.errors import InputError
+from orav.model import Element, Frame
+from orav.zoo import FAMILIES, MISTAKES, Mistake, Player, ZooServer, tasks
+from orav.zoo.__main__ import main as zoo_main
+from orav.zoo.turn import read_element
+
+TASKS = tasks()
+GENERIC = [m for name, m in MISTAKES.items() if name not in FAMILIES]
+# The kinds the agent on main gets through alone, in 100 % of answers, on all three tasks.
+ALONE = ["fenced", "seed_shape", "paraphrase", "stale_ref", "off_by_n", "loop", "slow"]
+# Passed runs at each rate over SEEDS on the three tasks, as main holds them.
+SEEDS = (0, 1)
+FLOOR = {0.10: 1.0, 0.30: 0.8}
+
+
+def _fast(mistake: Mistake) -> Mistake:
+    """A slow answer kept short in CI: the path is the same, the minutes are not."""
+    return attrs.evolve(mistake, delay=min(mistake.delay, 0.2))
+
+
+@pytest.mark.parametrize("name", sorted(TASKS))
+async def test_a_model_without_mistakes_passes_every_task_cleanly(name: str, tmp_path: Path):
+    outcome = await TASKS[name].play(tmp_path / "run.cassette")
+    assert outcome.report.status == "passed", outcome.report
+    assert outcome.truth
+    assert outcome.tally.reasks == 0 and outcome.tally.secrets_seen == 0
+    assert outcome.tally.requests == outcome.report.total_steps + 1  # the last one is the done
+
+
+@pytest.mark.parametrize("rate", sorted(FLOOR))
+async def test_mixed_mistakes_never_pass_falsely_or_leak_and_mostly_pass(rate, tmp_path: Path):
+    outcomes = [
+        await task.play(tmp_path / f"{name}-{seed}.cassette", GENERIC, rate=rate, seed=seed)
+        for name, task in TASKS.items()
+        for seed in SEEDS
+    ]
+    assert not [o.report.scenario for o in outcomes if o.false_pass]
+    assert sum(o.tally.secrets_seen for o in outcomes) == 0
+    assert sum(o.tally.made.total() for o in outcomes) > 0  # mistakes were made
+    assert sum(o.passed for o in outcomes) / len(outcomes) >= FLOOR[rate]
+
+
+@pytest.mark.parametrize("kind", ALONE)
+async def test_each_kind_the_agent_handles_passes_alone_on_every_task(kind: str, tmp_path: Path):
+    mistake = _fast(MISTAKES[kind])
+    for name, task in TASKS.items():
+        outcome = await task.play(tmp_path / f"{name}.cassette", [mistake], rate=1.0)
+        assert outcome.passed and outcome.truth, (name, outcome.report)
+        assert outcome.tally.made[kind] > 0 and outcome.tally.secrets_seen == 0
+
+
+# --- the zoo itself ---------------------------------------------------------------------------
+
+LOGIN = {
+    "model": "zoo-vision",
+    "messages": [
+        {"role": "system", "content": "You are a UI acceptance tester."},
+        {
+            "role": "user",
+            "content": 'Goal: Sign in.\nTest account: username "a@b.cd", password {{password}}\n'
+            "Step 1 of at most 12.\n"
+            "Screen: app com.orav.demo running, 390x844 points. Elements (ref role ...):\n"
+            'e3 TextField "Email" @195,222\ne4 TextField "Password" secure @195,282\n'
+            'e5 Button "Sign in" @195,377',
+        },
+    ],
+}
+
+
+def _ask(zoo: ZooServer, body: dict) -> dict:
+    request = urllib.request.Request(
+        f"{zoo.url}/chat/completions",
+        json.dumps(body).encode(),
+        {"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:  # loopback only
+        assert response.status == 200
+        return json.loads(response.read())["choices"][0]["message"]
+
+
+def test_the_same_seed_gives_the_same_answers_and_another_seed_others():
+    def answers(seed: int) -> list[str]:
+        player = Player(TASKS["login"].policy, mistakes=GENERIC, rate=0.5, seed=seed)
+        return [
+            json.dumps(attrs.asdict(player.answer(json.dumps(LOGIN).encode())[0]))
+            for _ in range(12)
+        ]
+
+    assert answers(7) == answers(7)
+    assert answers(7) != answers(8)
+
+
+def test_a_sensible_model_taps_the_empty_field_first_and_counts_secrets_it_is_sent():
+    player = Player(TASKS["login"].policy, secrets=["Hunter-2!"])
+    with ZooServer(player) as zoo:
+        message = _ask(zoo, LOGIN)
+        leaked = json.loads(json.dumps(LOGIN))
+        leaked["messages"][1]["content"] += "\nValue typed: Hunter-2!"
+        _ask(zoo, leaked)
+    answer = json.loads(message["content"])
+    assert answer["element"] == "e3" and answer["action"]["kind"] == "tap"
+    assert player.tally.secrets_seen == 1 and player.tally.requests == 2
+
+
+@pytest.mark.parametrize(
+    ("kind", "check"),
+    [
+        ("tool_calls", lambda m: m["content"] is None and m["tool_calls"][0]["function"]["name"]),
+        ("prose", lambda m: not m["content"].startswith("{") and '"element": "e3"' in m["content"]),
+        ("seed_shape", lambda m: json.loads(m["content"])["coordinates"] == {"x": 195, "y": 222}),
+        ("ui_tars", lambda m: "Action: click(start_box='(488," in m["content"]),
+        ("qwen_boxes", lambda m: "bbox_2d" in m["content"]),
+        ("paraphrase", lambda m: json.loads(m["content"])["element"] not in ("e3", None)),
+    ],
+)
+def test_each_kind_answers_in_its_own_shape(kind: str, check):
+    player = Player(TASKS["login"].policy, mistakes=[MISTAKES[kind]], rate=1.0)
+    with ZooServer(player) as zoo:
+        assert check(_ask(zoo, LOGIN))
+    assert player.tally.made[kind] == 1
+
+
+def test_a_behaviour_nobody_wrote_the_agent_for_is_data():
+    mistake = Mistake.from_dict({"name": "xml", "template": "<answer>{json}</answer> ({label})"})
+    player = Player(TASKS["login"].policy, mistakes=[mistake], rate=1.0)
+    with ZooServer(player) as zoo:
+        content = _ask(zoo, LOGIN)["content"]
+    assert content.startswith("<answer>{") and content.endswith("</answer> (Email)")
+    with pytest.raises(InputError, match="template"):
+        Mistake.from_dict({"name": "bad", "template": "{nonsense}"})
+    with pytest.raises(InputError, match="needs a 'name'"):
+        Mistake.from_dict({"template": "{json}"})
+
+
+def test_a_re_ask_is_answered_without_the_slip_but_with_the_habit():
+    player = Player(TASKS["login"].policy, mistakes=[MISTAKES["stale_ref"]], rate=1.0)
+    reask = json.loads(json.dumps(LOGIN))
+    reask["messages"] += [
+        {"role": "assistant", "content": "{}"},
+        {"role": "user", "content": "That answer was rejected: unknown element reference."},
+    ]
+    with ZooServer(player) as zoo:
+        first = json.loads(_ask(zoo, LOGIN)["content"])
+        second = json.loads(_ask(zoo, reask)["content"])
+    assert first["element"] not in ("e3", "e4", "e5") and second["element"] == "e3"
+    assert player.tally.reasks == 1
+
+
+texts = st.text(
+    st.characters(blacklist_characters='"\n\r', blacklist_categories=["Cs"]), max_size=20
+)
+ids = st.text("abcdefxyz_0123", min_size=1, max_size=12).map(lambda s: "i" + s)
+
+
+@given(label=texts, ident=ids, value=st.one_of(st.none(), texts), x=st.integers(0, 380))
+def test_the_zoo_reads_every_element_line_the_prompt_writes(label, ident, value, x):
+    """Labels, ids and values the zoo never saw, as the prompt writes them, read back."""
+    element = Element("AXButton", label.strip() or None, ident, value, frame=Frame(x, 7, 10, 10))
+    seen = read_element(element_line("e7", element))
+    assert seen is not None and seen.ref == "e7" and (seen.x, seen.y) == (round(x + 5), 12)
+    assert seen.label == " ".join((element.label or "").split())
+    assert seen.id in (ident, "")
+    if value and value.split():
+        assert seen.value == " ".join(value.split())
+
+
+def test_the_zoo_command_refuses_bad_arguments_in_one_line(capsys, tmp_path: Path):
+    assert zoo_main(["login", "--mistakes", "prose,telepathy"]) == 2
+    assert "unknown mistake 'telepathy'" in capsys.readouterr().err
+    bad = tmp_path / "m.json"
+    bad.write_text('{"name": "x"}')
+    assert zoo_main(["login", "--mistakes-file", str(bad)]) == 2
+    assert "expected a JSON list" in capsys.readouterr().err
+    assert zoo_main(["login", "--rate", "2"]) == 2
+
+
+@pytest.mark.parametrize("habit", [None, "fenced"])
+async def test_decision_regression_against_the_zoo_through_orav_replay(habit, tmp_path: Path):
+    """A recorded run judged by a candidate at the zoo, through ``orav replay --agent``: the
+    same model decides as recorded, in whatever shape it answers."""
+    task = TASKS["login"]
+    recorded = await task.play(tmp_path / "login.cassette")
+    assert recorded.passed
+    mistakes = [MISTAKES[habit]] if habit else []
+    player = Player(task.policy, mistakes=mistakes, rate=1.0)
+    with ZooServer(player) as zoo:
+        done = orav(
+            "replay", recorded.cassette, "--agent", "openai:zoo-vision", "--base-url", zoo.url
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert player.tally.requests == recorded.report.total_steps + 1
