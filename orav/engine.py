@@ -39,7 +39,7 @@ from orav.cassette import (
     VerificationEvent,
 )
 from orav.clock import Clock, SystemClock
-from orav.device import CrashReport, Device
+from orav.device import CrashReport, Device, World
 from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
 from orav.machines.recovery import RecoveryOutcome, recover
 from orav.machines.run import RunMachine
@@ -65,6 +65,7 @@ from orav.model import (
     TypeText,
     Verification,
     Wait,
+    WorldChanges,
     show_action,
 )
 from orav.perceive import (
@@ -196,6 +197,7 @@ class _Run:
         self.history = self.tally.history  # the steps acted on, as the agent is shown them
         self.attempt = 0  # index into history where the current attempt at the goal began
         self.recovery_step = 0  # the step the recovery under way belongs to
+        self.effect = WorldChanges()  # what the last step changed in the app's world
         self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
 
     def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
@@ -267,6 +269,7 @@ class _Run:
     async def on_enter_installing(self) -> None:
         """The lifecycle's install step: (re)install, reset, permission presets, if asked."""
         self.info = await self.device.describe()
+        self.tally.world(self.info)
         await install(self.device, self.scenario)
         await self.machine.send("installed")
 
@@ -427,6 +430,9 @@ class _Run:
         )
         self.previous, self.observation = before, after
         self.interruption = None  # of the screen before: reasoning looks again at the new one
+        if isinstance(self.device, World):  # what the step did to the app's files or data
+            self.effect = await self.device.changes()
+            self.tally.changed(self.effect)
         if changed:
             self.machine.ledger.ineffective.clear()
             self.machine.ledger.unanswered = False

@@ -2,7 +2,8 @@
 
 The engine's phases (``orav.engine``) note each fact here as they meet it: the steps acted on,
 the model calls, the errors (and what each recovery cost), the transitions, the screens and
-elements, the goals met and missed. ``build`` turns the tally into the frozen ``RunReport``, at the end or for a run cut
+elements, the goals met and missed, and the side-effect ledger: where the app ran (``world``),
+the deeds done (``did``) and what changed in its world (``changed``). ``build`` turns the tally into the frozen ``RunReport``, at the end or for a run cut
 short (``Engine.unfinished``).
 """
 
@@ -14,16 +15,22 @@ from orav.device import CrashReport
 from orav.machines.recovery import RecoveryOutcome
 from orav.model import (
     Assert,
+    Deed,
+    DeviceInfo,
+    FileChange,
     ModelCall,
     Observation,
     RunError,
     RunReport,
     RunStatus,
     Scenario,
+    SideEffects,
     Step,
     Transition,
     Usage,
+    WorldChanges,
 )
+from orav.model.deed import Change
 from orav.perceive import Detection
 from orav.perceive.assertions import check, describe_assertion, found_instead
 
@@ -49,6 +56,41 @@ class Tally:
     missed: list[str] = field(factory=list)
     asserted: list[Assert] = field(factory=list)  # the assert actions that failed (missed goals)
     summary: str = ""
+    info: DeviceInfo | None = None  # where the app runs: disposable, the network
+    deeds: list[Deed] = field(factory=list)
+    files: dict[str, FileChange] = field(factory=dict)  # by path, the net change of the run
+
+    def world(self, info: DeviceInfo) -> None:
+        """Where the app runs, as the device described it: the ledger's disposable and network."""
+        self.info = info
+
+    def did(self, deed: Deed) -> None:
+        """A deed performed (by the agent or a remedy), for the ledger."""
+        self.deeds.append(deed)
+
+    def changed(self, changes: WorldChanges) -> None:
+        """What an action changed in the world, folded into the run's net change per path: a
+        file created and then changed is created, created and then deleted is no change,
+        deleted and then created again is changed."""
+        for change in changes.files:
+            before = self.files.pop(change.path, None)
+            net = _net(before.change if before is not None else None, change.change)
+            if net is not None:
+                self.files[change.path] = FileChange(change.path, net)
+
+    def side_effects(self) -> SideEffects | None:
+        """The ledger; None when the world is not orav's own and nothing is known to have
+        happened in it (a device that cannot tell, a run without deeds)."""
+        info = self.info
+        disposable = info is not None and info.disposable
+        if not (disposable or self.deeds or self.files):
+            return None
+        return SideEffects(
+            disposable=disposable,
+            network=info.network if info is not None else "",
+            files=tuple(sorted(self.files.values(), key=lambda f: f.path)),
+            deeds=tuple(self.deeds),
+        )
 
     def saw(self, screen: str) -> None:
         if screen not in self.screens:
@@ -137,4 +179,14 @@ class Tally:
             transitions=tuple(self.transitions),
             usage=Usage.of(self.calls) if self.calls else None,
             summary=self.summary or ending,
+            side_effects=self.side_effects(),
         )
+
+
+def _net(before: Change | None, after: Change) -> Change | None:
+    """One path's change over a run: ``before`` so far, then ``after``; None: as it was."""
+    if before == "created":
+        return None if after == "deleted" else "created"
+    if before == "deleted" and after == "created":
+        return "changed"
+    return after

@@ -51,6 +51,7 @@ from orav.model import (
     Settled,
     Transition,
     Verification,
+    WorldChanges,
     show_action,
 )
 
@@ -246,6 +247,15 @@ class SettleEvent:
 
 
 @frozen
+class ChangesEvent:
+    """A world's changes call (``orav.device.World``): what changed since the last one."""
+
+    type: ClassVar[str] = "changes"
+    result: WorldChanges = field(factory=WorldChanges)
+    raised: Raised | None = None
+
+
+@frozen
 class DescribeEvent:
     type: ClassVar[str] = "describe"
     result: DeviceInfo | None = None
@@ -386,6 +396,7 @@ Event = (
     | IsRunningEvent
     | DescribeEvent
     | SettleEvent
+    | ChangesEvent
     | LifecycleEvent
     | DecideEvent
     | ClockEvent
@@ -406,6 +417,7 @@ DEVICE_EVENTS = (
     IsRunningEvent,
     DescribeEvent,
     SettleEvent,
+    ChangesEvent,
     LifecycleEvent,
 )
 

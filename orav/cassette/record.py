@@ -20,6 +20,7 @@ from typing import Any
 
 from orav.agents import Agent, AgentContext
 from orav.cassette.events import (
+    ChangesEvent,
     DecideEvent,
     DescribeEvent,
     Event,
@@ -35,7 +36,7 @@ from orav.cassette.events import (
 from orav.cassette.lifecycle import LifecycleCalls
 from orav.cassette.writer import CassetteWriter
 from orav.codec import unstructure
-from orav.device import Device, Lifecycle, Settling
+from orav.device import Device, Lifecycle, Settling, World
 from orav.errors import AgentError, InputError, OravError
 from orav.model import (
     Action,
@@ -45,6 +46,7 @@ from orav.model import (
     Observation,
     Settled,
     TypeText,
+    WorldChanges,
 )
 
 
@@ -157,6 +159,21 @@ class RecordingDevice(LifecycleCalls):
             )
         self._writer.write(SettleEvent(limit, settled))
         return settled
+
+    @property
+    def disposable(self) -> bool:
+        return isinstance(self._device, World) and self._device.disposable
+
+    async def changes(self) -> WorldChanges:
+        """The wrapped world's changes (``orav.device.World``), recorded; a device that is no
+        world changed nothing orav can see, and nothing is recorded, so its cassettes stay as
+        they were."""
+        if not isinstance(self._device, World):
+            return WorldChanges()
+        with _failures(self._writer, lambda raised: ChangesEvent(raised=raised)):
+            changes = await self._device.changes()
+        self._writer.write(ChangesEvent(changes))
+        return changes
 
     async def close(self) -> None:
         await self._device.close()

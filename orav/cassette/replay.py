@@ -25,6 +25,7 @@ import attrs
 from orav.agents import AgentContext
 from orav.cassette.events import (
     DEVICE_EVENTS,
+    ChangesEvent,
     ClockEvent,
     DecideEvent,
     DescribeEvent,
@@ -52,6 +53,7 @@ from orav.model import (
     DeviceInfo,
     Observation,
     Settled,
+    WorldChanges,
     show_action,
 )
 
@@ -153,6 +155,8 @@ class ReplayDevice(LifecycleCalls):
         self._track = Track(cassette, DEVICE_EVENTS, "device")
         self._scrubber = scrubber if scrubber is not None else Scrubber()
         self._match = match or Match()
+        self._world = any(isinstance(event, ChangesEvent) for event in cassette.events)
+        self.disposable = False  # as the recorded device described itself
 
     @property
     def pending(self) -> int:
@@ -161,6 +165,8 @@ class ReplayDevice(LifecycleCalls):
     async def describe(self) -> DeviceInfo:
         _, event = self._track.take(DescribeEvent, "describe")
         _raise_if(event.raised)
+        if event.result is not None:
+            self.disposable = event.result.disposable
         return event.result
 
     async def observe(self) -> Observation:
@@ -214,6 +220,15 @@ class ReplayDevice(LifecycleCalls):
         if event.limit != limit:
             self._track.diverge(index, f"settle (at most {event.limit:g}s)", actual)
         self._track.advance()
+        _raise_if(event.raised)
+        return event.result
+
+    async def changes(self) -> WorldChanges:
+        """The recorded world's changes; a cassette of a device that was no world recorded
+        none, and nothing changed."""
+        if not self._world:
+            return WorldChanges()
+        _, event = self._track.take(ChangesEvent, "changes")
         _raise_if(event.raised)
         return event.result
 

@@ -9,7 +9,9 @@ from attrs import frozen
 class DeviceInfo:
     """The target: its platform (``ios`` or ``textual``) and screen size in points;
     ``disposable`` when the app's world is orav's own and thrown away after the run (a
-    sandbox, the simulator), so a destructive deed harms nothing of the user's."""
+    sandbox, the simulator), so a destructive deed harms nothing of the user's; ``network``
+    whether the app could reach the network: "off", "on", or why it could not be turned off
+    ("" when the device does not say)."""
 
     platform: str
     name: str
@@ -20,3 +22,4 @@ class DeviceInfo:
     scale: float = 1.0
     address: str = ""
     disposable: bool = False
+    network: str = ""

@@ -8,6 +8,7 @@ from typing import Literal
 from attrs import field, frozen
 
 from orav.model.decision import ModelCall
+from orav.model.deed import SideEffects
 
 RunStatus = Literal[
     "passed",  # goal met, no errors on the way
@@ -90,6 +91,9 @@ class RunReport:
     transitions: tuple[Transition, ...] = field(factory=tuple)
     usage: Usage | None = None
     summary: str = ""
+    # the side-effect ledger: where the app ran, the deeds done, the files changed (None: a
+    # world orav cannot see into and nothing done there that it knows of)
+    side_effects: SideEffects | None = None
 
     @property
     def ok(self) -> bool:
