@@ -9,7 +9,9 @@ server (``orav/zoo/``), on the demo login (simulator), the shop's cart flow with
 
 Per set: passed (the run's report is ok), clean (status ``passed``: no errors on the way),
 false passes (ok, but the app's own state says the goal was not met), secrets the model was
-sent, re-asks per run and tokens per step. Failed runs are listed with their first error.
+sent, re-asks per run and tokens per step. Failed runs are listed with their last error.
+Last, the login with its password written into the goal (as a ``${VAR}`` there expands):
+the secrets the model is sent.
 
     /work/venv/bin/python bench/agent_zoo.py [RUNS]      # RUNS per task and rate, default 10
 """
@@ -22,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import attrs
 
 from orav.zoo import FAMILIES, MISTAKES, Outcome, tasks
 
@@ -39,7 +43,7 @@ def _commit() -> str:
 def _why(outcome: Outcome) -> str:
     report = outcome.report
     if report.errors:
-        return report.errors[0].error[:160]
+        return report.errors[-1].error[:160]
     if report.goals_missed:
         return "missed: " + "; ".join(report.goals_missed)[:160]
     return report.summary[:160]
@@ -97,6 +101,12 @@ async def main(runs: int) -> int:
                     failures.append(f"{kind} {name}: {outcome.report.status}: {_why(outcome)}")
             marks = "".join("P" if o.passed and not o.false_pass else "F" for o in outcomes)
             print(_line(f"{kind} [{marks}]", outcomes))
+        task = zoo["login"]
+        password = task.scenario.credentials.password  # type: ignore[union-attr]
+        goal = f"{task.scenario.goal} The password is {password}."
+        leaky = attrs.evolve(task, scenario=attrs.evolve(task.scenario, goal=goal))
+        outcome = await leaky.play(out / "run.cassette")
+        print(f"\npassword in the goal (login): {outcome.tally.secrets_seen} secrets sent")
     print(f"\nfailed runs ({len(failures)}):")
     for failure in failures:
         print("  " + failure)

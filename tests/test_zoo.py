@@ -10,8 +10,13 @@ issue 23's targets (95 % at 10 %, 90 % at 30 %) as it holds.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import attrs
 import pytest
@@ -89,7 +94,7 @@ LOGIN = {
 }
 
 
-def _ask(zoo: ZooServer, body: dict) -> dict:
+def _ask(zoo: Any, body: dict) -> dict:
     request = urllib.request.Request(
         f"{zoo.url}/chat/completions",
         json.dumps(body).encode(),
@@ -211,3 +216,21 @@ async def test_decision_regression_against_the_zoo_through_orav_replay(habit, tm
         )
     assert done.returncode == 0, done.stdout + done.stderr
     assert player.tally.requests == recorded.report.total_steps + 1
+
+
+def test_the_zoo_command_serves_until_terminated_and_says_what_it_saw():
+    server = subprocess.Popen(
+        [sys.executable, "-m", "orav.zoo", "login", "--mistakes", "fenced", "--rate", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = server.stdout.readline()  # type: ignore[union-attr]
+        url = re.search(r"at (http://127\.0\.0\.1:\d+/v1)", first).group(1)  # type: ignore[union-attr]
+        zoo = SimpleNamespace(url=url)
+        assert _ask(zoo, LOGIN)["content"].startswith("```json")
+    finally:
+        server.terminate()
+        rest, _ = server.communicate(timeout=10)
+    assert server.returncode == 0
+    assert "1 requests, 0 re-asks, 0 secrets seen" in rest

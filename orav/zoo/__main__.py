@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -63,11 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     player = Player(
         task.policy, mistakes=mistakes, rate=args.rate, seed=args.seed, secrets=task.secrets
     )
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())  # also where a shell ignored it
     with ZooServer(player, port=args.port) as zoo:
         print(f"zoo: {args.task} at {zoo.url} (Ctrl-C to stop)", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
+        while not stop.wait(0.5):
             pass
     tally = player.tally
     print(
