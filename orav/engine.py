@@ -41,6 +41,7 @@ from orav.cassette import (
 from orav.clock import Clock, SystemClock
 from orav.device import CrashReport, Device, World
 from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
+from orav.judges import Judge, Question
 from orav.machines.recovery import RecoveryOutcome, recover
 from orav.machines.run import RunMachine
 from orav.model import (
@@ -50,6 +51,7 @@ from orav.model import (
     Decision,
     DeviceInfo,
     Done,
+    Judged,
     Launch,
     Observation,
     Recover,
@@ -80,20 +82,21 @@ from orav.perceive import (
     measure,
     no_effect,
     resolve,
+    screen_digest,
     screen_name,
 )
 from orav.perceive.assertions import (
     check,
-    describe_assertion,
     displays,
     expected_labels,
+    found_instead,
     revealing_field,
     show_target,
     taps_focused_field,
 )
 from orav.provision import crash_report, install, launch
 from orav.settling import settle
-from orav.tally import Tally
+from orav.tally import Tally, goal_name
 
 
 class StepLimitExceeded(OravError):
@@ -127,6 +130,8 @@ class Engine:
     report with that status, for library callers who prefer exceptions. ``deadlines=False``
     (replay) leaves the scenario's timeout to the recorded clock and the recorded cut-offs, so
     a slow candidate agent in a decision regression is not cut short by replayed time.
+    ``judge`` decides the claims in words (``orav.judges``); without one such a claim fails,
+    saying a judge is needed.
     """
 
     def __init__(
@@ -139,9 +144,11 @@ class Engine:
         raise_on_limit: bool = False,
         run_id: str | None = None,
         deadlines: bool = True,
+        judge: Judge | None = None,
     ) -> None:
         self.device = device
         self.agent = agent
+        self.judge = judge
         self.clock = clock or SystemClock()
         self.writer = writer
         self.raise_on_limit = raise_on_limit
@@ -289,7 +296,7 @@ class _Run:
         if self.scenario.preconditions:
             self.observation = seen = await self.look()
             for action in self.scenario.preconditions:
-                result = await self.perform(resolve(action, seen))
+                result = await self.perform(resolve(action, seen), step=0)
                 if not result.ok:
                     raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
                 self.observation = seen = (await self.settle())[0]
@@ -550,7 +557,8 @@ class _Run:
         done = self.decided.action
         if not isinstance(done, Done):
             raise TypeError(f"the goal is complete only on done, not on {show_action(done)}")
-        self.tally.judge(done.success, done.summary, self.seen)
+        checked = [(c, *await self.holds(c, self.seen)) for c in self.scenario.success_criteria]
+        self.tally.judge(done.success, done.summary, checked)
         await self.machine.send("checked", met=done.success and not self.tally.missed)
 
     # --- the device ----------------------------------------------------------------------------
@@ -574,12 +582,29 @@ class _Run:
             self.first_seen = observation.taken_at
         return observation
 
-    async def perform(self, action: Action) -> ActionResult:
+    async def holds(self, assertion: Assert, seen: Observation, step: int = -1) -> tuple[bool, str]:
+        """Whether ``assertion`` holds on ``seen``, and what was found instead ("" when it
+        holds): a selector check by the one target rule, a claim in words by the judge."""
+        if assertion.claim is None:
+            ok = check(assertion, seen)
+            return ok, "" if ok else found_instead(assertion, seen)
+        judge = self.engine.judge
+        if judge is None:
+            return False, "a claim in words needs a judge (--judge), and none was given"
+        step = self.step if step < 0 else step
+        judgement = await judge.judge(Question(assertion.claim, seen, self.scenario, step))
+        if judgement.call is not None:
+            self.tally.calls.append(judgement.call)
+        self.tally.judged.append(Judged.of(step, assertion.claim, screen_digest(seen), judgement))
+        return judgement.passed, judgement.reason()
+
+    async def perform(self, action: Action, step: int = -1) -> ActionResult:
         if isinstance(action, Assert):
-            ok = check(action, self.seen)
-            return ActionResult(
-                ok=ok, error=None if ok else f"not so: {describe_assertion(action)}"
-            )
+            ok, found = await self.holds(action, self.seen, step)
+            if ok:
+                return ActionResult()
+            why = f": {found}" if action.claim is not None else ""
+            return ActionResult(ok=False, error=f"not so: {goal_name(action)}{why}")
         if isinstance(action, Recover):
             return ActionResult(ok=False, error="nothing on screen to recover from")
         revealing = revealing_field(self.seen) if isinstance(action, TypeText) else None

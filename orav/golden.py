@@ -21,13 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from orav.agents import Agent, close_agent
+from orav.cassette.judgements import RerunJudge
 from orav.cassette.redact import REDACTED
 from orav.cassette.rerun import Heal, Regression, RerunAgent, Walked
 from orav.codec import unstructure
 from orav.errors import InputError
+from orav.judges import Judge
 from orav.model import RunReport, Scenario
 
 if TYPE_CHECKING:
@@ -45,6 +47,8 @@ class Rerun:
     served: int = 0  # recorded decisions played live
     asked: int = 0  # decisions asked of the fallback agent
     walked: tuple[Walked, ...] = ()  # each step's live screen and the action taken there
+    judged: int = 0  # recorded judgements served: their screen was the recorded one
+    rejudged: tuple[str, ...] = ()  # the claims judged again, their screen having changed
 
     @property
     def status(self) -> str:
@@ -64,7 +68,10 @@ class Rerun:
     def explain(self) -> str:
         """What a person reads: the verdict, each heal, each regression."""
         played = f"{self.served} recorded decisions played, {self.asked} asked"
+        if self.judged or self.rejudged:
+            played += f"; {self.judged} judgements served, {len(self.rejudged)} asked again"
         lines = [f"{self.cassette.name}: {self.status} ({self.report.status}, {played})"]
+        lines += [f"  judged again (the screen changed): {claim!r}" for claim in self.rejudged]
         lines += [
             f"  healed step {h.step}: {h.recorded} is now {h.live} (by {h.by})" for h in self.heals
         ]
@@ -92,6 +99,7 @@ async def rerun(
     scenario: Scenario | None = None,
     seed: int = 0,
     recorded: Cassette | None = None,
+    judge: Judge | None = None,
 ) -> Rerun:
     """Play ``cassette``'s recorded decisions live on ``device`` (a spec as ``orav record``
     takes: ``sim``, ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:module:App``,
@@ -102,10 +110,12 @@ async def rerun(
     at the first regression. A cassette whose recorded run did not pass is no golden:
     InputError. A secret (a password) is stored as bullets in the cassette: a scenario that
     types one must be given (``scenario``, loaded from its file), else InputError.
-    ``recorded``: the cassette already read (it is not read again)."""
+    ``recorded``: the cassette already read (it is not read again). A recorded judgement is
+    served where the live screen is the recorded one; elsewhere ``judge`` (default: the
+    fallback agent's model) is asked again."""
     from orav.cassette import read_cassette
     from orav.engine import Engine
-    from orav.specs import open_device
+    from orav.specs import default_judge, open_device
 
     recorded = recorded or read_cassette(cassette)
     report = recorded.report()
@@ -114,11 +124,14 @@ async def rerun(
         raise InputError(f"the recorded run did not pass ({status}): no golden", str(cassette))
     if scenario is None:
         scenario = scenario_of(cassette, recorded.header.scenario)
+    if not scenario.app:  # the device's only app, as recorded
+        scenario = evolve(scenario, app=recorded.header.scenario.app)
     deciding = RerunAgent(recorded, agent)
+    judging = RerunJudge(recorded, judge or (default_judge(agent) if agent else None))
     device = device or default_device(scenario)
     async with open_device(device, scenario, seed=seed) as live:
         try:
-            result = await Engine(live, deciding).run(scenario)
+            result = await Engine(live, deciding, judge=judging).run(scenario)
         finally:
             if agent is not None:
                 await close_agent(agent)
@@ -136,6 +149,8 @@ async def rerun(
         deciding.served,
         deciding.asked,
         tuple(deciding.walked),
+        judging.served,
+        tuple(judging.asked),
     )
 
 

@@ -36,9 +36,11 @@ def load_scenario(path: str | Path, environ: Mapping[str, str] | None = None) ->
     cassette and report. An unset variable is an error at its place in the file.
 
     Impossible values (``max_steps: 0``, a negative wait, a NaN tap) are refused by the model's
-    validators, which the codec locates; what spans fields is checked here. Named states
+    validators, which the codec locates; what spans fields is checked here. A criterion or
+    precondition may be a sentence (a claim a judge decides, ``orav.judges``). Named states
     (``preconditions: [{logged_in: false}]``, the seed's goal YAML) resolve through the
-    scenario's ``states``.
+    scenario's ``states``, else are claims in words. Without ``app:`` the run takes the
+    device's only app (``orav.specs.resolve_app``).
     """
     path = Path(path)
     source = str(path)
@@ -54,6 +56,8 @@ def load_scenario(path: str | Path, environ: Mapping[str, str] | None = None) ->
     if used:
         data["variables"] = sorted(used)
     named = _hold_named_states(data)
+    _claims_in_words(data)
+    data.setdefault("app", "")
     if named and isinstance(data.get("name"), str):
         data["name"] = re.sub(r"[^A-Za-z0-9._-]+", "_", data["name"]).strip("_") or "scenario"
     try:
@@ -136,6 +140,29 @@ def _hold_named_states(data: dict[str, Any]) -> list[tuple[str, int, str, bool]]
     return found
 
 
+def _claims_in_words(data: dict[str, Any]) -> None:
+    """A sentence among the success criteria or preconditions is a claim a judge decides."""
+    for key, claim in (("success_criteria", {}), ("preconditions", {"kind": "assert"})):
+        items = data.get(key)
+        if isinstance(items, list):
+            for index, item in enumerate(items):
+                if isinstance(item, str):
+                    items[index] = {**claim, "claim": item}
+
+
+def words(name: str) -> str:
+    """A state's name as the words a judge is asked: ``home_screen_visible`` → "home screen
+    visible"; ``false`` is asked as "not …"."""
+    return " ".join(re.split(r"[_\W]+", name)).strip() or name
+
+
+def _in_words(name: str, value: bool) -> Assert:
+    """A named state no ``states:`` entry defines: a claim in words, named as the author did."""
+    if value:
+        return Assert(claim=words(name), name=name)
+    return Assert(claim=f"not {words(name)}", name=f"not {name}")
+
+
 def _resolve_named_states(
     scenario: Scenario, named: list[tuple[str, int, str, bool]], text: str, source: str
 ) -> Scenario:
@@ -151,10 +178,10 @@ def _resolve_named_states(
                 raise InputError(f"{key}[{index}]: a run always launches the app", where)
             preconditions[index] = None  # every run launches the app
             continue
-        if state is None:
-            known = sorted(scenario.states)
-            what = f"unknown state {name!r}; define it under `states:` (defined: {known})"
-            raise InputError(f"{key}[{index}].{name}: {what}", where)
+        if state is None:  # not defined by selectors: judged in words
+            check = _in_words(name, value)
+            (preconditions if key == "preconditions" else criteria)[index] = check
+            continue
         if key == "preconditions" and value:
             if not state.setup:
                 what = f"state {name!r} has no `setup`: say which actions make it true"
@@ -170,9 +197,10 @@ def _resolve_named_states(
             if not state.check:
                 what = f"state {name!r} has no `check`: say which assertions show it"
                 raise InputError(f"{key}[{index}].{name}: {what}", where)
-            criteria[index] = state.check
+            criteria[index] = tuple(evolve(c, name=name) for c in state.check)
         else:
-            criteria[index] = (_negated(state.check, f"{key}[{index}].{name}", where),)
+            negated = _negated(state.check, f"{key}[{index}].{name}", where)
+            criteria[index] = (evolve(negated, name=f"not {name}"),)
     return evolve(
         scenario,
         preconditions=tuple(_flatten(preconditions)),

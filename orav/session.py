@@ -25,9 +25,10 @@ from typing import Any
 
 from attrs import evolve, fields, frozen
 
-from orav.agents import Agent, close_agent
+from orav.agents import Agent, Closable, close_agent
 from orav.cassette.clock import ReplayClock
 from orav.cassette.events import Event, ReportEvent
+from orav.cassette.judgements import ComparingJudge, JudgementDiff, ReplayJudge
 from orav.cassette.match import Match
 from orav.cassette.mode import RecordMode, Slot
 from orav.cassette.reader import read_cassette
@@ -36,9 +37,10 @@ from orav.cassette.regression import ComparingAgent, DecisionDiff
 from orav.cassette.replay import ReplayAgent, ReplayDevice
 from orav.clock import Clock
 from orav.device import Device
-from orav.errors import Interrupted, ReplayDivergence
-from orav.model import RunReport, Scenario
-from orav.specs import DEFAULT_DEVICE, open_device
+from orav.errors import InputError, Interrupted, ReplayDivergence
+from orav.judges import Judge
+from orav.model import Assert, RunReport, Scenario
+from orav.specs import DEFAULT_DEVICE, default_judge, open_device, resolve_app
 
 
 @frozen
@@ -71,11 +73,13 @@ class Replay:
     compared: int = 0
     scenario: str = ""
     cut_after: int | None = None
+    judgements: tuple[JudgementDiff, ...] = ()  # where a candidate judge judged otherwise
+    judged: int = 0  # judgements a candidate judge was compared on
 
     @property
     def ok(self) -> bool:
-        """Faithful, and a candidate agent (if any) decided as recorded at every step."""
-        return self.faithful and not self.decisions
+        """Faithful, and a candidate agent or judge (if any) decided as recorded throughout."""
+        return self.faithful and not self.decisions and not self.judgements
 
 
 async def record(
@@ -89,6 +93,7 @@ async def record(
     clock: Clock | None = None,
     seed: int = 0,
     progress: Callable[[Event], None] | None = None,
+    judge: Judge | None = None,
 ) -> Recording | Replay:
     """Run ``scenario`` live on ``device`` and write its cassette to ``out``, in record
     ``mode`` (default ``once``; ``orav.cassette.mode`` has the policy; ``overwrite=True`` is
@@ -105,28 +110,44 @@ async def record(
     ``Interrupted``, whose ``recording`` is what was kept (None when an old cassette was).
     ``clock`` replaces the system clock (``orav.testing.VirtualClock`` never waits); ``seed``
     seeds the simulator's probabilistic faults; ``progress`` is called with every event as it
-    is recorded (``orav.report.console.Progress`` prints them).
+    is recorded (``orav.report.console.Progress`` prints them). ``judge`` decides the claims in
+    words (``orav.judges``; default: the LLM agent's model, else none), every judgement
+    recorded. A scenario without ``app:`` runs the device spec's only app
+    (``orav.specs.resolve_app``).
     """
     out = Path(out)
+    if isinstance(device, str):
+        scenario = resolve_app(device, scenario)
+    elif not scenario.app:
+        raise InputError(f"scenario {scenario.name!r} names no app: name it with `app:`", "app")
     mode = RecordMode.of(mode, overwrite=overwrite)
     if mode is RecordMode.NONE:
         return await replay(out)
-    slot = Slot.prepare(out, mode)  # refused: nothing is started
     if agent is None:
         from orav.agents.scripted import ScriptedAgent
 
         agent = ScriptedAgent()
+    judge = judge or default_judge(agent)
+    claims = claims_of(scenario)
+    if claims and judge is None:
+        what = (
+            f"scenario {scenario.name!r} has claims in words ({claims[0]!r}"
+            + (f" and {len(claims) - 1} more" if len(claims) > 1 else "")
+            + "): give a judge (--judge table:FILE or openai:MODEL), or an openai agent"
+        )
+        raise InputError(what, "--judge")
+    slot = Slot.prepare(out, mode)  # refused: nothing is started
     try:
         with _interruptible() as interruption:
             try:
                 if isinstance(device, str):
                     async with open_device(device, scenario, seed=seed) as live:
                         run = await _record(
-                            slot, scenario, live, agent, clock, interruption, progress
+                            slot, scenario, live, agent, clock, interruption, progress, judge
                         )
                 else:
                     run = await _record(
-                        slot, scenario, device, agent, clock, interruption, progress
+                        slot, scenario, device, agent, clock, interruption, progress, judge
                     )
             except asyncio.CancelledError:
                 if interruption["signal"] is None:
@@ -142,6 +163,14 @@ async def record(
         slot.discard()  # a device that did not open, a run that failed to finish
         raise
     return evolve(run, cassette=out)
+
+
+def claims_of(scenario: Scenario) -> list[str]:
+    """The claims in words a run of ``scenario`` asks a judge: its preconditions', criteria's
+    and scripted ``assert`` steps'."""
+    steps = [*scenario.preconditions, *scenario.success_criteria]
+    steps += [decision.action for decision in scenario.script]
+    return [step.claim for step in steps if isinstance(step, Assert) and step.claim is not None]
 
 
 def interrupted_report(report: RunReport, signal: str) -> RunReport:
@@ -192,10 +221,11 @@ async def _record(
     clock: Clock | None,
     interruption: dict[str, Any],
     progress: Callable[[Event], None] | None,
+    judge: Judge | None = None,
 ) -> Recording:
     try:
         async with recording(
-            slot, scenario, device, agent, clock=clock, progress=progress
+            slot, scenario, device, agent, clock=clock, progress=progress, judge=judge
         ) as recorder:
             interruption["writer"] = recorder.writer
             engine = recorder.engine()
@@ -214,6 +244,8 @@ async def _record(
                 raise stopped from None
     finally:
         await close_agent(agent)
+        if isinstance(judge, Closable) and judge is not agent:
+            await judge.close()
     return Recording(report, slot.path, recorder.secrets, recorder.reused, recorder.asked)
 
 
@@ -225,7 +257,11 @@ def _uncancel() -> None:
 
 
 async def replay(
-    path: str | Path, *, agent: Agent | None = None, match: Match | None = None
+    path: str | Path,
+    *,
+    agent: Agent | None = None,
+    match: Match | None = None,
+    judge: Judge | None = None,
 ) -> Replay:
     """Rerun the engine from the cassette alone and compare with what was recorded.
 
@@ -233,6 +269,8 @@ async def replay(
     regression): where it would have decided otherwise is in ``decisions``; the replay itself
     follows the recorded decisions, so every step is judged. ``match`` is how a replayed
     action is matched to the recorded one (``orav.cassette.match``; default: all of it).
+    The recorded judgements are served (no model); with ``judge``, a candidate judge is asked
+    each recorded question as well, and where it judged otherwise is in ``judgements``.
     """
     from orav.engine import Engine  # the engine's import is a session's cost, not --help's
 
@@ -242,13 +280,16 @@ async def replay(
     device = ReplayDevice(cassette, match=match or Match())
     decisions_track = ReplayAgent(cassette)
     clock = ReplayClock(cassette)
-    judge = ComparingAgent(decisions_track, agent) if agent is not None else None
+    comparing = ComparingAgent(decisions_track, agent) if agent is not None else None
+    judgements = ReplayJudge(cassette)
+    candidate = ComparingJudge(judgements, judge) if judge is not None else None
     engine = Engine(
         device,
-        judge or decisions_track,
+        comparing or decisions_track,
         clock=clock,
         run_id=recorded.run_id if recorded else header.run_id,
         deadlines=False,
+        judge=candidate or judgements,
     )
     differences = []
     if cassette.truncated:
@@ -271,10 +312,12 @@ async def replay(
             None,
             False,
             tuple(differences),
-            tuple(judge.differences) if judge else (),
-            judge.compared if judge else 0,
+            tuple(comparing.differences) if comparing else (),
+            comparing.compared if comparing else 0,
             scenario=header.scenario.name,
             cut_after=cassette.last_step,
+            judgements=tuple(candidate.differences) if candidate else (),
+            judged=candidate.compared if candidate else 0,
         )
     if recorded is None:
         differences.append("the cassette has no report: the recording did not finish")
@@ -289,12 +332,22 @@ async def replay(
         ("device calls", device.pending),
         ("decisions", decisions_track.pending),
         ("clock readings and sleeps", clock.pending),
+        ("judgements", judgements.pending),
     ):
         if pending:
             differences.append(f"{pending} recorded {track} were not replayed")
-    decisions = tuple(judge.differences) if judge else ()
-    compared = judge.compared if judge else 0
-    return Replay(report, recorded, not differences, tuple(differences), decisions, compared)
+    decisions = tuple(comparing.differences) if comparing else ()
+    compared = comparing.compared if comparing else 0
+    return Replay(
+        report,
+        recorded,
+        not differences,
+        tuple(differences),
+        decisions,
+        compared,
+        judgements=tuple(candidate.differences) if candidate else (),
+        judged=candidate.compared if candidate else 0,
+    )
 
 
 def _difference(name: str, recorded: Any, replayed: Any) -> str:

@@ -14,9 +14,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from attrs import evolve
+
 from orav.agents import Agent
 from orav.device import Device
 from orav.errors import DeviceTimeout, InputError
+from orav.judges import Judge
 from orav.model import Scenario
 from orav.user_class import FORM, PREFIX, build
 
@@ -51,6 +54,40 @@ def make_agent(spec: str, **options: object) -> Agent:
         f"unknown agent {spec!r}; expected 'scripted', 'explorer', 'openai:MODEL' or '{FORM}'",
         "--agent",
     )
+
+
+def make_judge(spec: str, **options: object) -> Judge:
+    """``table:FILE`` (free, deterministic), ``openai:MODEL`` (options as the LLM agent's) or
+    ``class:package.module:Class[?name=value]`` (a Judge of your own)."""
+    if spec.startswith("table:"):
+        from orav.judges.table import TableJudge
+
+        return TableJudge.load(spec.removeprefix("table:"))
+    if spec.startswith("openai:"):
+        from orav.judges.model import ModelJudge
+
+        judge = ModelJudge.from_spec(spec, **options)
+        if judge.missing_key:
+            raise InputError(judge.missing_key, "--judge")
+        return judge
+    if spec.startswith(PREFIX):
+        built: Judge = build(spec, Judge, "--judge")
+        return built
+    raise InputError(
+        f"unknown judge {spec!r}; expected 'table:FILE', 'openai:MODEL' or '{FORM}'", "--judge"
+    )
+
+
+def default_judge(agent: Agent) -> Judge | None:
+    """The judge when none is named: the LLM agent's own model, else none (a scenario whose
+    claims are in words then needs ``--judge``)."""
+    from orav.agents.openai import OpenAIAgent
+
+    if isinstance(agent, OpenAIAgent):
+        from orav.judges.model import ModelJudge
+
+        return ModelJudge(agent)
+    return None
 
 
 @asynccontextmanager
@@ -113,6 +150,33 @@ async def open_device(
             f"'textual:package.module:AppClass' or '{FORM}'",
             "--device",
         )
+
+
+def resolve_app(spec: str, scenario: Scenario) -> Scenario:
+    """``scenario`` with its app: as written, else the device's only app (the app model of
+    ``sim:APP.yaml``, the Textual app of ``textual:module:Class``); where the device has
+    several, InputError naming them."""
+    if scenario.app:
+        return scenario
+    if spec.startswith("sim:"):
+        app = app_model(Path(spec.removeprefix("sim:"))).bundle_id
+    elif spec.startswith(("textual:", "textual+")):
+        from orav.drivers.textual.spec import parse_spec
+
+        app = parse_spec(spec).app
+    elif spec == "sim":
+        from orav.sim.apps import BUNDLED
+
+        choices = ", ".join(sorted(BUNDLED))
+        what = (
+            f"scenario {scenario.name!r} names no app, and `sim` serves several ({choices}): "
+            "name one with `app:`, or give --device sim:APP.yaml"
+        )
+        raise InputError(what, "app")
+    else:
+        what = f"scenario {scenario.name!r} names no app: name the app to run on {spec} with `app:`"
+        raise InputError(what, "app")
+    return evolve(scenario, app=app)
 
 
 def app_model(path: Path) -> AppModel:

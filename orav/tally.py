@@ -18,6 +18,7 @@ from orav.model import (
     Deed,
     DeviceInfo,
     FileChange,
+    Judged,
     ModelCall,
     Observation,
     RunError,
@@ -32,11 +33,22 @@ from orav.model import (
 )
 from orav.model.deed import Change
 from orav.perceive import Detection
-from orav.perceive.assertions import check, describe_assertion, found_instead
+from orav.perceive.assertions import describe_assertion, found_instead
 
 CRASH_REPORT_CHARS = 4000  # of a crash report kept in the run's report
 # A run that ends in one of these never reached its goal: every goal is missed.
 UNFINISHED: tuple[RunStatus, ...] = ("step_limit", "timed_out", "aborted")
+
+
+def goal_name(assertion: Assert) -> str:
+    """How a report names the goal a check stands for, as its author named it: the state's
+    name (``logged_in``), the claim in words, else the check itself (``#switch is visible``)."""
+    return assertion.name or assertion.claim or describe_assertion(assertion)
+
+
+def goal_names(criteria: tuple[Assert, ...]) -> list[str]:
+    """The goals of ``criteria``, each once (a state checked by several selectors is one)."""
+    return list(dict.fromkeys(goal_name(c) for c in criteria))
 
 
 @define
@@ -55,6 +67,8 @@ class Tally:
     achieved: list[str] = field(factory=list)
     missed: list[str] = field(factory=list)
     asserted: list[Assert] = field(factory=list)  # the assert actions that failed (missed goals)
+    found: dict[str, str] = field(factory=dict)  # of a missed goal: what was found instead
+    judged: list[Judged] = field(factory=list)  # each claim in words a judge decided
     summary: str = ""
     info: DeviceInfo | None = None  # where the app runs: disposable, the network
     deeds: list[Deed] = field(factory=list)
@@ -102,7 +116,7 @@ class Tally:
 
     def failed_check(self, assertion: Assert) -> None:
         """An assert action that did not hold: a missed goal of the run."""
-        self.missed.append(describe_assertion(assertion))
+        self.missed.append(goal_name(assertion))
         self.asserted.append(assertion)
 
     def recovered(
@@ -131,12 +145,18 @@ class Tally:
         self.errors.append(error)
         return error
 
-    def judge(self, success: bool, summary: str, observation: Observation) -> None:
-        """The agent is done: each success criterion is checked on the last screen (without
-        any, the agent's own ``success`` is the goal's)."""
-        for assertion in self.scenario.success_criteria:
-            holds = check(assertion, observation)
-            (self.achieved if holds else self.missed).append(describe_assertion(assertion))
+    def judge(self, success: bool, summary: str, checked: list[tuple[Assert, bool, str]]) -> None:
+        """The agent is done: each success criterion as checked on the last screen (whether it
+        held, what was found instead), one goal per name; without any criteria, the agent's own
+        ``success`` is the goal's."""
+        held: dict[str, bool] = {}
+        for assertion, holds, found in checked:
+            name = goal_name(assertion)
+            held[name] = held.get(name, True) and holds
+            if not holds and (assertion.claim is not None or assertion.name):
+                self.found.setdefault(name, found)
+        for name, holds in held.items():
+            (self.achieved if holds else self.missed).append(name)
         if not self.scenario.success_criteria:
             (self.achieved if success else self.missed).append(self.scenario.goal)
         self.summary = summary
@@ -155,10 +175,13 @@ class Tally:
         achieved, missed = self.achieved, self.missed
         criteria = self.scenario.success_criteria
         if status in UNFINISHED:
-            missed = [describe_assertion(a) for a in criteria] or [self.scenario.goal]
-        checks = {describe_assertion(a): a for a in criteria}
-        checks.update({describe_assertion(a): a for a in self.asserted})
-        found = [found_instead(checks[goal], last) if goal in checks else "" for goal in missed]
+            missed = goal_names(criteria) or [self.scenario.goal]
+        checks = {goal_name(a): a for a in criteria if a.claim is None}
+        checks.update({goal_name(a): a for a in self.asserted if a.claim is None})
+        found = [
+            self.found.get(goal) or (found_instead(checks[goal], last) if goal in checks else "")
+            for goal in missed
+        ]
         results = [step.result for step in self.history]
         return RunReport(
             run_id=run_id,
@@ -180,6 +203,7 @@ class Tally:
             usage=Usage.of(self.calls) if self.calls else None,
             summary=self.summary or ending,
             side_effects=self.side_effects(),
+            judgements=tuple(self.judged),
         )
 
 

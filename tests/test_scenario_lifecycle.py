@@ -41,8 +41,8 @@ def test_the_seed_goal_yaml_maps_through_named_states() -> None:
     assert scenario.reset == ("keychain",)  # logged_in: false
     assert scenario.preconditions == ()  # app_launched: true is every run's launch
     assert scenario.success_criteria == (
-        Assert(Target(id="tab_profile")),
-        Assert(Target(id="product_tee")),
+        Assert(Target(id="tab_profile"), name="logged_in"),
+        Assert(Target(id="product_tee"), name="home_screen_visible"),
     )
 
 
@@ -53,14 +53,16 @@ def test_a_true_precondition_runs_the_states_setup_and_false_negates_a_check(tmp
     path.write_text(text)
     scenario = load_scenario(path)
     assert [a.kind for a in scenario.preconditions] == ["tap", "type_text"] * 2 + ["tap"]
-    assert scenario.success_criteria[-1] == Assert(Target(id="product_tee"), "absent")
+    assert scenario.success_criteria[-1] == Assert(
+        Target(id="product_tee"), "absent", name="not home_screen_visible"
+    )
     assert scenario.reset == ()
 
 
 @pytest.mark.parametrize(
     ("old", "new", "where", "what"),
     [
-        ("  - logged_in: false\n", "  - signed_in: false\n", "8:5", "unknown state 'signed_in'"),
+        ("  - logged_in: false\n", "  - logged_in: 'no'\n", "8:5", "expected"),
         ("  - app_launched: true\n", "  - app_launched: false\n", "7:5", "always launches"),
         ("    reset: [keychain]", "    reset: []", "8:5", "has no `reset`"),
         ("grant: ", "grant: ", "", ""),

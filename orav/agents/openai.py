@@ -180,7 +180,11 @@ class OpenAIAgent:
             )
         return self._client
 
-    def _request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def _request(
+        self, messages: list[dict[str, Any]], schema_format: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The request's body; ``schema_format`` replaces the decision's JSON schema (the
+        judge's answer, ``orav.judges.model``)."""
         config = self.config
         request: dict[str, Any] = {
             "model": config.model,
@@ -195,7 +199,7 @@ class OpenAIAgent:
         else:
             request["max_tokens"] = config.max_output_tokens
         if config.response_format == "json_schema":
-            request["response_format"] = RESPONSE_FORMAT
+            request["response_format"] = schema_format or RESPONSE_FORMAT
         elif config.response_format == "json_object":
             request["response_format"] = {"type": "json_object"}
         return request
@@ -203,7 +207,9 @@ class OpenAIAgent:
     def _error(self, what: str) -> AgentError:
         return AgentError(f"{self.name}: {redact(what, [self._api_key])}")  # the run adds the step
 
-    async def _complete(self, messages: list[dict[str, Any]]) -> ChatCompletion:
+    async def _complete(
+        self, messages: list[dict[str, Any]], schema_format: dict[str, Any] | None = None
+    ) -> ChatCompletion:
         """One model call with the SDK's retries, bounded as a whole; errors as AgentError,
         a body that is not a chat completion as InvalidAnswer (re-asked within the budget)."""
         import openai
@@ -216,7 +222,8 @@ class OpenAIAgent:
         sent = self._requests
         try:
             async with asyncio.timeout(budget):
-                return await client.chat.completions.create(**self._request(messages))
+                request = self._request(messages, schema_format)
+                return await client.chat.completions.create(**request)
         except (openai.APITimeoutError, TimeoutError):
             what = f"model call {where} timed out ({self._tries(sent)} of {config.timeout:g} s)"
         except openai.APIStatusError as exc:

@@ -45,6 +45,7 @@ from orav.model import (
     Decision,
     DeviceInfo,
     FaultKind,
+    Judgement,
     ModelCall,
     Observation,
     Scenario,
@@ -280,6 +281,21 @@ class DecideEvent:
 
 
 @frozen
+class JudgeEvent:
+    """A claim in words judged at ``step`` (0: a precondition) on the screen whose digest is
+    ``screen`` (``orav.perceive.change.screen_digest``): the judgement, its evidence and what
+    the model call cost (``judgement.call``), or what the judge raised. A replay serves it
+    without a model; a live rerun serves it while the screen is the recorded one."""
+
+    type: ClassVar[str] = "judge"
+    step: int
+    claim: str
+    screen: str
+    judgement: Judgement | None = None
+    raised: Raised | None = None
+
+
+@frozen
 class ClockEvent:
     """One reading of the engine's clock (seconds, monotonic)."""
 
@@ -399,6 +415,7 @@ Event = (
     | ChangesEvent
     | LifecycleEvent
     | DecideEvent
+    | JudgeEvent
     | ClockEvent
     | SleepEvent
     | VerificationEvent

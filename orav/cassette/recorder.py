@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from orav.agents import Agent, HoldsSecrets, model_of
 from orav.cassette.clock import RecordingClock
 from orav.cassette.events import Event, Header
+from orav.cassette.judgements import RecordingJudge
 from orav.cassette.mode import RecordMode, Slot
 from orav.cassette.record import RecordingAgent, RecordingDevice
 from orav.cassette.reuse import ReusingAgent
@@ -33,6 +34,7 @@ from orav.cassette.writer import CassetteWriter
 from orav.clock import Clock, SystemClock
 from orav.device import Device
 from orav.errors import Interrupted
+from orav.judges import Judge
 from orav.model import Scenario, TypeText
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ class CassetteRecorder:
         clock: Clock,
         slot: Slot,
         secrets: tuple[str, ...],
+        judge: Judge | None = None,
     ) -> None:
         self.scenario = scenario
         self.writer = writer
@@ -65,6 +68,7 @@ class CassetteRecorder:
             else RecordingAgent(agent, writer)
         )
         self.clock = RecordingClock(clock, writer)
+        self.judge = RecordingJudge(judge, writer) if judge is not None else None
 
     def engine(self, **options: Any) -> Engine:
         """An Engine over the recording wrappers that writes its own events (transitions,
@@ -77,6 +81,7 @@ class CassetteRecorder:
             clock=self.clock,
             writer=self.writer,
             run_id=self.header.run_id,
+            judge=self.judge,
             **options,
         )
 
@@ -106,16 +111,25 @@ async def use_cassette(
     clock: Clock | None = None,
     secrets: Iterable[str] = (),
     progress: Callable[[Event], None] | None = None,
+    judge: Judge | None = None,
 ) -> AsyncIterator[CassetteRecorder]:
     """Record the run of ``scenario`` on ``device`` by ``agent`` (default: the scenario's
     script) to the cassette at ``path``, in ``record_mode`` (``none`` only replays: refused).
 
     ``clock`` replaces the system clock; ``secrets`` adds strings to keep out of the cassette;
-    ``progress`` is called with every event once it is on disk.
+    ``progress`` is called with every event once it is on disk; ``judge`` decides the claims
+    in words (``orav.judges``), each judgement recorded.
     """
     slot = Slot.prepare(Path(path), RecordMode.parse(record_mode))
     async with recording(
-        slot, scenario, device, agent, clock=clock, secrets=secrets, progress=progress
+        slot,
+        scenario,
+        device,
+        agent,
+        clock=clock,
+        secrets=secrets,
+        progress=progress,
+        judge=judge,
     ) as recorder:
         yield recorder
 
@@ -130,6 +144,7 @@ async def recording(
     clock: Clock | None = None,
     secrets: Iterable[str] = (),
     progress: Callable[[Event], None] | None = None,
+    judge: Judge | None = None,
 ) -> AsyncIterator[CassetteRecorder]:
     """``use_cassette`` into a ``Slot`` prepared already (``orav.session.record`` prepares it
     before it starts a device: a refused cassette starts nothing)."""
@@ -145,13 +160,14 @@ async def recording(
             model=model_of(agent),
             record_mode=slot.mode,
         )
-        kept = tuple(dict.fromkeys([*secrets_of(scenario, agent), *filter(None, secrets)]))
+        held = [*secrets_of(scenario, agent), *_judge_secrets(judge), *filter(None, secrets)]
+        kept = tuple(dict.fromkeys(held))
         writer_type = CassetteWriter if progress is None else _Watched
         with writer_type.create(slot.path, header, overwrite=slot.overwrite, secrets=kept) as w:
             if isinstance(w, _Watched):
                 w.progress = progress
             yield CassetteRecorder(
-                scenario, w, header, device, agent, clock or SystemClock(), slot, kept
+                scenario, w, header, device, agent, clock or SystemClock(), slot, kept, judge
             )
     except Interrupted as exc:
         # The interrupted run's cassette (ending in its ``interrupted`` report) is kept,
@@ -175,6 +191,11 @@ def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:
     found += [a.text for a in typed if isinstance(a, TypeText) and a.secure]
     found += [os.environ.get(name, "") for name in scenario.variables]
     return [s for s in found if s]
+
+
+def _judge_secrets(judge: Judge | None) -> list[str]:
+    """A judge's own secrets (a separate model's API key)."""
+    return list(judge.secrets) if isinstance(judge, HoldsSecrets) else []
 
 
 class _Watched(CassetteWriter):

@@ -18,6 +18,7 @@ from orav.errors import InputError
 if TYPE_CHECKING:
     from orav.agents import Agent
     from orav.config import Config
+    from orav.judges import Judge
     from orav.model import Credentials
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -40,6 +41,17 @@ agent_options = click.option(
     multiple=True,
     metavar="KEY=VALUE",
     help="An LLM agent setting, e.g. temperature=0.2, send_screenshot=false (docs/agents.md).",
+)
+judge_option = click.option(
+    "--judge",
+    "judge_spec",
+    default=None,
+    metavar="SPEC",
+    help="Who decides the claims in words (criteria, preconditions, assert steps): "
+    "'table:FILE' (answers or selector checks from a YAML table: free, deterministic), "
+    "'openai:MODEL' (a model; with --base-url and --agent-option as an LLM agent's) or "
+    "'class:package.module:Class[?name=value&...]'. Default: the openai agent's own model, "
+    "else none (docs/scenarios.md).",
 )
 _verbosity_options = [
     click.option("-q", "--quiet", is_flag=True, help="Print nothing while the run goes."),
@@ -178,3 +190,31 @@ def file_errors(verb: str, path: Path) -> Iterator[None]:
         yield
     except OSError as exc:
         raise InputError(f"cannot {verb}: {exc.strerror}", str(exc.filename or path)) from None
+
+
+def make_judge(
+    spec: str | None, base_url: str | None = None, options: Sequence[str] = ()
+) -> Judge | None:
+    """The judge of ``--judge`` (None when not given); a model judge takes ``--base-url`` and
+    the ``--agent-option`` settings, as the LLM agent does."""
+    if spec is None:
+        return None
+    from orav.specs import make_judge
+
+    if not spec.startswith("openai:"):
+        return make_judge(spec)
+    settings = dict(agent_setting(text) for text in options)
+    if base_url:
+        settings["base_url"] = base_url
+    return make_judge(spec, **settings)
+
+
+def for_agent(
+    agent_spec: str | None, judge_spec: str | None, base_url: str | None, options: Sequence[str]
+) -> tuple[str | None, Sequence[str]]:
+    """``--base-url`` and ``--agent-option`` as the agent takes them: when only the judge is a
+    model (``--judge openai:MODEL`` beside a scripted agent), they are the judge's alone."""
+    judges = judge_spec is not None and judge_spec.startswith("openai:")
+    if judges and not (agent_spec or "").startswith(("openai:", "class:")):
+        return None, ()
+    return base_url, options

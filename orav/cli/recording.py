@@ -16,7 +16,10 @@ from orav.cli.flags import (
     base_url_option,
     devices,
     file_errors,
+    for_agent,
+    judge_option,
     make_agent,
+    make_judge,
     regression_check_option,
     verbosity,
     verbosity_options,
@@ -35,6 +38,7 @@ from orav.errors import Interrupted
 if TYPE_CHECKING:
     from orav.agents import Agent
     from orav.config import Config
+    from orav.judges import Judge
     from orav.session import Recording, Replay
     from orav.suite import Job, Outcome
 
@@ -63,6 +67,7 @@ if TYPE_CHECKING:
 )
 @base_url_option
 @agent_options
+@judge_option
 @click.option("--out", type=click.Path(path_type=Path), help="Cassette path (one scenario).")
 @click.option(
     "--record-mode",
@@ -115,6 +120,7 @@ def record(
     agent_spec: str | None,
     base_url: str | None,
     agent_options: tuple[str, ...],
+    judge_spec: str | None,
     out: Path | None,
     mode: str | None,
     overwrite: bool,
@@ -169,6 +175,7 @@ def record(
                 ("--workers", workers > 1),
                 ("--retries", retries > 0),
                 ("--regression-check", bool(regression_check)),
+                ("--judge", bool(judge_spec)),
             )
             if value
         ]
@@ -181,7 +188,9 @@ def record(
             same_scenario(job.out, job.scenario)
         ctx.invoke(replay, cassettes=tuple(job.out for job in jobs))  # exits with its status
     pool = devices(device, workers)
-    agent = make_agent(agent_spec, base_url, agent_options, config)  # refuse a bad one up front
+    agent_url, agent_settings = for_agent(agent_spec, judge_spec, base_url, agent_options)
+    agent = make_agent(agent_spec, agent_url, agent_settings, config)  # refuse a bad one up front
+    judge = make_judge(judge_spec, base_url, agent_options)
     kept = kept_goldens(jobs) if mode == "once" else {}
     console = progress_console()
     for job in kept.values():
@@ -194,7 +203,7 @@ def record(
     jobs = [job for job in jobs if id(job) not in kept]
     if not jobs:
         _after_suite(list(replays.values()), junit, single=len(replays) == 1, revisit=revisit)
-    here = _Here(agent, pool[0], mode, seed, loud)
+    here = _Here(agent, pool[0], mode, seed, loud, judge)
     if len(jobs) == 1 and workers == 1 and not replays:
         _after_suite([here.record(jobs[0], retries, 1)], junit, single=True, revisit=revisit)
 
@@ -207,7 +216,7 @@ def record(
             jobs, lambda job, n: here.attempt(job, n).report, retries=retries, done=done
         )
     else:
-        argv = worker_argv(agent_spec, base_url, agent_options, mode, seed)
+        argv = worker_argv(agent_spec, base_url, agent_options, mode, seed, judge_spec)
         pool = pool if len(pool) > 1 else pool * workers
         outcomes = suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
     _after_suite([*replays.values(), *outcomes], junit, single=False, revisit=revisit)
@@ -217,8 +226,11 @@ class _Here:
     """Records jobs in this process, with progress on stderr; each one's reports written, its
     reasons printed when it did not pass."""
 
-    def __init__(self, agent: Agent, device: str, mode: str, seed: int, loud: int) -> None:
+    def __init__(
+        self, agent: Agent, device: str, mode: str, seed: int, loud: int, judge: Judge | None
+    ) -> None:
         self.agent, self.device, self.mode, self.seed, self.loud = agent, device, mode, seed, loud
+        self.judge = judge
 
     def record(self, job: Job, retries: int, attempt: int) -> Outcome:
         """Attempt ``attempt`` and up to ``retries`` more (a fresh recording each)."""
@@ -250,6 +262,7 @@ class _Here:
                 mode=self.mode if n == 1 else "all",
                 seed=self.seed,
                 progress=progress,
+                judge=self.judge,
             )
         )
         name = self.agent.name

@@ -15,7 +15,10 @@ from orav.cli.flags import (
     base_url_option,
     expanded,
     file_errors,
+    for_agent,
+    judge_option,
     make_agent,
+    make_judge,
     needs_agent,
 )
 from orav.cli.group import cli
@@ -46,16 +49,27 @@ if TYPE_CHECKING:
 )
 @base_url_option
 @agent_options
+@click.option(
+    "--judge",
+    "judge_spec",
+    default=None,
+    metavar="SPEC",
+    help="A candidate judge asked every recorded judgement's claim on its recorded screen "
+    "(judgement regression): 'table:FILE', 'openai:MODEL' or 'class:package.module:Class'. "
+    "Default: none, the recorded judgements are served.",
+)
 def replay(
     cassettes: tuple[Path, ...],
     agent_spec: str | None,
     scenario_path: Path | None,
     base_url: str | None,
     agent_options: tuple[str, ...],
+    judge_spec: str | None,
 ) -> None:
     """Rerun cassettes offline: no device, no model, no network (exit 0 only if faithful).
 
-    With --agent, a candidate agent sees every recorded screen too and must decide as recorded.
+    With --agent, a candidate agent sees every recorded screen too and must decide as recorded;
+    with --judge, a candidate judge must judge every recorded claim as recorded.
     A cassette that cannot be read is reported and the others still replay (exit 2 at the end).
     """
     import asyncio
@@ -64,16 +78,18 @@ def replay(
     from orav.errors import ReplayDivergence
 
     given = {"--base-url": base_url, "--agent-option": agent_options, "--scenario": scenario_path}
-    needs_agent(agent_spec, given)
+    needs_agent(agent_spec or judge_spec, given)
     if scenario_path is not None and agent_spec != "scripted":
         raise click.UsageError("--scenario goes with --agent scripted")
     rows, failed, bad = [], False, False
     for path in expanded(cassettes, (".cassette",)):
-        agent = _candidate(agent_spec, scenario_path, base_url, agent_options)
         try:
+            url, settings = for_agent(agent_spec, judge_spec, base_url, agent_options)
+            agent = _candidate(agent_spec, scenario_path, url, settings)
+            judge = make_judge(judge_spec, base_url, agent_options)
             if isinstance(path, InputError):
                 raise path
-            outcome = asyncio.run(session.replay(path, agent=agent))
+            outcome = asyncio.run(session.replay(path, agent=agent, judge=judge))
         except ReplayDivergence as exc:  # name the cassette and go on with the next one
             click.echo(f"orav: diverged: {path}: {exc}", err=True)
             failed = True
@@ -92,6 +108,14 @@ def replay(
                 click.echo(
                     f"{path}: step {diff.step}: recorded {diff.recorded}, "
                     f"{agent.name}: {diff.candidate}"
+                )
+        if judge is not None:
+            same = outcome.judged - len(outcome.judgements)
+            click.echo(f"{path}: {same} of {outcome.judged} judgements of {judge.name} matched")
+            for judged in outcome.judgements:
+                click.echo(
+                    f"{path}: step {judged.step}: {judged.claim!r}: recorded {judged.recorded}, "
+                    f"{judge.name}: {judged.candidate}"
                 )
     if rows:
         print_reports(rows)
@@ -162,6 +186,7 @@ def _candidate(
 )
 @base_url_option
 @agent_options
+@judge_option
 def rerun(
     cassettes: tuple[Path, ...],
     device_spec: str | None,
@@ -172,18 +197,20 @@ def rerun(
     html_dir: Path | None,
     base_url: str | None,
     agent_options: tuple[str, ...],
+    judge_spec: str | None,
 ) -> None:
     """Play golden cassettes live against the app: the recorded decisions on the real screens,
     each target found again on the live screen (healed when its id or label moved), the first
-    step where the app no longer matches named. Exit 0 when every cassette passed or healed,
-    1 when one regressed, 2 on bad input. See docs/goldens.md."""
+    step where the app no longer matches named; a recorded judgement is served where the live
+    screen is the recorded one, the judge asked again where it changed. Exit 0 when every
+    cassette passed or healed, 1 when one regressed, 2 on bad input. See docs/goldens.md."""
     import asyncio
 
     from orav import golden
     from orav.cassette import read_cassette
     from orav.scenario_loader import load_scenario
 
-    needs_agent(agent_spec, {"--base-url": base_url, "--agent-option": agent_options})
+    needs_agent(agent_spec or judge_spec, {"--base-url": base_url, "--agent-option": agent_options})
     regressed, bad = False, False
     for path in expanded(cassettes, (".cassette",)):
         try:
@@ -201,7 +228,9 @@ def rerun(
                 "recorded": recorded,
             }
             if agent_spec is not None:
-                options["agent"] = make_agent(agent_spec, base_url, agent_options)
+                url, settings = for_agent(agent_spec, judge_spec, base_url, agent_options)
+                options["agent"] = make_agent(agent_spec, url, settings)
+            options["judge"] = make_judge(judge_spec, base_url, agent_options)
             if repeat > 1:
                 repeated = asyncio.run(golden.repeat(path, repeat, **options))
                 click.echo(repeated.explain())

@@ -103,7 +103,12 @@ def same_scenario(cassette: Path, scenario: Scenario) -> None:
 
 
 def worker_argv(
-    agent_spec: str, base_url: str | None, agent_options: Sequence[str], mode: str, seed: int
+    agent_spec: str,
+    base_url: str | None,
+    agent_options: Sequence[str],
+    mode: str,
+    seed: int,
+    judge_spec: str | None = None,
 ) -> Callable[[Job, int, str], list[str]]:
     """The ``orav record`` command line of one job in a worker process."""
 
@@ -114,6 +119,7 @@ def worker_argv(
         command += ["--base-url", base_url] if base_url else []
         for option in agent_options:
             command += ["--agent-option", option]
+        command += ["--judge", judge_spec] if judge_spec else []
         return command
 
     return argv

@@ -41,6 +41,7 @@ from orav.model.fault import (
     InjectedFault,
 )
 from orav.model.geometry import Frame, Point
+from orav.model.judgement import Judged, Judgement
 from orav.model.observation import Observation, Screenshot, locate
 from orav.model.report import RunError, RunReport, RunStatus, Transition, Usage
 from orav.model.scenario import Credentials, Scenario
@@ -71,6 +72,8 @@ __all__ = [
     "FileChange",
     "Frame",
     "InjectedFault",
+    "Judged",
+    "Judgement",
     "Launch",
     "ModelCall",
     "Observation",

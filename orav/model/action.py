@@ -118,6 +118,7 @@ class Terminate:
 
 
 TEXT_CONDITIONS = ("contains", "matches")
+MAX_CLAIM = 500  # characters of a claim in words: one or two sentences
 MAX_PATTERN = 200  # characters of a ``matches`` regex: a scenario's, or a model's
 # Unbounded repeats a ``matches`` regex may hold: Python's regex engine backtracks, so k of them
 # can cost (line length)^(k+1) per line; one keeps every screen line well under a second
@@ -129,14 +130,29 @@ MAX_UNBOUNDED = 1
 class Assert:
     """Check the screen: a target is visible, absent, or has a value; or a text is contained
     in (``contains``), or a regex is found in (``matches``), the target's label or value, or
-    the whole screen's text when there is no target."""
+    the whole screen's text when there is no target; or a ``claim`` in words ("the cart shows
+    two items"), which a judge decides on the screen (``orav.judges``).
+
+    ``name`` is what the scenario's author called the state this check shows (``logged_in``):
+    reports name the goal by it."""
 
     kind: ClassVar[str] = "assert"
     target: Target | None = None
     condition: Literal["visible", "absent", "value_equals", "contains", "matches"] = "visible"
     value: str | None = None
+    claim: str | None = None
+    name: str | None = None
 
     def __attrs_post_init__(self) -> None:
+        if self.claim is not None:
+            if self.target is not None or self.value is not None or self.condition != "visible":
+                what = "a claim in words stands alone: no target, value or condition"
+                raise InvalidValue("claim", what)
+            if not self.claim.strip():
+                raise InvalidValue("claim", "a claim needs words: say what should hold")
+            if len(self.claim) > MAX_CLAIM:
+                raise InvalidValue("claim", f"a claim is at most {MAX_CLAIM} characters")
+            return
         if self.target is None and self.condition not in TEXT_CONDITIONS:
             raise ValueError(f"an assert {self.condition} needs a target")
         if self.condition in TEXT_CONDITIONS:
@@ -269,6 +285,8 @@ def show_action(action: Action) -> str:
             return f"wait {_num(seconds)}s"
         case Launch(bundle_id=bundle_id) | Terminate(bundle_id=bundle_id):
             return f"{action.kind} {bundle_id or 'the app'}"
+        case Assert(claim=str(claim)):
+            return f"assert {claim!r}"
         case Assert(target=target, condition=condition, value=value):
             where = "the screen" if target is None else str(target)
             return f"assert {where} {condition}" + (f" {value!r}" if value is not None else "")

@@ -9,6 +9,7 @@ from attrs import field, frozen
 
 from orav.model.decision import ModelCall
 from orav.model.deed import SideEffects
+from orav.model.judgement import Judged
 
 RunStatus = Literal[
     "passed",  # goal met, no errors on the way
@@ -94,6 +95,8 @@ class RunReport:
     # the side-effect ledger: where the app ran, the deeds done, the files changed (None: a
     # world orav cannot see into and nothing done there that it knows of)
     side_effects: SideEffects | None = None
+    # each claim in words a judge decided, with its evidence (docs/scenarios.md)
+    judgements: tuple[Judged, ...] = ()
 
     @property
     def ok(self) -> bool:

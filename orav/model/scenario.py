@@ -58,6 +58,11 @@ class NamedState:
     setup: tuple[Action, ...] = ()
 
 
+def _app_or_none(_: Any, attribute: Any, value: str) -> None:
+    if value and not value.strip():
+        raise InvalidValue(attribute.name, "an app is its bundle id or module:Class, not spaces")
+
+
 def _tag_names(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
     for tag in value:
         if not tag or not all(c.isalnum() or c in "_-.:" for c in tag):
@@ -72,7 +77,8 @@ class Scenario:
     how the app is set up first and, optionally, a script (docs/scenarios.md)."""
 
     name: str = field(validator=file_name)
-    app: str = field(validator=not_blank)
+    # "": the device's only app (``orav.specs.resolve_app`` fills it in before a run)
+    app: str = field(validator=_app_or_none)
     goal: str = field(validator=not_blank)
     description: str = ""
     preconditions: tuple[Action, ...] = ()

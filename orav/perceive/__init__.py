@@ -5,7 +5,7 @@
 - ``roles``: the role and label sets all of them read.
 """
 
-from orav.perceive.change import Change, changed, measure, raster
+from orav.perceive.change import Change, changed, measure, raster, screen_digest
 from orav.perceive.faults import (
     INTERRUPTION_KINDS,
     Detection,
@@ -43,6 +43,7 @@ __all__ = [
     "no_effect",
     "raster",
     "resolve",
+    "screen_digest",
     "screen_id",
     "screen_name",
     "screen_state",

@@ -16,6 +16,7 @@ run change the tree, so most never pay the PNG decode; numpy is imported on firs
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 from collections import OrderedDict
@@ -222,3 +223,10 @@ def tree_signature(elements: Iterable[Element]) -> tuple:
         )
         for e in elements
     )
+
+
+def screen_digest(observation: Observation) -> str:
+    """What a judgement was made on, as 16 hex digits: the tree's signature (``tree_signature``),
+    so a screen that did not change is judged once and a changed one is asked again."""
+    signature = repr(tree_signature(observation.elements)).encode()
+    return hashlib.sha256(signature).hexdigest()[:16]
