@@ -151,11 +151,16 @@ def _without_icons(label: str) -> str | None:
 
 
 def _bindings(app: Any) -> dict[int, list[str]]:
-    """``binding:KEY`` traits of the shown, enabled bindings, by the id of the node defining them."""
+    """``binding:KEY`` traits of the shown, enabled bindings, by the id of the node defining
+    them, each with ``says:KEY:DESCRIPTION`` when the binding says what it does: the words of
+    a key (``orav.perceive.deeds``)."""
     found: dict[int, list[str]] = {}
     for key, node, binding, enabled in compat.bindings(app):
         if enabled and binding.show:
-            found.setdefault(id(node), []).append(f"binding:{key}")
+            traits = found.setdefault(id(node), [])
+            traits.append(f"binding:{key}")
+            if binding.description:
+                traits.append(f"says:{key}:{binding.description}")
     return found
 
 

@@ -1,0 +1,215 @@
+"""Is this control, or this action, an outward or a destructive deed, and why?
+
+One answer for the explorer (what it may try), the engine's ledger (what the agent did) and
+the remedies (what they may press), in this order of trust:
+
+1. **structure**: a confirmation on screen (an alert, action sheet or modal whose answers are
+   buttons, no text field, at least two of them) makes every answer but its cancel answer a
+   deed: the affirmative answer is what the control that opened it was about. An answer that
+   cannot be told from a cancel is a deed too;
+2. **effect**: a step after which the world reports files or app data changed or deleted
+   (``WorldChanges``) was a destructive deed, whatever it said (``effect_deed``);
+3. **words**, the last resort, from one data file (``words.yaml``: stems in English, German,
+   French and Spanish) read in a control's label, its id and its key binding's description.
+   A row of a list is not judged by its words: it most often opens a page named so.
+
+A deed whose kind nothing says (a confirmation in words no list knows) is **outward**: the
+kind never performed, since what it reaches cannot be told.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+from attrs import frozen
+
+from orav.codec.yaml import load_yaml
+from orav.model import Action, Element, Observation, PressKey, Tap, WorldChanges
+from orav.model.deed import DeedKind
+from orav.perceive.roles import BUTTON_ROLES, is_text_field, text_of
+from orav.perceive.targets import modal_elements, target_element
+
+Category = Literal["outward", "destructive", "sign_out", "quit", "cancel"]
+# A binding's description, on the element that defines the binding: ``says:KEY:DESCRIPTION``
+# (the companion's facts), beside its ``binding:KEY``.
+SAYS = "says:"
+
+
+@frozen
+class Verdict:
+    """A deed's kind and how it was known: ``why`` is "confirms 'Drop table?'", "words:
+    trash", "binding 'Delete file'", "effect: deleted home/notes.md"."""
+
+    kind: DeedKind
+    why: str
+
+
+@frozen
+class Words:
+    """The data file: per category, per language, words and stems (``delet*``)."""
+
+    outward: dict[str, list[str]]
+    destructive: dict[str, list[str]]
+    sign_out: dict[str, list[str]]
+    quit: dict[str, list[str]]
+    cancel: dict[str, list[str]]
+
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[\s_\-./:#]+")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2026": " "})
+
+
+def plain_words(text: str) -> str:
+    """A text as its words: camelCase, ``_``, ``-`` and dots split, casefolded, spaced once
+    (``confirmDrop_table`` → "confirm drop table")."""
+    text = _CAMEL.sub(" ", text.translate(_QUOTES))
+    return " ".join(_SEPARATORS.sub(" ", text).casefold().split())
+
+
+def _pattern(entry: str) -> str:
+    stem = entry.endswith("*")
+    words = plain_words(entry.rstrip("*")).split(" ")
+    body = r"\s+".join(re.escape(w) for w in words)
+    tail = r"\w*" if stem else ""
+    return rf"(?<![\w']){body}{tail}(?![\w'])"
+
+
+@cache
+def _words() -> Words:
+    source = resources.files("orav.perceive") / "words.yaml"
+    return load_yaml(source.read_text(encoding="utf-8"), Words, source="orav/perceive/words.yaml")
+
+
+@cache
+def _regex(category: Category) -> re.Pattern[str]:
+    entries = [e for words in getattr(_words(), category).values() for e in words]
+    return re.compile("|".join(_pattern(e) for e in entries))
+
+
+@cache
+def _answers() -> frozenset[str]:
+    return frozenset(plain_words(e) for words in _words().cancel.values() for e in words)
+
+
+def finds(category: Category, text: str) -> str | None:
+    """The first word of ``category`` in ``text`` (at word edges, any case), or None."""
+    found = _regex(category).search(plain_words(text))
+    return found.group(0) if found else None
+
+
+def words_of(element: Element) -> str:
+    """What a control says it does: its label, its id and its bindings' descriptions."""
+    described = [
+        t.removeprefix(SAYS).partition(":")[2] for t in element.traits if t.startswith(SAYS)
+    ]
+    return " ".join(w for w in (element.label, element.unique_id, *described) if w)
+
+
+def by_words(text: str) -> Verdict | None:
+    """The deed ``text`` names, outward before destructive, or None."""
+    for kind in ("outward", "destructive"):
+        found = finds(kind, text)
+        if found:
+            return Verdict(kind, f"words: {found}")
+    return None
+
+
+def is_cancel(element: Element) -> bool:
+    """A confirmation's answer that declines: its whole label says so ("Cancel", "Not Now",
+    "Keep it"), not "Cancel payment"."""
+    return plain_words(element.label or "") in _answers()
+
+
+@frozen
+class Confirmation:
+    """A dialog that asks before a deed: its ``question`` (title and message), its
+    ``affirmative`` answers (each a deed) and its ``cancel`` answer, if one says so."""
+
+    question: str
+    affirmative: tuple[Element, ...]
+    cancel: Element | None
+
+
+def confirmation(observation: Observation) -> Confirmation | None:
+    """The confirmation on screen, or None: an alert, action sheet or modal (the first, as
+    ``orav.perceive.interruption`` finds it) with no text field and at least two buttons.
+    One button only acknowledges ("Saved. OK"); a dialog with fields is a form."""
+    modal = modal_elements(observation.elements)
+    if not modal or any(is_text_field(e) for e in modal):
+        return None
+    buttons = [e for e in modal[1:] if e.role in BUTTON_ROLES and (e.label or e.unique_id)]
+    if len(buttons) < 2:
+        return None
+    cancel = next((b for b in buttons if is_cancel(b)), None)
+    texts = [text_of(e) or "" for e in modal if e.role not in BUTTON_ROLES]
+    return Confirmation(
+        question=" ".join(t for t in texts if t),
+        affirmative=tuple(b for b in buttons if b is not cancel),
+        cancel=cancel,
+    )
+
+
+def control_deed(element: Element, observation: Observation) -> Verdict | None:
+    """Whether a tap on ``element``, on the screen ``observation`` shows, is a deed, and why.
+
+    The affirmative answer of a confirmation on screen is one: of the kind its words or the
+    question's say, else outward (``why``: "confirms 'Delete payee?'"). Elsewhere a control
+    is one when its words name a deed (never a text field, nor a row of a list). Stable: the
+    same element on the same screen gets the same verdict, so remedies, the explorer and the
+    ledger agree. Effect is not seen here: ``effect_deed`` says what a step changed."""
+    asked = confirmation(observation)
+    if asked is not None and element in asked.affirmative:
+        said = by_words(words_of(element)) or by_words(asked.question)
+        kind = said.kind if said else "outward"
+        question = asked.question or (element.label or "")
+        return Verdict(kind, f"confirms {question!r}" + (f" ({said.why})" if said else ""))
+    if is_text_field(element) or element.role == "AXCell":
+        return None
+    return by_words(words_of(element))
+
+
+def key_deed(key: str, observation: Observation) -> Verdict | None:
+    """Whether pressing ``key`` is a deed: by what its binding says it does (the footer key
+    showing it, or the description the app gives it), else by the key's own name (a bare
+    ``delete``); a key no binding of the app takes is none."""
+    bound_here = False
+    for element in observation.elements:
+        for trait in element.traits:
+            bound, _, description = trait.removeprefix(SAYS).partition(":")
+            if trait.startswith(SAYS) and bound == key and description:
+                return _said(by_words(description), f"binding {description!r}")
+        if f"binding:{key}" in element.traits:
+            bound_here = True
+            if element.role in BUTTON_ROLES and element.label:
+                return _said(by_words(element.label), f"binding {element.label!r}")
+    return _said(by_words(key), f"key {key!r}") if bound_here else None
+
+
+def _said(verdict: Verdict | None, how: str) -> Verdict | None:
+    return Verdict(verdict.kind, f"{how} ({verdict.why})") if verdict else None
+
+
+def action_deed(action: Action, observation: Observation) -> Verdict | None:
+    """Whether ``action``, decided on ``observation``, is a deed: a tap by its target
+    (``control_deed``), a key press by its binding (``key_deed``); typing, waits, swipes and
+    checks never are."""
+    if isinstance(action, Tap) and action.target is not None:
+        element = target_element(observation, action.target)
+        return control_deed(element, observation) if element is not None else None
+    if isinstance(action, PressKey) and isinstance(action.key, str):
+        return key_deed(action.key, observation)
+    return None
+
+
+def effect_deed(changes: WorldChanges) -> Verdict | None:
+    """A destructive deed known by its effect: files or app data changed or deleted (what is
+    only created harms nothing that was there), else None."""
+    lost = [f"{c.change} {c.path}" for c in changes.files if c.change != "created"]
+    if not lost:
+        return None
+    more = f" and {len(lost) - 3} more" if len(lost) > 3 else ""
+    return Verdict("destructive", "effect: " + ", ".join(lost[:3]) + more)
