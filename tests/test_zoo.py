@@ -36,8 +36,8 @@ GENERIC = [m for name, m in MISTAKES.items() if name not in FAMILIES]
 # The kinds the agent on main gets through alone, in 100 % of answers, on all three tasks.
 ALONE = ["fenced", "seed_shape", "paraphrase", "stale_ref", "off_by_n", "loop", "slow"]
 # Passed runs at each rate over SEEDS on the three tasks, as main holds them.
-SEEDS = (0, 1)
-FLOOR = {0.10: 1.0, 0.30: 0.8}
+SEEDS = (0,)
+FLOOR = {0.10: 1.0, 0.30: 0.6}
 
 
 def _fast(mistake: Mistake) -> Mistake:
