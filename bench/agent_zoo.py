@@ -5,7 +5,8 @@ server (``orav/zoo/``), on the demo login (simulator), the shop's cart flow with
 (simulator) and the planner's triage (Textual). Two sets:
 
 - mixed: every generic mistake at 10 % and at 30 % of answers, N seeded runs per task;
-- alone: each mistake kind (model families included) in 100 % of answers, one run per task.
+- alone: each mistake kind (model families included) in 100 % of answers, one run per task;
+- wild: each behaviour of ``orav/zoo/wild.yaml`` (nobody wrote the agent for them) the same way.
 
 Per set: passed (the run's report is ok), clean (status ``passed``: no errors on the way),
 false passes (ok, but the app's own state says the goal was not met), secrets the model was
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import attrs
 
-from orav.zoo import FAMILIES, MISTAKES, Outcome, tasks
+from orav.zoo import FAMILIES, MISTAKES, WILD, Outcome, load_mistakes, tasks
 
 RATES = (0.10, 0.30)
 GENERIC = [m for name, m in MISTAKES.items() if name not in FAMILIES]
@@ -101,6 +102,21 @@ async def main(runs: int) -> int:
                     failures.append(f"{kind} {name}: {outcome.report.status}: {_why(outcome)}")
             marks = "".join("P" if o.passed and not o.false_pass else "F" for o in outcomes)
             print(_line(f"{kind} [{marks}]", outcomes))
+        print(
+            "\nwild: behaviours nobody wrote the agent for (orav/zoo/wild.yaml), alone, no target"
+        )
+        print(HEADER)
+        for mistake in load_mistakes(WILD):
+            outcomes = []
+            for name, task in zoo.items():
+                outcome = await task.play(out / "run.cassette", [mistake], rate=1.0, seed=0)
+                outcomes.append(outcome)
+                if not outcome.passed or outcome.false_pass:
+                    failures.append(
+                        f"{mistake.name} {name}: {outcome.report.status}: {_why(outcome)}"
+                    )
+            marks = "".join("P" if o.passed and not o.false_pass else "F" for o in outcomes)
+            print(_line(f"{mistake.name} [{marks}]", outcomes))
         task = zoo["login"]
         password = task.scenario.credentials.password  # type: ignore[union-attr]
         goal = f"{task.scenario.goal} The password is {password}."

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from orav.agents.prompt import element_line
 from orav.errors import InputError
 from orav.model import Element, Frame
-from orav.zoo import FAMILIES, MISTAKES, Mistake, Player, ZooServer, tasks
+from orav.zoo import FAMILIES, MISTAKES, WILD, Mistake, Player, ZooServer, load_mistakes, tasks
 from orav.zoo.__main__ import main as zoo_main
 from orav.zoo.turn import read_element
 
@@ -159,6 +159,21 @@ def test_a_behaviour_nobody_wrote_the_agent_for_is_data():
         Mistake.from_dict({"template": "{json}"})
 
 
+def test_the_shipped_wild_behaviours_each_answer_in_their_own_words():
+    wild = load_mistakes(WILD)
+    assert len({m.name for m in wild}) == len(wild) >= 5
+    for mistake in wild:
+        player = Player(TASKS["login"].policy, mistakes=[mistake], rate=1.0)
+        wire, _, model = player.answer(json.dumps(LOGIN).encode())
+        assert wire.content and wire.content != json.dumps(decision_of_login()), mistake.name
+        assert model == (mistake.model or "zoo-vision")
+
+
+def decision_of_login() -> dict:
+    player = Player(TASKS["login"].policy)
+    return json.loads(player.answer(json.dumps(LOGIN).encode())[0].content or "")
+
+
 def test_a_re_ask_is_answered_without_the_slip_but_with_the_habit():
     player = Player(TASKS["login"].policy, mistakes=[MISTAKES["stale_ref"]], rate=1.0)
     reask = json.loads(json.dumps(LOGIN))
@@ -197,22 +212,30 @@ def test_the_zoo_command_refuses_bad_arguments_in_one_line(capsys, tmp_path: Pat
     bad = tmp_path / "m.json"
     bad.write_text('{"name": "x"}')
     assert zoo_main(["login", "--mistakes-file", str(bad)]) == 2
-    assert "expected a JSON list" in capsys.readouterr().err
+    assert "expected a list of mistakes" in capsys.readouterr().err
+    bad.write_text('- {name: x, template: "{json"}')
+    assert zoo_main(["login", "--mistakes-file", str(bad)]) == 2
+    assert f"{bad}[0]: x: template" in capsys.readouterr().err
     assert zoo_main(["login", "--rate", "2"]) == 2
 
 
-@pytest.mark.parametrize("habit", [None, "fenced"])
+# The answer shapes a candidate at the zoo may answer in and still decide as recorded.
+REGRESSION = [None, "fenced"]
+
+
+@pytest.mark.parametrize("habit", REGRESSION)
 async def test_decision_regression_against_the_zoo_through_orav_replay(habit, tmp_path: Path):
     """A recorded run judged by a candidate at the zoo, through ``orav replay --agent``: the
-    same model decides as recorded, in whatever shape it answers."""
+    same model decides as recorded, in whatever shape (and family) it answers."""
     task = TASKS["login"]
     recorded = await task.play(tmp_path / "login.cassette")
     assert recorded.passed
     mistakes = [MISTAKES[habit]] if habit else []
+    model = (mistakes[0].model if mistakes else None) or "zoo-vision"
     player = Player(task.policy, mistakes=mistakes, rate=1.0)
     with ZooServer(player) as zoo:
         done = orav(
-            "replay", recorded.cassette, "--agent", "openai:zoo-vision", "--base-url", zoo.url
+            "replay", recorded.cassette, "--agent", f"openai:{model}", "--base-url", zoo.url
         )
     assert done.returncode == 0, done.stdout + done.stderr
     assert player.tally.requests == recorded.report.total_steps + 1

@@ -6,7 +6,7 @@ rate, seeded and reproducible. The LLM agent talks to it with the real ``openai`
 its robustness is a number measured on every commit (``bench/agent_zoo.py``, ``tests/test_zoo.py``).
 """
 
-from orav.zoo.mistakes import FAMILIES, MISTAKES, Mistake
+from orav.zoo.mistakes import FAMILIES, MISTAKES, WILD, Mistake, load_mistakes
 from orav.zoo.player import Player, Tally
 from orav.zoo.server import ZooServer
 from orav.zoo.tasks import Outcome, Task, tasks
@@ -14,11 +14,13 @@ from orav.zoo.tasks import Outcome, Task, tasks
 __all__ = [
     "FAMILIES",
     "MISTAKES",
+    "WILD",
     "Mistake",
     "Outcome",
     "Player",
     "Tally",
     "Task",
     "ZooServer",
+    "load_mistakes",
     "tasks",
 ]

@@ -3,21 +3,21 @@
     python -m orav.zoo login --rate 0.3 --seed 1 --mistakes prose,loop
     orav replay run.cassette --agent openai:zoo-vision --base-url http://127.0.0.1:PORT/v1
 
-``--mistakes-file FILE`` adds template mistakes from a JSON list (``Mistake.from_dict``).
+``--mistakes-file FILE`` adds template mistakes from a YAML or JSON list (``Mistake.from_dict``;
+``orav/zoo/wild.yaml`` is one).
 Bad arguments are one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import threading
 from pathlib import Path
 
 from orav.errors import InputError
-from orav.zoo.mistakes import MISTAKES, Mistake
+from orav.zoo.mistakes import MISTAKES, Mistake, load_mistakes
 from orav.zoo.player import Player
 from orav.zoo.server import ZooServer
 from orav.zoo.tasks import tasks
@@ -32,13 +32,7 @@ def _mistakes(names: str, file: str | None) -> list[Mistake]:
             )
         chosen.append(MISTAKES[name])
     if file is not None:
-        try:
-            data = json.loads(Path(file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read it: {exc}", file) from None
-        if not isinstance(data, list):
-            raise InputError("expected a JSON list of mistakes", file)
-        chosen += [Mistake.from_dict(item, f"{file}[{i}]") for i, item in enumerate(data)]
+        chosen += load_mistakes(Path(file))
     return chosen
 
 
@@ -50,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mistakes", default="", help="comma-separated kinds: " + ", ".join(MISTAKES)
     )
-    parser.add_argument("--mistakes-file", help="a JSON list of template mistakes")
+    parser.add_argument("--mistakes-file", help="a YAML or JSON list of template mistakes")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
     try:

@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from attrs import frozen
 
+from orav.codec.yaml import parse_yaml, plain, read_text
 from orav.errors import InputError
 from orav.zoo.policy import Move, subject
 from orav.zoo.turn import Turn
@@ -71,15 +73,16 @@ class Mistake:
     def from_dict(cls, data: Mapping[str, Any], where: str = "mistake") -> Mistake:
         """A template mistake: ``{"name", "what", "template", "tool": bool, "delay", "model"}``.
 
-        The template is formatted with ``json`` (orav's answer), ``reasoning``, ``label``,
-        ``x``, ``y`` (the tap point), ``kind``, ``text`` and ``key``.
+        The template is formatted with the fields ``_fields`` lists.
         """
+        if not isinstance(data, Mapping):
+            raise InputError("expected a mapping with a 'name' and a 'template'", where)
         name, template = data.get("name"), data.get("template")
         if not isinstance(name, str) or not name or not isinstance(template, str):
             raise InputError("a mistake needs a 'name' and a 'template' (strings)", where)
         try:
             template.format(**_fields({}, Move("wait")))
-        except (KeyError, IndexError, ValueError) as exc:
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
             raise InputError(f"{name}: template: {exc!r}", where) from None
         delay = data.get("delay", 0.0)
         if not isinstance(delay, int | float) or not 0 <= delay <= 60:
@@ -87,7 +90,7 @@ class Mistake:
         tool = bool(data.get("tool", False))
 
         def shape(decision: dict[str, Any], move: Move, turn: Turn, rng: random.Random) -> Wire:
-            text = template.format(**_fields(decision, move))
+            text = template.format(**_fields(decision, move, turn))
             return _tool_call(text, turn) if tool else Wire(text)
 
         model = data.get("model")
@@ -100,18 +103,40 @@ class Mistake:
         )
 
 
-def _fields(decision: dict[str, Any], move: Move) -> dict[str, Any]:
+def _fields(decision: dict[str, Any], move: Move, turn: Turn | None = None) -> dict[str, Any]:
+    """What a template may say: the answer as JSON, as a Python literal and cut to its element
+    and action; the move's reasoning, label, point (as shown and in 0-1000 of the screen, and
+    as Gemini's ``[ymin, xmin, ymax, xmax]`` box), kind, text and key."""
     point = move.point or (0.0, 0.0)
+    width, height = (turn.screen if turn is not None else None) or (390.0, 844.0)
+    x1000, y1000 = round(point[0] / width * 1000), round(point[1] / height * 1000)
     return {
         "json": json.dumps(decision, ensure_ascii=False),
+        "python": repr(decision),
+        "minimal": json.dumps({k: decision.get(k) for k in ("element", "action")}),
         "reasoning": move.reasoning,
         "label": move.element.name if move.element is not None else "",
         "x": point[0],
         "y": point[1],
+        "x1000": x1000,
+        "y1000": y1000,
+        "box_yx": [y1000 - 8, x1000 - 12, y1000 + 8, x1000 + 12],
         "kind": move.kind,
         "text": move.text or "",
         "key": move.key or "",
     }
+
+
+def load_mistakes(path: Path) -> list[Mistake]:
+    """Template mistakes from a YAML (or JSON) list, each error located."""
+    source = str(path)
+    data = plain(parse_yaml(read_text(path, source), source), source)
+    if not isinstance(data, list):
+        raise InputError("expected a list of mistakes", source)
+    return [Mistake.from_dict(item, f"{source}[{i}]") for i, item in enumerate(data)]
+
+
+WILD = Path(__file__).with_name("wild.yaml")  # behaviours nobody wrote the agent for
 
 
 def _tool_call(arguments: str, turn: Turn) -> Wire:
