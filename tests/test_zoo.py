@@ -29,6 +29,7 @@ from orav.errors import InputError
 from orav.model import Element, Frame
 from orav.zoo import FAMILIES, MISTAKES, WILD, Mistake, Player, ZooServer, load_mistakes, tasks
 from orav.zoo.__main__ import main as zoo_main
+from orav.zoo.policy import done
 from orav.zoo.turn import read_element
 
 TASKS = tasks()
@@ -257,3 +258,17 @@ def test_the_zoo_command_serves_until_terminated_and_says_what_it_saw():
         rest, _ = server.communicate(timeout=10)
     assert server.returncode == 0
     assert "1 requests, 0 re-asks, 0 secrets seen" in rest
+
+
+@pytest.mark.parametrize("name", ["login", "triage"])
+async def test_a_lazy_pass_is_caught_by_the_apps_own_state(name: str, tmp_path: Path):
+    """Criteria that test nothing let a model's first ``done`` pass; the truth, read from the
+    app (the simulator's stack, the planner's database), says the goal was not met."""
+    task = TASKS[name]
+    lazy = attrs.evolve(
+        task,
+        scenario=attrs.evolve(task.scenario, success_criteria=()),
+        policy=lambda turn: done("Looks done to me."),
+    )
+    outcome = await lazy.play(tmp_path / "lazy.cassette")
+    assert outcome.passed and not outcome.truth and outcome.false_pass
