@@ -14,6 +14,7 @@ from orav.model import Frame
 from orav.sim import chrome
 from orav.sim.appmodel import AlertButton
 from orav.sim.expr import truthy
+from orav.sim.faults import permission_buttons
 from orav.sim.scope import evaluate, render
 from orav.sim.screen import Instance, Overlay, ScreenState
 from orav.sim.view import DEFAULT_TRAITS, SPRINGBOARD_PID, Node
@@ -184,7 +185,7 @@ def alert_node(overlay: Overlay, width: float, height: float, pid: int) -> Node:
             for i, b in enumerate(spec.buttons)
         ]
     else:
-        labels = ("Don't Allow", "Allow") if system else ("Cancel", "OK")
+        labels = permission_buttons(overlay.title) if system else ("Cancel", "OK")
         buttons = [chrome.Button(label, f"{overlay.kind}:{label}") for label in labels]
     return chrome.alert(
         width,

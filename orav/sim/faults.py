@@ -17,6 +17,9 @@ from orav.sim.appmodel import BACK, AppModel, ElementSpec, Screen, Transition
 # Faults of the RPCs themselves, not of the screen: they fire at once (no overlay to wait for).
 RPC_FAULTS: tuple[InjectedFault, ...] = ("list_apps_error", "slow_describe", "slow_launch")
 SERVICES = ("photos", "camera", "contacts", "microphone", "notification", "location")
+# App Tracking Transparency's prompt ("… to track your activity across other companies' apps
+# and websites?") is a permission dialog with buttons of its own.
+TRACKING = "tracking"
 
 
 class FaultSchedule:
@@ -90,7 +93,23 @@ class FaultSchedule:
 def service(title: str) -> str:
     """Which permission a dialog asks for, read off its title (location unless it says)."""
     lowered = title.lower()
+    if "to track" in lowered:
+        return TRACKING
     return next((s for s in SERVICES if s.rstrip("s") in lowered), "location")
+
+
+def permission_buttons(title: str) -> tuple[str, str]:
+    """A permission dialog's buttons, the refusal first: App Tracking's are its own."""
+    if service(title) == TRACKING:
+        return ("Ask App Not to Track", "Allow")
+    return ("Don't Allow", "Allow")
+
+
+def permission_message(title: str) -> str:
+    """What a permission dialog says under its title (the app's usage description)."""
+    if service(title) == TRACKING:
+        return "Your data will be used to deliver personalized ads to you."
+    return "Your location is used to show nearby places."
 
 
 def login_wall(model: AppModel) -> Screen:

@@ -27,7 +27,7 @@ from orav.sim.chrome import TAB_BAR_HEIGHT
 from orav.sim.diagnostics import MAX_CRASHES, AppLog, CrashReport, crash_report
 from orav.sim.draw import NAV_BAR_BOTTOM
 from orav.sim.expr import as_text, truthy
-from orav.sim.faults import RPC_FAULTS, FaultSchedule, login_wall, service
+from orav.sim.faults import RPC_FAULTS, FaultSchedule, login_wall, permission_message, service
 from orav.sim.motion import Motion
 from orav.sim.scope import LIST_CHANGES, AppModelError, Env, evaluate, initial, render, set_value
 from orav.sim.screen import Instance, Overlay, ScreenState
@@ -607,8 +607,7 @@ class AppState:
             title = fault.message or f"Allow \u201c{self.model.name}\u201d to use your location?"
             if title in self.permissions or service(title) in self.grants:
                 return  # iOS asks once and remembers the answer (or it was set up front)
-            message = "Your location is used to show nearby places."
-            self.overlay = Overlay("permission", title, message)
+            self.overlay = Overlay("permission", title, permission_message(title))
         elif fault.type == "network":
             self.focus = None
             self.overlay = Overlay("network", "No connection", "Check your connection.")
