@@ -188,6 +188,8 @@ def encode_tree(
 
 
 def _criterion(check: Assert) -> str:
+    if check.claim is not None:  # a claim in words: the judge decides it as written
+        return '"' + " ".join(check.claim.split()).replace('"', "'") + '"'
     where = "the screen" if check.target is None else check.target
     return f"{where} {check.condition}" + (f" {_quote(check.value)}" if check.value else "")
 

@@ -33,8 +33,9 @@ class TableJudge:
         self.answers = {normal(claim): answer for claim, answer in answers.items()}
 
     @classmethod
-    def load(cls, path: str | Path) -> TableJudge:
-        """The table in the YAML file at ``path``; every error names file:line:col."""
+    def load(cls, path: str | Path, name: str | None = None) -> TableJudge:
+        """The table in the YAML file at ``path`` (``name``: how cassettes and results name
+        it, default ``table:PATH``); every error names file:line:col."""
         source = str(path)
         text = read_text(Path(path), source)
         data = plain(parse_yaml(text, source), source) if text.strip() else None
@@ -62,7 +63,7 @@ class TableJudge:
             if any(c.claim is not None for c in checks):
                 raise InputError(f"{claim}: a table decides a claim by selectors, not words", where)
             answers[claim] = checks
-        return cls(answers, name=f"table:{path}")
+        return cls(answers, name=name or f"table:{path}")
 
     async def judge(self, question: Question) -> Judgement:
         answer = self.answers.get(normal(question.claim))

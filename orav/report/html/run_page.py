@@ -68,6 +68,7 @@ def _body(run: RunView) -> ET.Element:
         _timeline(run),
         cards(run) or el("p", None, "No step was recorded."),
         _conclusion(run),
+        _judgements(run),
         regression_check_section(check) if check is not None else unreadable,
         _coverage(run),
         machines_section(run.transitions),
@@ -286,6 +287,40 @@ def _conclusion(run: RunView) -> ET.Element:
                 figure(end.screenshot, "final screen", "the last screen recorded"),
             ),
             el("div", None, fields),
+        ),
+    )
+
+
+def _judgements(run: RunView) -> ET.Element | None:
+    """Each claim in words a judge decided: where, on which screen, its verdict, the evidence."""
+    judged = run.report.judgements if run.report is not None else ()
+    if not judged:
+        return None
+    rows = []
+    for j in judged:
+        verdict = "holds" if j.passed else ("unsure" if j.holds else "fails")
+        rows.append(
+            el(
+                "tr",
+                None,
+                el("td", None, "precondition" if j.step == 0 else f"step {j.step}"),
+                el("td", None, j.claim),
+                el("td", None, chips([verdict], "ok" if j.passed else "bad")),
+                el("td", None, f"{j.confidence:.2f}"),
+                el("td", None, j.evidence or "(none given)"),
+                el("td", None, el("code", None, j.screen)),
+            )
+        )
+    head = ("when", "claim", "verdict", "confidence", "evidence", "screen")
+    return el(
+        "section",
+        {"id": "judgements"},
+        el("h2", None, "Judgements"),
+        el(
+            "table",
+            {"class": "judgements"},
+            el("tr", None, [el("th", None, name) for name in head]),
+            rows,
         ),
     )
 
