@@ -138,6 +138,8 @@ async def rerun(
     regressions = list(deciding.regressions)
     if not result.ok and not regressions:
         missed = ", ".join(result.goals_missed) or result.summary or result.status
+        if result.status == "aborted" and result.summary:  # what ended it, before the goals
+            missed = result.summary
         regressions.append(
             Regression(result.total_steps, "goal", report.status, f"{result.status}: {missed}")
         )

@@ -51,6 +51,7 @@ actions = st.one_of(
         condition=st.sampled_from(["visible", "absent", "value_equals"]),
         value=st.none() | text,
     ),
+    st.builds(Assert, claim=text.filter(str.strip), name=st.none() | text),
     st.builds(Done, success=st.booleans(), summary=text),
 )
 calls = st.builds(
