@@ -37,6 +37,7 @@ def _commands() -> list[list[str]]:
 def test_every_command_module_registers_its_commands():
     assert [" ".join(words) for words in _commands()] == [
         "audit",
+        "bench",
         "demo",
         "diagrams",
         "explore",
