@@ -8,7 +8,7 @@
 
 from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS, MAX_JSON_BYTES, MAX_NODES, MAX_YAML_BYTES
 from orav.codec.converter import PathPart, clip, converter, show, structure, to_json, unstructure
-from orav.codec.json import JSONRefused, decode_json, from_json, parse_json
+from orav.codec.json import JSONRefused, decode_json, from_json, parse_json, parse_json_at
 from orav.codec.yaml import dump_yaml, load_yaml, locate, parse_yaml, plain, read_text
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "load_yaml",
     "locate",
     "parse_json",
+    "parse_json_at",
     "parse_yaml",
     "plain",
     "read_text",

@@ -90,6 +90,28 @@ def parse_json(text: str | bytes, *, max_bytes: int = MAX_JSON_BYTES) -> Any:
     return data
 
 
+def parse_json_at(text: str, start: int) -> tuple[Any, int]:
+    """The JSON value that begins at ``text[start]`` and the index just past it (what follows
+    is left alone: prose around an answer), or JSONRefused as ``parse_json`` refuses."""
+    if len(text) > MAX_JSON_BYTES:
+        raise JSONRefused(
+            f"{size(len(text))} of JSON, more than the {size(MAX_JSON_BYTES)} allowed"
+        )
+    try:
+        data, end = _DECODER.raw_decode(text, start)
+    except JSONRefused:
+        raise
+    except json.JSONDecodeError as exc:
+        raise JSONRefused(exc.msg.removesuffix(" at"), exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise JSONRefused(f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:
+        raise JSONRefused(str(exc)) from None
+    if depth(data) > MAX_DEPTH:
+        raise JSONRefused(f"nested deeper than {MAX_DEPTH} levels")
+    return data, end
+
+
 def decode_json(text: str | bytes, source: str, *, max_bytes: int = MAX_JSON_BYTES) -> Any:
     """``parse_json``, with a refusal as one InputError at ``source[:line:col]``."""
     try:
