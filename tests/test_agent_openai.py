@@ -27,6 +27,7 @@ from orav.agents.answer import InvalidAnswer, parse_answer, strip_fence
 from orav.agents.openai import OpenAIAgent, redact
 from orav.agents.openai_config import OpenAIConfig, Price
 from orav.agents.prompt import SYSTEM_PROMPT, encode_tree, screen_of
+from orav.agents.refs import element_at
 from orav.agents.schema import ANSWER_SCHEMA
 from orav.codec import to_json
 from orav.errors import AgentError, InputError
@@ -372,13 +373,17 @@ async def test_fenced_json_is_accepted_without_a_reask(server):
 
 
 MALFORMED = {
-    "not json": ({"content": "I would tap Sign in."}, "not valid JSON"),
+    "not json": ({"content": "I would tap Sign in."}, "no JSON object in the answer"),
+    "broken json": (
+        {"content": 'Here: {"reasoning": "x", "action": {"kind": '},
+        "not valid JSON (Expecting value at line 1 column",
+    ),
     "unknown action": (
         {"content": answer({"kind": "tapp", "x": 1, "y": 1, "duration": None})},
         "unknown action kind 'tapp'",
     ),
     "missing field": ({"content": answer({"kind": "type_text"})}, "action.text"),
-    "missing top field": ({"content": json.dumps({"action": {"kind": "wait"}})}, "reasoning"),
+    "no action": ({"content": json.dumps({"reasoning": "r"})}, "action: expected an object"),
     "refusal": ({"content": None, "refusal": "I can't help with that."}, "refused"),
     "empty": ({"content": ""}, "empty"),
     "length": (
@@ -387,7 +392,7 @@ MALFORMED = {
     ),
     "unknown ref": (
         {"content": answer({"kind": "tap", "x": None, "y": None, "duration": None}, "e99")},
-        "unknown element reference 'e99'",
+        "element: 'e99' is not on this screen",
     ),
     "tap off screen": (
         {"content": answer({"kind": "tap", "x": 200, "y": 900, "duration": None})},
@@ -437,7 +442,7 @@ async def test_reask_budget_exhausted_raises_agent_error(server):
     assert len(server.requests) == 3
     message = str(caught.value)
     assert message.startswith("openai:gpt-4o-mini: no valid decision after 3 answers")
-    assert "not valid JSON" in message
+    assert "no JSON object in the answer" in message
 
 
 # --- transport -------------------------------------------------------------------------------------
@@ -670,8 +675,13 @@ def test_any_schema_conforming_answer_parses(action, met, element):
     if action["kind"] == "tap" and element is not None:
         assert decision.action.target.id == refs[element].unique_id
         assert decision.element_label == refs[element].label
-    elif action["kind"] == "tap":
-        assert decision.action.vision and decision.action.x == action["x"]
+    elif action["kind"] == "tap":  # on an element: a tap on it; else a vision tap
+        under = element_at(action["x"], action["y"], refs)
+        if under is None:
+            assert decision.action.vision and decision.action.x == action["x"]
+        else:
+            assert not decision.action.vision and decision.element_label == under.label
+            assert decision.action.x == under.frame.center.x
     if action["kind"] == "wait":
         assert decision.action == Wait(1.0 if action["seconds"] is None else action["seconds"])
     if isinstance(decision.action, PressKey):

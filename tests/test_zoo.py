@@ -35,7 +35,20 @@ from orav.zoo.turn import read_element
 TASKS = tasks()
 GENERIC = [m for name, m in MISTAKES.items() if name not in FAMILIES]
 # The kinds the agent on main gets through alone, in 100 % of answers, on all three tasks.
-ALONE = ["fenced", "seed_shape", "paraphrase", "stale_ref", "off_by_n", "loop", "slow"]
+ALONE = [
+    "prose",
+    "fenced",
+    "tool_calls",
+    "seed_shape",
+    "paraphrase",
+    "stale_ref",
+    "off_by_n",
+    "loop",
+    "slow",
+    "qwen_pixels",
+    "qwen_boxes",
+    "ui_tars",
+]
 # Passed runs at each rate over SEEDS on the three tasks, as main holds them.
 SEEDS = (0,)
 FLOOR = {0.10: 1.0, 0.30: 0.6}

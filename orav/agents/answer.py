@@ -1,103 +1,72 @@
 """A model's answer turned into a Decision, or rejected with a reason the model can act on.
 
-Every check a device would otherwise fail on happens here, before anything is performed: the
-JSON and its fields (through the codec's bounded JSON path), element references, taps and swipes
-off the screen, and text that would type a secret the scenario did not ask for (the API key,
-or the test password anywhere but through the password placeholder into a secure field).
-Long free text is cut to ``MAX_TEXT_CHARACTERS``: a 50 MB ``reasoning`` does not travel on.
+The answer's object is found wherever the server put it (``orav.agents.reply``) and read in
+orav's shape whatever the family wrote (``orav.agents.family``). Then, before anything is
+performed: the element it names (``orav.agents.refs``: a reference, a name, the point a tap
+lands on; a tap by coordinates on an element is a tap on that element, a "vision" tap only
+where no element is), its coordinates in device points (``orav.agents.space``) and on the
+screen, its fields (through the codec), and text that would type a secret the scenario did not
+ask for (the API key, or the test password anywhere but through the password placeholder into
+a secure field). Long free text is cut to ``MAX_TEXT_CHARACTERS``. Every rejection names the
+field and why, bounded.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from orav.agents.family import orav_shape
 from orav.agents.prompt import PASSWORD_PLACEHOLDER, Screen
-from orav.codec import JSONRefused, parse_json, structure
+from orav.agents.refs import element_at, is_ref, named, nearest
+from orav.agents.reply import (
+    MAX_ANSWER_CHARACTERS,
+    InvalidAnswer,
+    ToolCall,
+    answer_object,
+    strip_fence,
+)
+from orav.agents.space import Space
+from orav.codec import structure
 from orav.errors import InputError
-from orav.model import Decision, Element, Swipe, Tap
+from orav.model import Decision, Element
 
-_FENCE = re.compile(r"^```[\w-]*[ \t]*\n?(.*?)\n?```$", re.DOTALL)
-_TOP_KEYS = ("previous_outcome_met", "reasoning", "element", "action", "expected_outcome")
-_REQUIRED = ("reasoning", "action", "expected_outcome")
-MAX_ANSWER_CHARACTERS = 64 * 1024  # of one answer's text; a real one is well under 4 KB
+__all__ = [
+    "MAX_ANSWER_CHARACTERS",
+    "MAX_TEXT_CHARACTERS",
+    "InvalidAnswer",
+    "ToolCall",
+    "parse_answer",
+    "strip_fence",
+]
+
 MAX_TEXT_CHARACTERS = 2000  # kept of ``reasoning`` and ``expected_outcome``
+_SCROLL = 0.3  # of the screen a scroll by direction moves
+_NAMING = ("element", "element_label", "label", "target")  # what an action may carry inside
 
 
-class InvalidAnswer(ValueError):
-    """Why an answer was rejected; the message goes back to the model in the re-ask."""
+def _cut(text: Any) -> Any:
+    """Free text cut to MAX_TEXT_CHARACTERS (anything else is the codec's to refuse)."""
+    if isinstance(text, str) and len(text) > MAX_TEXT_CHARACTERS:
+        return text[:MAX_TEXT_CHARACTERS] + "… (cut)"
+    return text
 
 
-def strip_fence(text: str) -> str:
-    """The JSON inside a markdown code fence, or the text itself."""
-    text = text.strip()
-    match = _FENCE.match(text)
-    return match.group(1).strip() if match else text
-
-
-def _load(text: str) -> dict[str, Any]:
-    if len(text) > MAX_ANSWER_CHARACTERS:
-        raise InvalidAnswer(
-            f"the answer was {len(text)} characters long, more than {MAX_ANSWER_CHARACTERS}; "
-            "keep the reasoning to one sentence"
-        )
-    body = strip_fence(text)
-    if not body:
-        raise InvalidAnswer("the answer was empty; reply with the JSON object")
-    try:
-        data = parse_json(body)
-    except JSONRefused as exc:
-        where = f" at line {exc.line} column {exc.col}" if exc.line is not None else ""
-        raise InvalidAnswer(
-            f"not valid JSON ({exc.what}{where}); reply with the JSON object only"
-        ) from None
-    if not isinstance(data, dict):
-        raise InvalidAnswer("expected one JSON object with the keys " + ", ".join(_TOP_KEYS))
-    data = _seed_shape(data)
-    extra = sorted(set(data) - set(_TOP_KEYS) - {"element_label"})
-    if extra:
-        raise InvalidAnswer(f"unknown key {extra[0]!r}; expected only {list(_TOP_KEYS)}")
-    missing = [key for key in _REQUIRED if key not in data]
-    if missing:
-        raise InvalidAnswer(f"{missing[0]}: required field is missing")
-    return data
-
-
-def _seed_shape(data: dict[str, Any]) -> dict[str, Any]:
-    """The ORAV seed's decision shape (``"action": "tap"``, ``"coordinates": {"x", "y"}``,
-    ``"text"``, ``"key"``, ``"element_label"``) as orav's: the action becomes an object."""
-    if not isinstance(data.get("action"), str):
-        return data
-    data = dict(data)
-    action: dict[str, Any] = {"kind": data["action"]}
-    coordinates = data.pop("coordinates", None)
-    if isinstance(coordinates, dict):
-        action.update((axis, coordinates[axis]) for axis in ("x", "y") if axis in coordinates)
-    for key in ("text", "key", "seconds", "start", "end"):
-        if key in data:
-            action[key] = data.pop(key)
-    data["action"] = action
-    return data
-
-
-def _resolve(ref: Any, refs: dict[str, Element]) -> Element | None:
-    """The element a reference names; an exact, unique label or ``#id`` is accepted too."""
-    if ref is None:
-        return None
-    if not isinstance(ref, str):
-        raise InvalidAnswer(f"element: expected a reference like 'e12' or null, got {ref!r}")
-    if ref in refs:
-        return refs[ref]
-    wanted = ref.removeprefix("#")
-    hits = [e for e in refs.values() if wanted in (e.label, e.unique_id)]
-    if len(hits) == 1:
-        return hits[0]
-    sample = ", ".join(list(refs)[:5])
-    raise InvalidAnswer(
-        f"element: unknown element reference {ref!r}; cite one listed in the tree"
-        + (f" (e.g. {sample})" if sample else "")
-    )
+def _hoisted(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The answer and its action, with what the action names (an ``element`` or a label put
+    inside it) lifted to the answer, where orav reads it."""
+    action = data.get("action")
+    if not isinstance(action, dict):
+        raise InvalidAnswer("action: expected an object with a 'kind'")
+    action, data = dict(action), dict(data)
+    for key in _NAMING:
+        value = action.get(key)
+        if key == "target" and not isinstance(value, str):
+            continue  # a target object is the action's own (a label and/or an id)
+        if key in action:
+            del action[key]
+            data.setdefault("element" if key in ("element", "target") else "element_label", value)
+    return data, action
 
 
 def _target(element: Element) -> dict[str, str]:
@@ -107,48 +76,134 @@ def _target(element: Element) -> dict[str, str]:
     return {key: value for key, value in target.items() if value is not None}
 
 
-def _fill_action(
-    action: dict[str, Any],
-    element: Element | None,
-    focused: Element | None,
-    password: str | None,
-) -> dict[str, Any]:
-    """Null means default; the agent fills in what the model is not asked for."""
-    action = {key: value for key, value in action.items() if value is not None}
-    kind = action.get("kind")
-    if kind == "tap":
-        if element is not None:
-            center = element.frame.center
-            action.update(x=center.x, y=center.y, vision=False)
-            target = _target(element)
-            if target:
-                action["target"] = target
-        elif "x" in action and "y" in action and "target" not in action:
-            action["vision"] = True
-        elif "target" not in action:
-            raise InvalidAnswer("action: a tap needs an element reference or both x and y")
-    elif kind == "type_text" and isinstance(action.get("text"), str):
-        if PASSWORD_PLACEHOLDER in action["text"]:
-            if password is None:
-                raise InvalidAnswer(
-                    f"this scenario has no test password for {PASSWORD_PLACEHOLDER}"
-                )
-            action["text"] = action["text"].replace(PASSWORD_PLACEHOLDER, password)
-            action["secure"] = True
-        elif any(e is not None and e.secure for e in (element, focused)):
-            action["secure"] = True
-    elif kind == "assert" and element is not None:
-        given = action.get("target")
-        if not isinstance(given, dict) or not any(given.get(k) for k in ("label", "id")):
+def _point(value: Any, what: str, space: Space | None) -> tuple[float, float] | None:
+    """A point of the answer in device points (None when it gives none)."""
+    if not isinstance(value, dict) or value.get("x") is None or value.get("y") is None:
+        return None
+    x, y = value["x"], value["y"]
+    if not all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in (x, y)):
+        raise InvalidAnswer(f"action: {what} x and y must be numbers, got {x!r}, {y!r}")
+    if space is None:
+        return float(x), float(y)
+    points = space.points(x, y)
+    if points is None:
+        raise InvalidAnswer(f"action: {what} at {x:g},{y:g} is outside the screen ({space.bounds})")
+    return points
+
+
+class _Naming:
+    """What an answer names, resolved against the screen's references."""
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        action: dict[str, Any],
+        refs: dict[str, Element],
+        space: Space | None,
+    ) -> None:
+        self.refs, self.space = refs, space
+        self.said: list[str] = []
+        self.stale: str | None = None
+        self.element: Element | None = None
+        ref = data.get("element")
+        if isinstance(ref, int) and not isinstance(ref, bool):
+            ref = f"e{ref}"  # a number where a reference goes
+        if ref is not None and not isinstance(ref, str):
+            raise InvalidAnswer(f"element: expected a reference like 'e12' or null, got {ref!r}")
+        label = data.get("element_label")
+        if isinstance(ref, str) and ref.strip() in refs:
+            self.element = refs[ref.strip()]
+        elif isinstance(ref, str) and is_ref(ref):
+            self.stale = ref.strip()
+        elif isinstance(ref, str) and ref.strip():
+            self.said.append(ref)
+        if isinstance(label, str) and label.strip():
+            self.said.append(label)
+        target = action.get("target")
+        if isinstance(target, dict) and target.get("selector") is None:  # selectors: the driver's
+            self.said += [t for t in (target.get("label"), target.get("id")) if isinstance(t, str)]
+        if self.element is None:
+            for said in self.said:
+                self.element = named(said, refs)
+                if self.element is not None:
+                    break
+
+    def missing(self, hint: str) -> InvalidAnswer:
+        """The rejection of a name that names nothing here, with the nearest elements."""
+        if self.stale is not None:
+            what = f"element: {self.stale!r} is not on this screen (references change with it)"
+        elif self.said:
+            what = f"element: no element here is called {self.said[0][:80]!r}"
+        else:
+            what = "element: the answer names no element"
+        near = nearest([*self.said, hint], self.refs, self.space)
+        return InvalidAnswer(f"{what}; the nearest are: {near}; cite one of their references")
+
+
+def _tap(action: dict[str, Any], naming: _Naming, space: Space | None, hint: str) -> Element | None:
+    """A tap on the element it names, else on the element under its point (its centre), else
+    at its point as a vision tap; a name that names nothing, without a point, is re-asked."""
+    point = _point(action, "tap", space)
+    element = naming.element
+    under = element_at(*point, naming.refs) if point is not None else None
+    # a point on an element is that element; of two with the name, the one it points at
+    if under is not None and (
+        element is None or any(named(said, {"under": under}) is under for said in naming.said)
+    ):
+        element = naming.element = under
+    target = action.get("target")
+    selector = isinstance(target, dict) and target.get("selector") is not None
+    if element is None and point is None and not selector:
+        if naming.said or naming.stale or naming.refs:
+            raise naming.missing(hint)
+        raise InvalidAnswer("action: a tap needs an element reference or both x and y")
+    if element is not None:
+        center = element.frame.center
+        action.update(x=center.x, y=center.y, vision=False)
+        action.pop("target", None)
+        if _target(element):
             action["target"] = _target(element)
-    return action
+    elif point is not None:
+        action.update(x=point[0], y=point[1], vision=not selector)
+    return element
 
 
-def _cut(text: Any) -> Any:
-    """Free text cut to MAX_TEXT_CHARACTERS (anything else is the codec's to refuse)."""
-    if isinstance(text, str) and len(text) > MAX_TEXT_CHARACTERS:
-        return text[:MAX_TEXT_CHARACTERS] + "… (cut)"
-    return text
+def _swipe(action: dict[str, Any], space: Space | None) -> None:
+    """A swipe's points in device points; a scroll by ``direction`` from its start point."""
+    start = _point(action.get("start"), "swipe start", space)
+    end = _point(action.get("end"), "swipe end", space)
+    direction = action.pop("direction", None)
+    if start is not None and end is None and direction is not None and space is not None:
+        width, height = space.width * space.x_points, space.height * space.y_points
+        dx, dy = {
+            "down": (0, -height),
+            "up": (0, height),
+            "left": (width, 0),
+            "right": (-width, 0),
+        }.get(str(direction), (None, None))
+        if dx is None or dy is None:
+            raise InvalidAnswer(f"action: scroll direction {direction!r}: up, down, left or right")
+        x = min(max(start[0] + dx * _SCROLL, 0), width - 1)
+        y = min(max(start[1] + dy * _SCROLL, 0), height - 1)
+        end = (x, y)
+    for key, point in (("start", start), ("end", end)):
+        if point is not None:
+            action[key] = {"x": point[0], "y": point[1]}
+
+
+def _secure(
+    action: dict[str, Any], element: Element | None, focused: Element | None, password: str | None
+) -> None:
+    text = action.get("text")
+    if action.get("kind") != "type_text" or not isinstance(text, str):
+        return
+    if PASSWORD_PLACEHOLDER in text:
+        if password is None:
+            raise InvalidAnswer(f"this scenario has no test password for {PASSWORD_PLACEHOLDER}")
+        action["text"] = text.replace(PASSWORD_PLACEHOLDER, password)
+        action["secure"] = True
+    elif any(e is not None and e.secure for e in (element, focused)):
+        action["secure"] = True
 
 
 def _check_secrets(action: dict[str, Any], secrets: Iterable[str]) -> None:
@@ -162,48 +217,53 @@ def _check_secrets(action: dict[str, Any], secrets: Iterable[str]) -> None:
         )
 
 
-def _check_bounds(decision: Decision, screen: Screen | None) -> None:
-    if screen is None:
-        return
-    action = decision.action
-    points = []
-    if isinstance(action, Tap) and action.x is not None and action.y is not None:
-        points = [("tap", action.x, action.y)]
-    elif isinstance(action, Swipe):
-        points = [("swipe start", action.start.x, action.start.y)]
-        points.append(("swipe end", action.end.x, action.end.y))
-    for what, x, y in points:
-        if not screen.contains(x, y):
-            raise InvalidAnswer(
-                f"action: {what} at {x:g},{y:g} is outside the screen "
-                f"(0 <= x < {screen.width:g}, 0 <= y < {screen.height:g} points)"
-            )
-
-
 def parse_answer(
-    text: str,
+    text: str | None,
     refs: dict[str, Element],
     *,
     screen: Screen | None = None,
+    space: Space | None = None,
     focused: Element | None = None,
     password: str | None = None,
     first_step: bool = False,
     secrets: Iterable[str] = (),
+    tool_calls: Sequence[ToolCall] = (),
 ) -> Decision:
-    """The Decision an answer describes; InvalidAnswer says what to fix.
+    """The Decision an answer describes; InvalidAnswer says what to fix, and where.
 
+    ``space`` is the prompt's coordinate space (the ``screen``'s points when not given);
     ``secrets`` (the API key, the password) must never be typed unless the scenario asked.
     """
-    data = _load(text)
-    element = _resolve(data.get("element"), refs)
-    action = data["action"]
-    if not isinstance(action, dict):
-        raise InvalidAnswer("action: expected an object with a 'kind'")
+    data = orav_shape(answer_object(text, tool_calls))
+    if "unreadable" in data:
+        raise InvalidAnswer(f"Action: cannot read the arguments {data['unreadable']!r}")
+    if space is None and screen is not None:
+        space = Space("points", screen.width, screen.height)
+    data, action = _hoisted(data)
+    action = {key: value for key, value in action.items() if value is not None}
     _check_secrets(action, [*secrets, password or ""])
+    naming = _Naming(data, action, refs, space)
+    hint = str(data.get("reasoning") or "")[:MAX_TEXT_CHARACTERS]
+    kind = action.get("kind")
+    element = naming.element
+    if kind == "tap":
+        element = _tap(action, naming, space, hint)
+    elif kind == "swipe":
+        _swipe(action, space)
+    elif kind == "assert" and element is not None:
+        given = action.get("target")
+        if not isinstance(given, dict) or not any(given.get(k) for k in ("label", "id")):
+            action["target"] = _target(element)
+    elif kind == "assert" and not isinstance(action.get("target"), dict):
+        if naming.stale:
+            raise naming.missing(hint)
+        if naming.said:  # a name not on screen: what an ``absent`` check is for
+            action["target"] = {"label": naming.said[0]}
+    _secure(action, element, focused, password)
     fields = {
-        "action": _fill_action(action, element, focused, password),
-        "reasoning": _cut(data["reasoning"]),
-        "expected_outcome": _cut(data["expected_outcome"]),
+        "action": action,
+        "reasoning": _cut(data.get("reasoning") or ""),
+        "expected_outcome": _cut(data.get("expected_outcome") or ""),
         "previous_outcome_met": None if first_step else data.get("previous_outcome_met"),
     }
     if element is not None:
@@ -211,8 +271,6 @@ def parse_answer(
     elif isinstance(data.get("element_label"), str):  # the seed's shape names it directly
         fields["element_label"] = _cut(data["element_label"])
     try:
-        decision = structure({k: v for k, v in fields.items() if v is not None}, Decision)
+        return structure({k: v for k, v in fields.items() if v is not None}, Decision)
     except InputError as exc:
         raise InvalidAnswer(exc.what) from None
-    _check_bounds(decision, screen)
-    return decision

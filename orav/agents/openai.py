@@ -1,8 +1,11 @@
 """The LLM agent: any OpenAI-compatible (vision) model decides each step via Chat Completions.
 
 One call per step both verifies the previous action (``previous_outcome_met``) and decides the
-next, under a strict JSON schema; the answer is still validated (local servers may ignore the
-schema) and re-asked with the error, up to a budget. ``openai`` is imported on first use only.
+next, under a strict JSON schema (or as a call of the ``decide`` tool); the answer is still
+read tolerantly and validated (local servers may ignore the schema, a model family answers in
+its own words and coordinates) and re-asked with the error, up to a budget. A server that
+refuses how the answer is asked for (HTTP 400 or 422) is asked again the next looser way, once
+per way, and the agent keeps to it. ``openai`` is imported on first use only.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from typing import TYPE_CHECKING, Any, Self
 import attrs
 
 from orav.agents import AgentContext
-from orav.agents.answer import InvalidAnswer, parse_answer
+from orav.agents.answer import InvalidAnswer, ToolCall, parse_answer
+from orav.agents.family import family_of
 from orav.agents.openai_config import OPENAI_URL, OpenAIConfig, price_of, public_url, url_problem
-from orav.agents.prompt import build_messages, screen_of, screenshot_data_url
-from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT
+from orav.agents.prompt import build_messages, screenshot_data_url, space_of
+from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT, TOOL
 from orav.errors import AgentError
 from orav.model import Decision, ModelCall
 
@@ -62,6 +66,12 @@ def _too_large(exc: _TooLarge) -> InvalidAnswer:
 
 
 NOT_A_COMPLETION = "the model server's answer was not a chat completion"
+# How an answer is asked for, strictest first: a server that refuses one gets the next.
+MODES = ("tool", "json_schema", "json_object", "text")
+
+
+class _Refused(Exception):
+    """The server refused the request's ``response_format`` or ``tools`` (HTTP 400 or 422)."""
 
 
 def _kept(text: str) -> str:
@@ -83,9 +93,31 @@ def _count(n: object) -> int:
     return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
 
 
+def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
+    """The message's tool calls as names and argument texts (none where there are none)."""
+    calls = getattr(message, "tool_calls", None)
+    found = []
+    for call in calls if isinstance(calls, list) else ():
+        function = getattr(call, "function", None)
+        name = getattr(function, "name", None)
+        found.append(
+            ToolCall(name if isinstance(name, str) else "", getattr(function, "arguments", None))
+        )
+    return tuple(found)
+
+
 def _answer_text(completion: ChatCompletion, max_tokens: int) -> str:
     """The answer's text; InvalidAnswer for a body that is not a chat completion, no choice,
-    a refusal, a cut-off or an empty answer."""
+    a refusal, a cut-off or an empty answer (tool calls not counted: ``_reply`` has them)."""
+    text, _ = _reply(completion, max_tokens)
+    if not text.strip():
+        raise InvalidAnswer("the answer was empty; reply with the JSON object")
+    return text
+
+
+def _reply(completion: ChatCompletion, max_tokens: int) -> tuple[str, tuple[ToolCall, ...]]:
+    """The answer's text and tool calls; InvalidAnswer for a body that is not a chat
+    completion, no choice, a refusal, a cut-off or an answer with neither."""
     choices = getattr(completion, "choices", None)
     if not isinstance(choices, list):
         raise InvalidAnswer(f"{NOT_A_COMPLETION} (no list of choices)")
@@ -108,9 +140,10 @@ def _answer_text(completion: ChatCompletion, max_tokens: int) -> str:
     if choice.finish_reason == "content_filter":
         raise InvalidAnswer("the answer was withheld by a content filter; decide an action")
     content = content or ""
-    if not content.strip():
+    calls = _tool_calls(message)
+    if not content.strip() and not calls:
         raise InvalidAnswer("the answer was empty; reply with the JSON object")
-    return content
+    return content, calls
 
 
 class OpenAIAgent:
@@ -124,6 +157,8 @@ class OpenAIAgent:
         self._requests = 0  # HTTP requests sent, retries included: what "(N tries)" counts
         self._base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
         self._api_key = config.api_key or os.environ.get("OPENAI_API_KEY")
+        self.family = family_of(config.model, config.family)
+        self.mode = config.response_format or self.family.response_format
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> OpenAIAgent:
@@ -198,10 +233,16 @@ class OpenAIAgent:
             request["max_completion_tokens"] = config.max_output_tokens
         else:
             request["max_tokens"] = config.max_output_tokens
-        if config.response_format == "json_schema":
+        mode = self.mode
+        if schema_format is not None and mode == "tool":  # another answer (a judge's): no tool
+            mode = "json_schema"
+        if mode == "json_schema":
             request["response_format"] = schema_format or RESPONSE_FORMAT
-        elif config.response_format == "json_object":
+        elif mode == "json_object":
             request["response_format"] = {"type": "json_object"}
+        elif mode == "tool":
+            request["tools"] = [TOOL]
+            request["tool_choice"] = {"type": "function", "function": {"name": "decide"}}
         return request
 
     def _error(self, what: str) -> AgentError:
@@ -227,6 +268,8 @@ class OpenAIAgent:
         except (openai.APITimeoutError, TimeoutError):
             what = f"model call {where} timed out ({self._tries(sent)} of {config.timeout:g} s)"
         except openai.APIStatusError as exc:
+            if exc.status_code in (400, 422) and self.mode != MODES[-1] and not schema_format:
+                raise _Refused(str(exc.message)[:200]) from None
             detail = re.sub(r"^Error code: \d+ - ", "", " ".join(str(exc.message).split()))[:300]
             tries = self._tries(sent)
             what = f"model server {where} answered HTTP {exc.status_code} ({tries}): {detail}"
@@ -251,16 +294,18 @@ class OpenAIAgent:
     async def decide(self, context: AgentContext) -> Decision:
         """Ask the model; re-ask with the validation error until valid or the budget is spent."""
         config = self.config
-        image = None
+        image = size = None
         shot = context.observation.screenshot
         if config.send_screenshot and shot is not None and shot.data:
-            image = await asyncio.to_thread(screenshot_data_url, shot, config.screenshot_max_size)
+            image, size = await asyncio.to_thread(
+                screenshot_data_url, shot, config.screenshot_max_size, self.family.block
+            )
+        space = space_of(context, size, self.family.unit)
         messages, refs = build_messages(
-            context, history=config.history, image=image, detail=config.image_detail
+            context, history=config.history, image=image, detail=config.image_detail, space=space
         )
-        if config.response_format != "json_schema":
-            schema = json.dumps(ANSWER_SCHEMA, separators=(",", ":"))
-            messages[0] = {**messages[0], "content": f"{messages[0]['content']}\nSchema: {schema}"}
+        system = messages[0]["content"]
+        messages[0] = self._system(system)
         digest = _digest(messages)
         credentials = context.scenario.credentials
         conversation = list(messages)
@@ -273,18 +318,29 @@ class OpenAIAgent:
             text = ""
             try:
                 try:
-                    completion = await self._complete(conversation)
+                    while True:
+                        try:
+                            completion = await self._complete(conversation)
+                            break
+                        except _Refused as refused:
+                            self._loosen(str(refused))
+                            conversation[0] = self._system(system)
+                            digest = _digest([conversation[0], *messages[1:]])
                 finally:
                     latency += time.perf_counter() - started
                 prompt, completed = _tokens(completion)
                 prompt_tokens += prompt
                 completion_tokens += completed
                 model = getattr(completion, "model", None)
-                text = _answer_text(completion, config.max_output_tokens)
+                text, calls = _reply(completion, config.max_output_tokens)
+                if calls and not text.strip():
+                    arguments = calls[0].arguments
+                    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
                 decision = parse_answer(
                     text,
                     refs,
-                    screen=screen_of(context),
+                    space=space,
+                    tool_calls=calls,
                     focused=context.observation.focused,
                     password=credentials.password if credentials else None,
                     first_step=not context.history,
@@ -328,6 +384,28 @@ class OpenAIAgent:
             None, digest, _kept(text), prompt_tokens, completion_tokens, latency, config.reasks + 1
         )
         raise error
+
+    def _system(self, prompt: str) -> dict[str, Any]:
+        """The system message: the prompt, the family's own words, and the schema where the
+        server does not hold the answer to it."""
+        parts = [prompt]
+        if self.family.guide:
+            parts.append(self.family.guide)
+        if self.mode in ("json_object", "text"):
+            parts.append("Schema: " + json.dumps(ANSWER_SCHEMA, separators=(",", ":")))
+        return {"role": "system", "content": "\n".join(parts)}
+
+    def _loosen(self, why: str) -> None:
+        """Ask the next looser way from now on: the server refused this one."""
+        looser = MODES[MODES.index(self.mode) + 1]
+        log.warning(
+            "%s: the server refused %s answers (%s); asking for %s from now on",
+            self.name,
+            self.mode,
+            redact(" ".join(why.split()), [self._api_key])[:200],
+            looser,
+        )
+        self.mode = looser
 
     def _call(
         self,

@@ -4,7 +4,7 @@ spec and options, each checked), the base URL's checks, and list prices per mode
 from __future__ import annotations
 
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from attrs import field, frozen, validators
 
@@ -46,8 +46,12 @@ class OpenAIConfig:
     ``base_url`` to ``OPENAI_BASE_URL`` (else OpenAI); local servers get a dummy key.
 
     ``timeout`` bounds one HTTP attempt; the SDK retries 408/409/429/5xx ``max_retries``
-    times; ``reasks`` bounds the re-asks after invalid answers. ``response_format`` falls
-    back to ``json_object`` or ``text`` for servers without JSON-schema support.
+    times; ``reasks`` bounds the re-asks after invalid answers. ``response_format`` is how
+    the answer is asked for: a JSON schema, a ``tool`` to call (for servers that prefer
+    function calling), or ``json_object`` / ``text`` for servers without JSON-schema support
+    (the default is the family's; a server that refuses it gets the next looser one).
+    ``family`` is how the model answers and in which coordinates (``orav.agents.family``),
+    detected from the model's name when not given.
     """
 
     model: str = field(validator=validators.min_len(1))
@@ -63,21 +67,41 @@ class OpenAIConfig:
     screenshot_max_size: int = field(default=1024, validator=validators.ge(64))
     reasks: int = field(default=2, validator=validators.ge(0))
     history: int = field(default=8, validator=validators.ge(0))
-    response_format: Literal["json_schema", "json_object", "text"] = "json_schema"
+    response_format: Literal["tool", "json_schema", "json_object", "text"] | None = None
+    family: Literal["orav", "qwen2.5", "qwen3", "uitars"] | None = None
     prices: dict[str, Price] = field(factory=lambda: dict(DEFAULT_PRICES), hash=False)
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> OpenAIConfig:
-        """From an agent spec ``openai:MODEL`` (as in ``--agent openai:gpt-4o``) and options.
+        """From an agent spec ``openai:MODEL[?name=value&...]`` (as in ``--agent
+        openai:qwen2.5vl:7b?family=qwen2.5``) and options, which override the spec's.
 
         The model may contain colons (``openai:llama3.2-vision:11b``); options that are None
         are left at their defaults, so CLI flags can be passed through as they are.
         """
-        provider, _, model = spec.partition(":")
+        provider, _, rest = spec.partition(":")
+        model, _, query = rest.partition("?")
         if provider != "openai" or not model:
             raise InputError(f"expected openai:MODEL, e.g. openai:gpt-4o; got {spec!r}", "--agent")
-        data = unstructure({key: value for key, value in options.items() if value is not None})
+        try:
+            given = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+        except ValueError:
+            raise InputError(
+                f"expected name=value&... after '?', got {query!r}", "--agent"
+            ) from None
+        chosen = {key: _scalar(value) for key, value in given}
+        chosen.update((key, value) for key, value in options.items() if value is not None)
+        data = unstructure(chosen)
         return structure({"model": model, **data}, cls, source="--agent " + spec)
+
+
+def _scalar(text: str) -> object:
+    """A spec's ``?name=value`` as ``--agent-option`` reads it: a YAML number or boolean, else
+    the text."""
+    from orav.codec import parse_yaml
+
+    parsed = parse_yaml(text, "--agent") if text.strip() else ""
+    return parsed if isinstance(parsed, (bool, int, float)) else text
 
 
 def url_problem(url: str) -> str | None:

@@ -18,6 +18,8 @@ from typing import Any
 from attrs import frozen
 
 from orav.agents import AgentContext
+from orav.agents.family import Unit
+from orav.agents.space import Space, space_for
 from orav.model import Assert, Element, Frame, Observation, Screenshot, show_action
 from orav.model.step import Step
 
@@ -87,6 +89,19 @@ def screen_of(context: AgentContext) -> Screen | None:
     return None
 
 
+def space_of(
+    context: AgentContext, image: tuple[int, int] | None = None, unit: Unit = "points"
+) -> Space | None:
+    """The prompt's coordinate space (``orav.agents.space``): the screen in points, cells on a
+    terminal, the screenshot's ``image`` size in pixels, a family answering in ``unit``."""
+    screen = screen_of(context)
+    if screen is None:
+        return None
+    device = context.device
+    cells = device is not None and device.platform == "textual"
+    return space_for(screen.width, screen.height, cells=cells, image=image, family_unit=unit)
+
+
 def _quote(text: str) -> str:
     text = " ".join(text.split())
     if len(text) > _MAX_TEXT:
@@ -111,7 +126,9 @@ def _snake(text: str) -> str:
     return re.sub(r"\W+", "_", text.lower()).strip("_")
 
 
-def element_line(ref: str, element: Element, screen: Screen | None = None) -> str:
+def element_line(
+    ref: str, element: Element, screen: Screen | None = None, space: Space | None = None
+) -> str:
     """One element: ``e4 TextField "Email" #mail ="a@b.c" @195,242 focused``.
 
     An id that only restates the label (``#sign_in`` of "Sign in") and a placeholder beside a
@@ -131,7 +148,8 @@ def element_line(ref: str, element: Element, screen: Screen | None = None) -> st
     elif element.placeholder and not element.label:
         parts.append("placeholder=" + _quote(element.placeholder))
     center = element.frame.center
-    parts.append(f"@{_num(center.x)},{_num(center.y)}")
+    x, y = space.shown(center.x, center.y) if space is not None else (center.x, center.y)
+    parts.append(f"@{_num(x)},{_num(y)}")
     if not element.enabled:
         parts.append("disabled")
     if element.focused:
@@ -153,7 +171,7 @@ def _inside(inner: Frame, outer: Frame) -> bool:
 
 
 def encode_tree(
-    observation: Observation, screen: Screen | None = None
+    observation: Observation, screen: Screen | None = None, space: Space | None = None
 ) -> tuple[str, dict[str, Element]]:
     """The compact tree, one element a line, and the references it cites.
 
@@ -181,7 +199,7 @@ def encode_tree(
             keyboard, keys = None, 0
         if element.type == "Keyboard":
             keyboard = (len(lines), element.frame)
-        lines.append(element_line(ref, element, screen))
+        lines.append(element_line(ref, element, screen, space))
     if keyboard is not None and keys:
         lines[keyboard[0]] += f" ({keys} keys: use type_text and press_key)"
     return "\n".join(lines), refs
@@ -212,7 +230,9 @@ def _step_line(step: Step) -> str:
     return line
 
 
-def user_text(context: AgentContext, history: int, screen: Screen | None) -> tuple[str, dict]:
+def user_text(
+    context: AgentContext, history: int, screen: Screen | None, space: Space | None = None
+) -> tuple[str, dict]:
     """The turn's text: goal, criteria, recent steps, the screen; with the references it cites."""
     scenario = context.scenario
     out = [f"Goal: {scenario.goal}"]
@@ -239,10 +259,13 @@ def user_text(context: AgentContext, history: int, screen: Screen | None) -> tup
         observation.app_running
     ]
     size = f", {_num(screen.width)}x{_num(screen.height)} points" if screen else ""
+    if space is not None:
+        size = f", {_num(space.width)}x{_num(space.height)} {space.unit}"
+        size += f" ({space.describe()})" if space.describe() else ""
     out.append(f"Screen: app {app} {state}{size}. Elements (ref role label #id =value @centre):")
     if observation.error:
         out.append(f"(observation error: {observation.error})")
-    tree, refs = encode_tree(observation, screen)
+    tree, refs = encode_tree(observation, screen, space)
     out.append(tree or "(no elements)")
     if context.interruption is not None:
         found = context.interruption
@@ -251,12 +274,16 @@ def user_text(context: AgentContext, history: int, screen: Screen | None) -> tup
 
 
 @lru_cache(maxsize=8)
-def screenshot_data_url(shot: Screenshot, max_side: int) -> tuple[str, float]:
+def screenshot_data_url(
+    shot: Screenshot, max_side: int, block: int = 0
+) -> tuple[str, tuple[int, int]]:
     """The screenshot as a PNG data URL at point resolution and at most ``max_side`` pixels,
-    with the points one pixel of it spans.
+    with its size in pixels (``orav.agents.space`` says what one spans).
 
-    Point resolution makes pixel and point coordinates the same for the model. Cached by
-    content hash: a screen that did not change is not encoded twice.
+    Point resolution makes pixel and point coordinates the same for the model (on iOS; a
+    terminal cell is several pixels). With a ``block``, the image is padded right and below to
+    a multiple of it: a family's vision encoder that cuts images into blocks then keeps every
+    pixel where it was. Cached by content hash: a screen that did not change is not encoded twice.
     """
     from PIL import Image
 
@@ -268,43 +295,45 @@ def screenshot_data_url(shot: Screenshot, max_side: int) -> tuple[str, float]:
         else:
             size = (max(1, round(image.width / scale)), max(1, round(image.height / scale)))
             image = image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
+    size = image.size
+    padded = (-(-size[0] // block) * block, -(-size[1] // block) * block) if block else size
+    if padded != size:
+        canvas = Image.new(image.mode if image.mode in ("RGB", "RGBA", "L") else "RGB", padded)
+        canvas.paste(image.convert(canvas.mode), (0, 0))
+        image = canvas
+    if scale > 1.0 or padded != size or shot.format != "png":
         buffer = io.BytesIO()
         image.save(buffer, "PNG", compress_level=1)
         data = buffer.getvalue()
-    elif shot.format == "png":
-        data = shot.data
     else:
-        buffer = io.BytesIO()
-        image.save(buffer, "PNG", compress_level=1)
-        data = buffer.getvalue()
+        data = shot.data
     url = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
-    return url, max(scale, 1.0) / max(shot.scale, 1.0)
+    return url, size
 
 
 def build_messages(
     context: AgentContext,
     *,
     history: int = 8,
-    image: tuple[str, float] | None = None,
+    image: str | None = None,
     detail: str = "auto",
+    space: Space | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Element]]:
     """The Chat Completions messages for one step, and the element references they cite.
 
-    ``image`` is a data URL and the points per pixel; without one the user turn is plain text (tree-only mode, for
-    text models), with the screen's text rendering added when the observation has one.
+    ``image`` is a data URL; without one the user turn is plain text (tree-only mode, for text
+    models), with the screen's text rendering added when the observation has one. ``space``
+    is the coordinates the prompt shows (``space_of``), the screen's points by default.
     """
     screen = screen_of(context)
-    text, refs = user_text(context, history, screen)
+    text, refs = user_text(context, history, screen, space or space_of(context))
     if image is None and context.observation.text:
         text += "\nScreen text:\n" + context.observation.text
     content: str | list[dict[str, Any]] = text
     if image is not None:
-        url, points_per_pixel = image
-        if points_per_pixel != 1.0:
-            text += f"\nScreenshot: 1 pixel = {points_per_pixel:.3g} points."
         content = [
             {"type": "text", "text": text},
-            {"type": "image_url", "image_url": {"url": url, "detail": detail}},
+            {"type": "image_url", "image_url": {"url": image, "detail": detail}},
         ]
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},

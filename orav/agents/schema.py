@@ -115,3 +115,13 @@ RESPONSE_FORMAT: dict[str, Any] = {
     "type": "json_schema",
     "json_schema": {"name": "orav_decision", "strict": True, "schema": ANSWER_SCHEMA},
 }
+# The same answer as a function to call, for servers that prefer tools to a response format.
+TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "decide",
+        "description": "Verify the previous step and decide the next action on this screen.",
+        "parameters": ANSWER_SCHEMA,
+        "strict": True,
+    },
+}

@@ -102,7 +102,7 @@ class ModelJudge:
     def missing_key(self) -> str | None:
         return self._model.missing_key
 
-    def messages(self, question: Question, image: tuple[str, float] | None) -> list[dict]:
+    def messages(self, question: Question, image: tuple[str, tuple[int, int]] | None) -> list[dict]:
         observation = question.observation
         tree, _ = encode_tree(observation)
         app = observation.app or question.scenario.app

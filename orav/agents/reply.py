@@ -1,0 +1,143 @@
+"""A model's reply read into the one JSON object it answers with, wherever the server put it.
+
+Servers and models differ in where the answer goes: the whole content, a ```json fence, after
+or between prose, inside ``<tool_call>`` tags, a tool call's ``arguments`` (a JSON string, or
+an object), or an object wrapped in another (``{"name": ..., "arguments": {...}}``). Each
+place is tried in that order, within bounds (``MAX_ANSWER_CHARACTERS`` of text, the first
+``MAX_CANDIDATES`` objects in it); a reply with none says where it looked and what it found
+there. A UI-TARS ``Action: click(...)`` line is read as its family writes it
+(``orav.agents.family``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from attrs import frozen
+
+from orav.agents.family import action_call
+from orav.codec import JSONRefused, parse_json, parse_json_at
+
+MAX_ANSWER_CHARACTERS = 64 * 1024  # of one answer's text; a real one is well under 4 KB
+MAX_CANDIDATES = 32  # objects tried in one answer's text
+_FENCE = re.compile(r"```[\w-]*[ \t]*\n?(.*?)\n?```", re.DOTALL)
+
+
+class InvalidAnswer(ValueError):
+    """Why an answer was rejected; the message goes back to the model in the re-ask."""
+
+
+@frozen
+class ToolCall:
+    """One tool call of a reply: the function's name and its arguments (text or an object)."""
+
+    name: str
+    arguments: Any
+
+
+def strip_fence(text: str) -> str:
+    """The text inside the first markdown code fence, or the text itself."""
+    text = text.strip()
+    match = _FENCE.search(text)
+    return match.group(1).strip() if match else text
+
+
+def _unwrap(data: Any, depth: int = 0) -> Any:
+    """The decision inside a wrapper: an object without an ``action`` whose one object value
+    (or JSON text of one) has it, as a tool call written out (``{"name", "arguments"}``)."""
+    if not isinstance(data, dict) or "action" in data or depth > 2:
+        return data
+    inner = []
+    for value in data.values():
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            try:
+                value = parse_json(value)
+            except JSONRefused:
+                continue
+        if isinstance(value, dict):
+            inner.append(value)
+    found = [_unwrap(value, depth + 1) for value in inner]
+    found = [value for value in found if isinstance(value, dict) and "action" in value]
+    return found[0] if len(found) == 1 else data
+
+
+def _in_text(text: str) -> dict[str, Any]:
+    """The first object with an ``action`` in the text (else the first object)."""
+    bodies = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
+    first: dict[str, Any] | None = None
+    problem: JSONRefused | None = None
+    for body in bodies:
+        try:
+            data = _unwrap(parse_json(body))
+        except JSONRefused as exc:
+            problem = problem or (exc if body.startswith("{") else None)
+            continue
+        if isinstance(data, dict) and "action" in data:
+            return data
+        if isinstance(data, dict) and first is None:
+            first = data
+    starts = [match.start() for match in re.finditer(r"\{", text)][:MAX_CANDIDATES]
+    end = 0
+    for start in starts:
+        if start < end:  # inside an object already read
+            continue
+        try:
+            data, end = parse_json_at(text, start)
+        except JSONRefused as exc:
+            problem = problem or exc
+            continue
+        data = _unwrap(data)
+        if isinstance(data, dict) and "action" in data:
+            return data
+        if isinstance(data, dict) and first is None:
+            first = data
+    called = action_call(text)
+    if called is not None:
+        return called
+    if first is not None:
+        return first
+    if problem is not None:
+        where = f" at line {problem.line} column {problem.col}" if problem.line else ""
+        raise InvalidAnswer(
+            f"not valid JSON ({problem.what}{where}); reply with the JSON object only"
+        )
+    begins = " ".join(text.split())[:60]
+    raise InvalidAnswer(
+        f"no JSON object in the answer (it begins {begins!r}); reply with the JSON object only"
+    )
+
+
+def _in_tool_call(index: int, call: ToolCall) -> dict[str, Any]:
+    where = f"tool_calls[{index}].function.arguments"
+    arguments = call.arguments
+    if isinstance(arguments, str):
+        if len(arguments) > MAX_ANSWER_CHARACTERS:
+            raise InvalidAnswer(f"{where}: {len(arguments)} characters, more than allowed")
+        try:
+            arguments = parse_json(arguments or "{}")
+        except JSONRefused as exc:
+            at = f" at line {exc.line} column {exc.col}" if exc.line else ""
+            raise InvalidAnswer(f"{where}: not valid JSON ({exc.what}{at})") from None
+    data = _unwrap(arguments)
+    if not isinstance(data, dict):
+        raise InvalidAnswer(f"{where}: expected an object, got {type(data).__name__}")
+    if "action" not in data and call.name and call.name not in ("decide", "orav_decision"):
+        data = {"action": call.name, **data}  # the function named the action (``tap(...)``)
+    return data
+
+
+def answer_object(content: str | None, tool_calls: Sequence[ToolCall] = ()) -> dict[str, Any]:
+    """The answer's object: from the first tool call, else from the content's text."""
+    if tool_calls:
+        return _in_tool_call(0, tool_calls[0])
+    text = content or ""
+    if len(text) > MAX_ANSWER_CHARACTERS:
+        raise InvalidAnswer(
+            f"the answer was {len(text)} characters long, more than {MAX_ANSWER_CHARACTERS}; "
+            "keep the reasoning to one sentence"
+        )
+    if not text.strip():
+        raise InvalidAnswer("the answer was empty; reply with the JSON object")
+    return _in_text(text)
