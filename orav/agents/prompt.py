@@ -34,8 +34,8 @@ and the recent steps. Reply with one JSON object:
 - previous_outcome_met: did the previous step's expected outcome happen, judged on THIS \
 screen? null on the first step.
 - To tap an element give its reference in "element" and {{"kind": "tap", "x": null, "y": null, \
-"duration": null}}: the tap lands on its centre. Give x, y (points) only for what the tree \
-lacks.
+"duration": null}}: the tap lands on its centre. Give x, y (in the unit the Screen line \
+names) only for what the tree lacks.
 - type_text types into the focused field: tap the field first. Type the test password as \
 {PASSWORD_PLACEHOLDER}; it is filled in for you and never shown.
 - Actions: tap, type_text, swipe (start/end points), press_key (return, escape, tab, \
