@@ -280,7 +280,7 @@ def test_the_family_flag_wins_and_bad_flags_are_located():
     )
     assert agent.name == "openai:my-finetune" and agent.mode == "text"
     with pytest.raises(InputError, match="family"):
-        OpenAIAgent.from_spec("openai:m?family=gemini")
+        OpenAIAgent.from_spec("openai:m?family=llava")
     with pytest.raises(InputError, match="after '\\?'"):
         OpenAIAgent.from_spec("openai:m?family")
 
@@ -459,3 +459,16 @@ def test_no_secret_in_a_rejection():
     with pytest.raises(InvalidAnswer) as caught:
         decode(leak, secrets=[API_KEY])
     assert API_KEY not in str(caught.value)
+
+
+def test_a_python_literal_and_a_gemini_box_are_read():
+    literal = "{'reasoning': 'Sign in.', 'element': 'e5', 'action': {'kind': 'tap', 'x': None}}"
+    assert decode(f"<think>{{not json}}</think>\n{literal}").action.target == Target(
+        "Sign in", "sign_in"
+    )
+    assert action_call("x") is None and decode(literal).element_label == "Sign in"
+    # Sign in's centre (195, 385) of 390x844 is y 456, x 500 in thousandths, y first.
+    box = '{"action": "click", "box_2d": [450, 490, 462, 510], "label": "Sign in"}'
+    space = space_for(390, 844, family_unit=family_of("gemini-2.5-flash").unit)
+    tap = parse_answer(f"```json\n{box}\n```", REFS, space=space).action
+    assert tap == Tap(195, 385, Target("Sign in", "sign_in"))

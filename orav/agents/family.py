@@ -47,6 +47,7 @@ FAMILIES: dict[str, Family] = {
         Family("qwen2.5", "pixels", block=28),
         Family("qwen3", "thousandths"),
         Family("uitars", "thousandths", response_format="text", guide=_UITARS_GUIDE),
+        Family("gemini", "thousandths"),
     )
 }
 
@@ -57,6 +58,7 @@ NAMES: tuple[tuple[str, str], ...] = (
     ("qwen3vl", "qwen3"),
     ("qwen25vl", "qwen2.5"),
     ("qwen2vl", "qwen3"),  # Qwen2-VL grounds in 0-1000, as Qwen3-VL does
+    ("gemini", "gemini"),
 )
 
 
@@ -95,6 +97,7 @@ VERBS: dict[str, str] = {
 _KEYS = {"enter": "return", "back": "escape", "press_back": "escape", "press_home": "home"}
 _POINT = ("coordinates", "coordinate", "point", "start_box", "bbox_2d", "bbox", "box", "position")
 _END = ("coordinate2", "end_box", "end_point")
+_YX = ("box_2d",)  # Gemini's boxes: [ymin, xmin, ymax, xmax]
 _TEXT = ("text", "content", "value")
 _ACTION_LINE = re.compile(r"(?:^|\n)\s*Action:\s*(\w+)\s*\((.*)\)\s*$", re.DOTALL)
 _THOUGHT = re.compile(r"Thought:\s*(.*?)\s*(?:\n\s*Action:|$)", re.DOTALL)
@@ -150,6 +153,10 @@ def orav_shape(data: dict[str, Any]) -> dict[str, Any]:
     kind = VERBS.get(verb.lower(), verb.lower())
     action: dict[str, Any] = {"kind": kind}
     point = next((p for key in _POINT if (p := _point(rest.pop(key, None))) is not None), None)
+    for key in _YX:
+        yx = _point(rest.pop(key, None))
+        if point is None and yx is not None:
+            point = {"x": yx["y"], "y": yx["x"]}
     end = next((p for key in _END if (p := _point(rest.pop(key, None))) is not None), None)
     text = next((rest.pop(key) for key in _TEXT if isinstance(rest.get(key), str)), None)
     if kind == "tap":

@@ -68,7 +68,7 @@ class OpenAIConfig:
     reasks: int = field(default=2, validator=validators.ge(0))
     history: int = field(default=8, validator=validators.ge(0))
     response_format: Literal["tool", "json_schema", "json_object", "text"] | None = None
-    family: Literal["orav", "qwen2.5", "qwen3", "uitars"] | None = None
+    family: Literal["orav", "qwen2.5", "qwen3", "uitars", "gemini"] | None = None
     prices: dict[str, Price] = field(factory=lambda: dict(DEFAULT_PRICES), hash=False)
 
     @classmethod

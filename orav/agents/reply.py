@@ -6,11 +6,13 @@ an object), or an object wrapped in another (``{"name": ..., "arguments": {...}}
 place is tried in that order, within bounds (``MAX_ANSWER_CHARACTERS`` of text, the first
 ``MAX_CANDIDATES`` objects in it); a reply with none says where it looked and what it found
 there. A UI-TARS ``Action: click(...)`` line is read as its family writes it
-(``orav.agents.family``).
+(``orav.agents.family``), and an answer written as a Python literal (single quotes, ``None``)
+as a literal, never run.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -19,6 +21,7 @@ from attrs import frozen
 
 from orav.agents.family import action_call
 from orav.codec import JSONRefused, parse_json, parse_json_at
+from orav.codec.json import MAX_DEPTH, depth
 
 MAX_ANSWER_CHARACTERS = 64 * 1024  # of one answer's text; a real one is well under 4 KB
 MAX_CANDIDATES = 32  # objects tried in one answer's text
@@ -93,7 +96,7 @@ def _in_text(text: str) -> dict[str, Any]:
             return data
         if isinstance(data, dict) and first is None:
             first = data
-    called = action_call(text)
+    called = action_call(text) or _literal(text)
     if called is not None:
         return called
     if first is not None:
@@ -107,6 +110,20 @@ def _in_text(text: str) -> dict[str, Any]:
     raise InvalidAnswer(
         f"no JSON object in the answer (it begins {begins!r}); reply with the JSON object only"
     )
+
+
+def _literal(text: str) -> dict[str, Any] | None:
+    """The answer written as a Python literal (single quotes, None, True), read as a literal
+    (never run), when it holds the decision."""
+    end = text.rfind("}")
+    for found in list(re.finditer(r"\{", text[:end]))[:MAX_CANDIDATES]:
+        try:
+            data = _unwrap(ast.literal_eval(text[found.start() : end + 1]))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(data, dict) and "action" in data and depth(data) <= MAX_DEPTH:
+            return data
+    return None
 
 
 def _in_tool_call(index: int, call: ToolCall) -> dict[str, Any]:
