@@ -273,3 +273,18 @@ async def test_a_replay_asked_another_claim_than_recorded_diverges(tmp_path: Pat
 
     with pytest.raises(ReplayDivergence, match="expected judge 'no button at all'"):
         await session.replay(cassette)
+
+
+def test_a_claim_exports_to_maestro_as_its_own_ai_assertion(tmp_path: Path) -> None:
+    cassette = tmp_path / "sign_in.cassette"
+    table = BENCH / "judge.table"
+    done = orav(
+        "record", BENCH / "demo_sign_in.yaml", "--judge", f"table:{table}", "--out", cassette
+    )
+    assert done.returncode == 0, done.stderr
+    flow = tmp_path / "flow.yaml"
+    exported = orav("export", "maestro", cassette, "--out", flow)
+    assert exported.returncode == 0, exported.stderr
+    text = flow.read_text()
+    for claim in ("the sign-in form is showing", "no sign-in button is visible"):
+        assert f"- assertWithAI:\n    assertion: {claim}\n" in text

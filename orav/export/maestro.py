@@ -308,6 +308,8 @@ def _selector(target: Target) -> dict[str, str]:
 
 
 def _assertion(check: Assert) -> dict[str, Any]:
+    if check.claim is not None:  # a claim in words: Maestro asks its own AI, as orav's judge
+        return {"assertWithAI": {"assertion": check.claim}}
     command = "assertNotVisible" if check.condition == "absent" else "assertVisible"
     selector: dict[str, str] = _selector(check.target) if check.target is not None else {}
     if check.condition == "value_equals" and check.value is not None:
