@@ -22,6 +22,7 @@ from orav.judges.table import TableJudge
 from orav.model import Credentials, Element, Frame, Judgement, Observation, Scenario
 from orav.scenario_loader import load_scenario
 
+pytest_plugins = ["pytester"]
 BENCH = Path(__file__).resolve().parents[1] / "orav" / "scenarios" / "bench"
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -288,3 +289,29 @@ def test_a_claim_exports_to_maestro_as_its_own_ai_assertion(tmp_path: Path) -> N
     text = flow.read_text()
     for claim in ("the sign-in form is showing", "no sign-in button is visible"):
         assert f"- assertWithAI:\n    assertion: {claim}\n" in text
+
+
+MARKED_WORDS = """
+import pytest
+
+
+@pytest.mark.orav(scenario={scenario!r}, judge={judge!r})
+def test_sign_in(orav):
+    assert orav.report.goals_achieved == (
+        'the home screen lists "Getting started"', "no sign-in button is visible"
+    )
+"""
+
+
+def test_a_marked_test_judges_when_it_records_and_replays_with_no_judge(pytester) -> None:
+    scenario, table = BENCH / "demo_sign_in.yaml", BENCH / "judge.table"
+    pytester.makepyfile(
+        test_words=MARKED_WORDS.format(scenario=str(scenario), judge=f"table:{table}")
+    )
+    plain = ("-p", "no:cacheprovider", "-p", "no:asyncio")
+    pytester.runpytest("--orav-record-mode", "once", *plain).assert_outcomes(passed=1)
+    cassette = pytester.path / "cassettes" / "test_words" / "test_sign_in.cassette"
+    assert cassette.read_text().count('"type":"judge"') == 3
+    # the replay asks no judge: the marker's names a table that is not there
+    pytester.makepyfile(test_words=MARKED_WORDS.format(scenario=str(scenario), judge="table:/nope"))
+    pytester.runpytest(*plain).assert_outcomes(passed=1)

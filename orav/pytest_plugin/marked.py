@@ -59,9 +59,10 @@ def pytest_configure(config: pytest.Config) -> None:
         _record_mode(config)  # a mode that does not exist stops the session before any test
     config.addinivalue_line(
         "markers",
-        "orav(scenario, device=None, agent='scripted', expect='passed', regression_check=None): "
-        "run the scenario with a cassette named after the test, in --orav-record-mode; device "
-        "and agent are specs as orav record takes them (class:module:Class for your own)",
+        "orav(scenario, device=None, agent='scripted', expect='passed', regression_check=None, "
+        "judge=None): run the scenario with a cassette named after the test, in "
+        "--orav-record-mode; device, agent and judge are specs as orav record takes them "
+        "(class:module:Class for your own); a replay asks no judge",
     )
 
 
@@ -116,12 +117,12 @@ def orav(
     options = dict(marker.kwargs)
     if marker.args:
         options.setdefault("scenario", marker.args[0])
-    known = {"scenario", "device", "agent", "expect", "cassette", "regression_check"}
+    known = {"scenario", "device", "agent", "expect", "cassette", "regression_check", "judge"}
     unknown = set(options) - known
     if unknown or "scenario" not in options:
         raise pytest.UsageError(
             f"{request.node.nodeid}: @pytest.mark.orav takes scenario= (required), device=, "
-            f"agent=, expect=, cassette= and regression_check=; "
+            f"agent=, expect=, cassette=, regression_check= and judge=; "
             f"not {sorted(unknown) or 'without scenario'}"
         )
     config = request.config
@@ -152,7 +153,9 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
     elif mode == RERUN:
         if not cassette.exists():
             raise GoldenFailed(f"no cassette at {cassette}: record it (--orav-record-mode once)")
-        golden.reruns = rerun(cassette, config, scenario=scenario, device=device)
+        golden.reruns = rerun(
+            cassette, config, scenario=scenario, device=device, judge=_judge(options)
+        )
         golden.report = golden.reruns.runs[-1].report
         check_rerun(request.node, golden.reruns)
     else:
@@ -163,12 +166,20 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
         device = device or default_device(scenario)
         agent = make_agent(options.get("agent", "scripted"))
         golden.recording = asyncio.run(
-            record(scenario, cassette, device=device, agent=agent, mode=mode)
+            record(scenario, cassette, device=device, agent=agent, mode=mode, judge=_judge(options))
         )
         golden.report = golden.recording.report
         check_status(golden.report, expect)
     if mode != "none" and golden.report is not None and golden.report.ok:
         _check_regressions(request, golden, options, scenario, device)
+
+
+def _judge(options: dict) -> Any:
+    """The marker's ``judge=`` spec, made (None when not given)."""
+    from orav.specs import make_judge
+
+    spec = options.get("judge")
+    return make_judge(spec) if spec else None
 
 
 def _check_regressions(

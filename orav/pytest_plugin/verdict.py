@@ -76,13 +76,14 @@ def check_status(report: RunReport | None, expect: str) -> None:
         )
 
 
-def rerun(path: Path, config: pytest.Config, *, scenario: Scenario | None, device=None):
-    """Rerun ``path`` live (``--orav-repeat`` times): a Repeated."""
+def rerun(path: Path, config: pytest.Config, *, scenario: Scenario | None, device=None, judge=None):
+    """Rerun ``path`` live (``--orav-repeat`` times): a Repeated; ``judge`` is asked where a
+    judged screen changed."""
     from orav.golden import repeat
 
     device = config.getoption("orav_device") or device
     times = config.getoption("orav_repeat")
-    return asyncio.run(repeat(path, times, device=device, scenario=scenario))
+    return asyncio.run(repeat(path, times, device=device, scenario=scenario, judge=judge))
 
 
 def check_rerun(item: pytest.Item, repeated: Any) -> None:
