@@ -19,8 +19,14 @@ HERE = Path(__file__).resolve().parent
 SCRIPT_TIMEOUT_SECONDS = 300
 # Scripts that need longer: recovery.py runs every example live and explores every example app;
 # explorer_monkey.py runs the explorer twice and a monkey 5 times on 5 apps, 200 steps each.
-# agent_zoo.py runs the LLM agent 99 times against the zoo (a few slow answers among them).
-LONGER = {"recovery.py": 900, "explorer_monkey.py": 600, "agent_zoo.py": 900}
+# agent_zoo.py runs the LLM agent 99 times against the zoo (a few slow answers among them);
+# agent_bench.py runs orav bench for six agents, five runs of each task.
+LONGER = {
+    "recovery.py": 900,
+    "explorer_monkey.py": 600,
+    "agent_zoo.py": 900,
+    "agent_bench.py": 900,
+}
 
 
 def scripts(names: list[str]) -> list[Path]:

@@ -35,6 +35,8 @@ from orav.model import RunReport, Scenario
 
 TASKS = Path(__file__).resolve().parent / "scenarios" / "bench"
 TABLE = TASKS / "judge.table"
+_AGENT_PREFIX = re.compile(r"^(?:step \d+: )?[\w.+-]+:[\w.:/@-]+: ")
+_CLAUSE = re.compile(r";| \(")
 _ZOO = re.compile(r"zoo(?::(?P<mistakes>[a-z0-9_,]+))?(?:@(?P<rate>[0-9.]+))?")
 
 
@@ -86,12 +88,15 @@ class Run:
 
     @property
     def reason(self) -> str:
-        """Why it did not pass: its status, and the first goal it missed ("" when it passed)."""
+        """Why it did not pass ("" when it did): its status, and the first goal it missed or
+        the headline of what ended it (``aborted: no valid decision: unknown key 'bbox_2d'``)."""
         report = self.report
         if report.ok:
             return ""
         if report.status == "failed" and report.goals_missed:
             return f"failed: missed {report.goals_missed[0]}"
+        if report.status == "aborted" and report.summary:
+            return f"aborted: {_headline(report.summary)}"
         return report.status
 
 
@@ -169,6 +174,18 @@ class BenchResult:
                 "failures": dict(failures),
             },
         }
+
+
+def _headline(error: str) -> str:
+    """An error's gist, the same for every run it ended: without the agent's name, the last
+    problem's first clause (``no valid decision: not valid JSON``)."""
+    error = _AGENT_PREFIX.sub("", error)
+    head, _, problem = error.partition("; last problem: ")
+    head = re.sub(r" after \d+ answers$", "", head)
+    if problem:
+        clause = _CLAUSE.split(problem, maxsplit=1)[0]
+        head = f"{head}: {clause}"
+    return head[:80]
 
 
 def parse_zoo(spec: str) -> tuple[list[Any], float]:

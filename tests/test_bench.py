@@ -71,3 +71,21 @@ def test_a_zoo_mistake_orav_does_not_know_is_bad_input(tmp_path: Path) -> None:
     done = orav("bench", "--agent", "zoo:sneeze@0.5", "--out", tmp_path)
     assert done.returncode == 2
     assert "unknown zoo mistake 'sneeze'" in done.stderr
+
+
+def test_a_failure_is_named_by_its_gist_the_same_for_every_run_it_ends() -> None:
+    from orav.bench import Run
+    from orav.model import RunReport
+
+    def reason(status: str, summary: str = "", missed: tuple[str, ...] = ()) -> str:
+        report = RunReport("r", "t", status, summary=summary, goals_missed=missed)  # type: ignore[arg-type]
+        return Run(1, report, 0.1, Path("x")).reason
+
+    for model, key in (("openai:qwen2.5-vl-7b-instruct", "bbox_2d"), ("openai:m:7b", "box")):
+        said = f"{model}: no valid decision after 3 answers; last problem: unknown key {key!r}; x"
+        assert reason("aborted", said) == f"aborted: no valid decision: unknown key {key!r}"
+    assert reason("failed", missed=("the cart holds two mugs",)) == (
+        "failed: missed the cart holds two mugs"
+    )
+    assert reason("step_limit") == "step_limit"
+    assert reason("passed") == ""
