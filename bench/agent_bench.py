@@ -2,8 +2,8 @@
 agent, and what a model judge is sent per claim.
 
 Agents: the scripted agent, the explorer (one run: it explores, it does not pursue a goal), and
-the zoo's simulated models (a clean one, every generic mistake at 10 % and at 30 %, the model
-families' answer shapes in every answer) on the tasks tagged zoo:POLICY. The judge is the task
+the zoo's simulated models (a clean one, every generic mistake at 10 % and at 30 %, each model
+family's answer shape in every answer) on the tasks tagged zoo:POLICY. The judge is the task
 set's table for all of them. Then, for every claim the task set judges, the model judge's
 request as it would be sent: its text in characters and tokens (4 characters a token, as the
 zoo estimates) and whether a screenshot goes with it.
@@ -28,7 +28,9 @@ AGENTS = [
     ("zoo", None),
     (f"zoo:{GENERIC}@0.1", None),
     (f"zoo:{GENERIC}@0.3", None),
-    ("zoo:qwen_pixels,qwen_boxes,ui_tars@1.0", None),
+    ("zoo:qwen_pixels@1.0", None),  # a model family answers in its own shape, every answer
+    ("zoo:qwen_boxes@1.0", None),
+    ("zoo:ui_tars@1.0", None),
 ]
 
 

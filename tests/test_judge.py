@@ -183,6 +183,12 @@ def test_a_bad_table_is_an_error_at_its_line(tmp_path: Path, text: str, where: s
         ('{"holds": true, "evidence": "x", "confidence": 0.9}', True, 0.9),
         ('```json\n{"holds": "no", "evidence": "x", "confidence": 80}\n```', False, 0.8),
         ('{"holds": false, "evidence": "x"}', False, 1.0),
+        (
+            'Looking at it: {"holds": true, "evidence": "x", "confidence": 0.75} is my answer',
+            True,
+            0.75,
+        ),
+        ('<tool_call>{"holds": false, "evidence": "x", "confidence": 0.9}</tool_call>', False, 0.9),
     ],
 )
 def test_a_models_judgement_is_read_within_reason(answer: str, holds: bool, confidence: float):

@@ -2,8 +2,9 @@
 
 It is shown the goal, the claim, the screenshot and the compact element tree (secure values as
 bullets, the test password and ``${NAME}`` values as ``***``), and answers a small schema:
-``holds``, the ``evidence`` it saw, its ``confidence``. An answer off the schema is re-asked
-with the reason, within the agent's budget; the connection, retries and prices are the LLM
+``holds``, the ``evidence`` it saw, its ``confidence``, read as the LLM agent reads its answers
+(in a fence, after prose, in tool-call tags or a tool call). An answer off the schema is
+re-asked with the reason, within the agent's budget; the connection, retries and prices are the LLM
 agent's (``orav.agents.openai``), so ``--judge openai:MODEL`` takes the same options.
 """
 
@@ -14,10 +15,9 @@ import os
 import time
 from typing import Any, Self
 
-from orav.agents.answer import InvalidAnswer, strip_fence
-from orav.agents.openai import OpenAIAgent, _answer_text, _digest, _kept, _tokens, redact
+from orav.agents.openai import OpenAIAgent, _digest, _kept, _reply, _tokens, redact
 from orav.agents.prompt import encode_tree, screenshot_data_url
-from orav.codec import JSONRefused, parse_json
+from orav.agents.reply import InvalidAnswer, ToolCall, answer_object
 from orav.judges import Question
 from orav.model import Judgement
 
@@ -47,14 +47,11 @@ _FORMAT = {
 _WORDS = {"yes": True, "true": True, "no": False, "false": False}
 
 
-def parse_judgement(text: str) -> Judgement:
-    """A model's answer as a Judgement; InvalidAnswer with a reason the model can act on."""
-    try:
-        data = parse_json(strip_fence(text))
-    except JSONRefused as exc:
-        raise InvalidAnswer(f"not valid JSON ({exc.what}); reply with the JSON object") from None
-    if not isinstance(data, dict):
-        raise InvalidAnswer("expected one JSON object with holds, evidence and confidence")
+def parse_judgement(text: str, tool_calls: tuple[ToolCall, ...] = ()) -> Judgement:
+    """A model's answer as a Judgement, wherever the server put the object (the LLM agent's
+    tolerant reading, ``orav.agents.reply``); InvalidAnswer with a reason the model can act
+    on."""
+    data = answer_object(text, tool_calls)
     holds = data.get("holds")
     if isinstance(holds, str):
         holds = _WORDS.get(holds.strip().lower(), holds)
@@ -148,8 +145,8 @@ class ModelJudge:
                 prompt, completed = _tokens(completion)
                 prompt_tokens += prompt
                 completion_tokens += completed
-                text = _answer_text(completion, config.max_output_tokens)
-                judgement = parse_judgement(text)
+                text, calls = _reply(completion, config.max_output_tokens)
+                judgement = parse_judgement(text, calls)
             except InvalidAnswer as exc:
                 problem = str(exc)
                 conversation += [
