@@ -234,7 +234,7 @@ def test_the_zoo_command_refuses_bad_arguments_in_one_line(capsys, tmp_path: Pat
 
 
 # The answer shapes a candidate at the zoo may answer in and still decide as recorded.
-REGRESSION = [None, "fenced"]
+REGRESSION = [None, "fenced", "tool_calls", "qwen_pixels", "qwen_boxes", "ui_tars"]
 
 
 @pytest.mark.parametrize("habit", REGRESSION)
@@ -253,6 +253,18 @@ async def test_decision_regression_against_the_zoo_through_orav_replay(habit, tm
         )
     assert done.returncode == 0, done.stdout + done.stderr
     assert player.tally.requests == recorded.report.total_steps + 1
+
+
+async def test_decision_regression_with_the_family_chosen_by_the_spec(tmp_path: Path):
+    """A model whose name says nothing of its family, chosen by ``?family=`` in the spec."""
+    task = TASKS["login"]
+    recorded = await task.play(tmp_path / "login.cassette")
+    player = Player(task.policy, mistakes=[attrs.evolve(MISTAKES["ui_tars"], model=None)], rate=1)
+    with ZooServer(player) as zoo:
+        agent = "openai:my-finetune?family=uitars"
+        done = orav("replay", recorded.cassette, "--agent", agent, "--base-url", zoo.url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert player.tally.requests == recorded.report.total_steps + 1 and player.tally.reasks == 0
 
 
 def test_the_zoo_command_serves_until_terminated_and_says_what_it_saw():
