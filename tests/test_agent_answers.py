@@ -472,3 +472,15 @@ def test_a_python_literal_and_a_gemini_box_are_read():
     space = space_for(390, 844, family_unit=family_of("gemini-2.5-flash").unit)
     tap = parse_answer(f"```json\n{box}\n```", REFS, space=space).action
     assert tap == Tap(195, 385, Target("Sign in", "sign_in"))
+
+
+def test_a_key_folded_into_the_keyboard_line_cannot_be_cited_but_a_point_finds_it():
+    keyboard = Element("Keyboard", "Keyboard", frame=Frame(0, 600, 390, 244))
+    q = Element("AXButton", "q", frame=Frame(0, 610, 39, 50))
+    typed = Observation((*LOGIN.elements[:-1], keyboard, q))
+    tree, refs = encode_tree(typed)
+    assert "(1 keys: use type_text and press_key)" in tree and "e9" not in tree
+    with pytest.raises(InvalidAnswer, match="'e9' is not on this screen"):
+        parse_answer(answer({"kind": "tap"}, "e9"), refs, screen=SCREEN)
+    tap = parse_answer(answer({"kind": "tap", "x": 20, "y": 630}), refs, screen=SCREEN).action
+    assert tap == Tap(19.5, 635, Target("q"))

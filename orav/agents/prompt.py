@@ -175,7 +175,9 @@ def encode_tree(
 ) -> tuple[str, dict[str, Element]]:
     """The compact tree, one element a line, and the references it cites.
 
-    The software keyboard's keys fold into its one line: typing is ``type_text``.
+    The software keyboard's keys fold into its one line: typing is ``type_text``. They are
+    kept as ``(eN)``: a model cannot cite a reference it was never shown, a tap's point on a
+    key still finds the key.
     """
     refs: dict[str, Element] = {}
     lines: list[str] = []
@@ -190,10 +192,11 @@ def encode_tree(
         if not _kept(element):
             continue
         ref = f"e{index}"
-        refs[ref] = element
         if keyboard is not None and _inside(element.frame, keyboard[1]):
+            refs[f"({ref})"] = element  # not shown, so not citable; a tap's point finds it
             keys += 1
             continue
+        refs[ref] = element
         if keyboard is not None and keys:
             lines[keyboard[0]] += f" ({keys} keys: use type_text and press_key)"
             keyboard, keys = None, 0

@@ -89,5 +89,6 @@ def _nearness(said: str, element: Element) -> float:
 def nearest(said: Iterable[str], refs: dict[str, Element], space: Space | None = None) -> str:
     """The ``NEAREST`` elements closest to what the answer said, as the prompt lists them."""
     text = " ".join(s for s in said if s)
-    ranked = sorted(refs.items(), key=lambda item: -_nearness(text, item[1]) if text else 0)
+    shown = [(ref, element) for ref, element in refs.items() if is_ref(ref)]
+    ranked = sorted(shown, key=lambda item: -_nearness(text, item[1]) if text else 0)
     return "; ".join(element_line(ref, element, space=space) for ref, element in ranked[:NEAREST])
