@@ -484,3 +484,18 @@ def test_a_key_folded_into_the_keyboard_line_cannot_be_cited_but_a_point_finds_i
         parse_answer(answer({"kind": "tap"}, "e9"), refs, screen=SCREEN)
     tap = parse_answer(answer({"kind": "tap", "x": 20, "y": 630}), refs, screen=SCREEN).action
     assert tap == Tap(19.5, 635, Target("q"))
+
+
+async def test_marks_number_the_elements_on_the_screenshot_and_a_number_is_a_ref(server):
+    server.answer(answer({"kind": "tap"}, "5"))
+    context = AgentContext(SCENARIO, LOGIN, 1, device=DEVICE)
+    async with make_agent(server, marks=True) as agent:
+        decision = await agent.decide(context)
+    content = _user_content(server.bodies()[0])
+    assert "the number at an element's top left corner is its reference" in content[0]["text"]
+    url = content[1]["image_url"]["url"]
+    image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB")
+    sign_in = LOGIN.elements[5].frame  # e5, outlined where the tree says it is
+    assert image.getpixel((int(sign_in.x) + 100, int(sign_in.y))) != (255, 255, 255)
+    assert image.getpixel((int(sign_in.x) + 100, int(sign_in.y) + 20)) == (255, 255, 255)
+    assert decision.action.target == Target("Sign in", "sign_in")

@@ -106,8 +106,8 @@ class _Naming:
         self.stale: str | None = None
         self.element: Element | None = None
         ref = data.get("element")
-        if isinstance(ref, int) and not isinstance(ref, bool):
-            ref = f"e{ref}"  # a number where a reference goes
+        if isinstance(ref, int) and not isinstance(ref, bool) or str(ref).strip().isdigit():
+            ref = f"e{str(ref).strip()}"  # a number where a reference goes (a mark's)
         if ref is not None and not isinstance(ref, str):
             raise InvalidAnswer(f"element: expected a reference like 'e12' or null, got {ref!r}")
         label = data.get("element_label")
@@ -131,7 +131,7 @@ class _Naming:
     def missing(self, hint: str) -> InvalidAnswer:
         """The rejection of a name that names nothing here, with the nearest elements."""
         if self.stale is not None:
-            what = f"element: {self.stale!r} is not on this screen (references change with it)"
+            what = f"element: {self.stale[:20]!r} is not on this screen (references change with it)"
         elif self.said:
             what = f"element: no element here is called {self.said[0][:80]!r}"
         else:

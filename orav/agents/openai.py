@@ -25,9 +25,11 @@ import attrs
 from orav.agents import AgentContext
 from orav.agents.answer import InvalidAnswer, ToolCall, parse_answer
 from orav.agents.family import family_of
+from orav.agents.marks import marked
 from orav.agents.openai_config import OPENAI_URL, OpenAIConfig, price_of, public_url, url_problem
 from orav.agents.prompt import build_messages, screenshot_data_url, space_of
 from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT, TOOL
+from orav.agents.space import Space
 from orav.errors import AgentError
 from orav.model import Decision, ModelCall
 
@@ -144,6 +146,20 @@ def _reply(completion: ChatCompletion, max_tokens: int) -> tuple[str, tuple[Tool
     if not content.strip() and not calls:
         raise InvalidAnswer("the answer was empty; reply with the JSON object")
     return content, calls
+
+
+def _mark(
+    messages: list[dict[str, Any]], refs: dict[str, Any], size: tuple[int, int], space: Space
+) -> None:
+    """The user turn's screenshot with numbered marks (``orav.agents.marks``), said in its text."""
+    text, image = messages[1]["content"]
+    points = (space.width * space.x_points, space.height * space.y_points)
+    url = marked(image["image_url"]["url"], refs, size[0] / points[0], size[1] / points[1])
+    image["image_url"]["url"] = url
+    text["text"] += (
+        "\nThe screenshot is marked: the number at an element's top left corner is its "
+        "reference (12 is e12)."
+    )
 
 
 class OpenAIAgent:
@@ -304,6 +320,8 @@ class OpenAIAgent:
         messages, refs = build_messages(
             context, history=config.history, image=image, detail=config.image_detail, space=space
         )
+        if config.marks and image is not None and size is not None and space is not None:
+            await asyncio.to_thread(_mark, messages, refs, size, space)
         system = messages[0]["content"]
         messages[0] = self._system(system)
         digest = _digest(messages)

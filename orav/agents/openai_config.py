@@ -51,7 +51,8 @@ class OpenAIConfig:
     function calling), or ``json_object`` / ``text`` for servers without JSON-schema support
     (the default is the family's; a server that refuses it gets the next looser one).
     ``family`` is how the model answers and in which coordinates (``orav.agents.family``),
-    detected from the model's name when not given.
+    detected from the model's name when not given. ``marks`` draws each cited element's
+    reference number on the screenshot (set-of-mark), for small models.
     """
 
     model: str = field(validator=validators.min_len(1))
@@ -64,6 +65,7 @@ class OpenAIConfig:
     max_output_tokens: int = field(default=1024, validator=validators.gt(0))
     image_detail: Literal["auto", "low", "high"] = "auto"
     send_screenshot: bool = True
+    marks: bool = False
     screenshot_max_size: int = field(default=1024, validator=validators.ge(64))
     reasks: int = field(default=2, validator=validators.ge(0))
     history: int = field(default=8, validator=validators.ge(0))
