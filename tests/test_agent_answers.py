@@ -499,3 +499,11 @@ async def test_marks_number_the_elements_on_the_screenshot_and_a_number_is_a_ref
     assert image.getpixel((int(sign_in.x) + 100, int(sign_in.y))) != (255, 255, 255)
     assert image.getpixel((int(sign_in.x) + 100, int(sign_in.y) + 20)) == (255, 255, 255)
     assert decision.action.target == Target("Sign in", "sign_in")
+
+
+def test_unescaped_quotes_inside_a_string_are_read_as_meant():
+    said = '{"action": "done", "text": "The cart lists "2 x Enamel mug"."}'
+    decision = decode(f"```json\n{said}\n```")
+    assert decision.action.summary == 'The cart lists "2 x Enamel mug".'
+    with pytest.raises(InvalidAnswer, match="not valid JSON"):
+        decode('{"action": "done", "text": "a' + ' "b"' * 30 + '"}')  # past the bound

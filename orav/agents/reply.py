@@ -6,8 +6,8 @@ an object), or an object wrapped in another (``{"name": ..., "arguments": {...}}
 place is tried in that order, within bounds (``MAX_ANSWER_CHARACTERS`` of text, the first
 ``MAX_CANDIDATES`` objects in it); a reply with none says where it looked and what it found
 there. A UI-TARS ``Action: click(...)`` line is read as its family writes it
-(``orav.agents.family``), and an answer written as a Python literal (single quotes, ``None``)
-as a literal, never run.
+(``orav.agents.family``), an answer written as a Python literal (single quotes, ``None``) as
+a literal, never run, and a string's unescaped double quotes as if escaped.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from orav.codec.json import MAX_DEPTH, depth
 
 MAX_ANSWER_CHARACTERS = 64 * 1024  # of one answer's text; a real one is well under 4 KB
 MAX_CANDIDATES = 32  # objects tried in one answer's text
+MAX_REPAIRED = 4  # of them, those whose unescaped quotes are escaped
+MAX_REPAIRS = 8  # quotes escaped in one object
 _FENCE = re.compile(r"```[\w-]*[ \t]*\n?(.*?)\n?```", re.DOTALL)
 
 
@@ -96,7 +98,7 @@ def _in_text(text: str) -> dict[str, Any]:
             return data
         if isinstance(data, dict) and first is None:
             first = data
-    called = action_call(text) or _literal(text)
+    called = action_call(text) or _literal(text) or _quotes_escaped(text, starts)
     if called is not None:
         return called
     if first is not None:
@@ -110,6 +112,31 @@ def _in_text(text: str) -> dict[str, Any]:
     raise InvalidAnswer(
         f"no JSON object in the answer (it begins {begins!r}); reply with the JSON object only"
     )
+
+
+def _quotes_escaped(text: str, starts: list[int]) -> dict[str, Any] | None:
+    """The decision in an object whose strings hold unescaped double quotes (``"text": "it
+    says "hi""``), each such quote escaped where the JSON error points: at most
+    ``MAX_REPAIRS`` per object, on the first ``MAX_REPAIRED`` objects."""
+    for start in starts[:MAX_REPAIRED]:
+        body = text
+        for _ in range(MAX_REPAIRS):
+            try:
+                data = _unwrap(parse_json_at(body, start)[0])
+            except JSONRefused as exc:
+                if exc.line is None or exc.col is None or "delimiter" not in exc.what:
+                    break
+                lines = body.split("\n")
+                index = sum(len(line) + 1 for line in lines[: exc.line - 1]) + exc.col - 1
+                quote = body.rfind('"', start, index)
+                if quote <= start or body[quote - 1] == "\\":
+                    break
+                body = body[:quote] + '\\"' + body[quote + 1 :]
+                continue
+            if isinstance(data, dict) and "action" in data:
+                return data
+            break
+    return None
 
 
 def _literal(text: str) -> dict[str, Any] | None:
