@@ -49,6 +49,7 @@ from orav.model import (
     ActionResult,
     Assert,
     Decision,
+    Deed,
     DeviceInfo,
     Done,
     Judged,
@@ -94,6 +95,7 @@ from orav.perceive.assertions import (
     show_target,
     taps_focused_field,
 )
+from orav.perceive.deeds import step_deed
 from orav.provision import crash_report, install, launch
 from orav.settling import settle
 from orav.tally import Tally, goal_name
@@ -205,6 +207,7 @@ class _Run:
         self.attempt = 0  # index into history where the current attempt at the goal began
         self.recovery_step = 0  # the step the recovery under way belongs to
         self.effect = WorldChanges()  # what the last step changed in the app's world
+        self.deed: Deed | None = None  # the last step's, when it was one
         self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
 
     def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
@@ -338,6 +341,7 @@ class _Run:
             last_verification=self.verification,
             device=self.info,
             interruption=self.interruption,
+            last_deed=self.deed,
         )
         self.decision = await self.agent.decide(context)
         if self.decision.call is not None:
@@ -440,10 +444,22 @@ class _Run:
         if isinstance(self.device, World):  # what the step did to the app's files or data
             self.effect = await self.device.changes()
             self.tally.changed(self.effect)
+        self.deed = self.judge_deed(action, before)
         if changed:
             self.machine.ledger.ineffective.clear()
             self.machine.ledger.unanswered = False
         return dropped
+
+    def judge_deed(self, action: Action, before: Observation) -> Deed | None:
+        """The step just taken as a deed, in the ledger (``orav.perceive.deeds.step_deed``:
+        what it was on the screen it was decided on, what it changed in the app's world)."""
+        verdict = step_deed(action, before, self.effect)
+        if verdict is None:
+            return None
+        step = self.history[-1].index
+        deed = Deed(verdict.kind, step, show_action(action), "agent", verdict.why)
+        self.tally.did(deed)
+        return deed
 
     async def on_enter_recovering(self, fault: Detection, source: State) -> None:
         """Recover from ``fault``. It belongs to the step under way, except an action that

@@ -15,14 +15,20 @@ from orav.testing import VirtualClock
 
 
 class Noting(ExplorerAgent):
-    """The explorer, keeping its decisions (and, once the run ends, its report)."""
+    """The explorer, keeping its decisions (and, once the run ends, its report). The
+    simulator's world is orav's own, thrown away after the run: ``disposable`` says so to
+    the explorer (where destructive deeds are explored) until the device says it itself."""
 
-    def __init__(self) -> None:
+    def __init__(self, disposable: bool = True) -> None:
         super().__init__()
+        self.disposable = disposable
         self.decisions: list[Decision] = []
         self.report: RunReport | None = None
 
     async def decide(self, context: AgentContext) -> Decision:
+        if context.device is not None:
+            device = evolve(context.device, disposable=self.disposable)
+            context = evolve(context, device=device)
         decision = await super().decide(context)
         self.decisions.append(decision)
         return decision

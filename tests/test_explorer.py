@@ -23,9 +23,12 @@ from orav.model import (
     ActionResult,
     Credentials,
     Decision,
+    Deed,
+    DeviceInfo,
     Done,
     Element,
     Frame,
+    Launch,
     Observation,
     PressKey,
     Scenario,
@@ -34,8 +37,11 @@ from orav.model import (
     Tap,
     TypeText,
     Verification,
+    WorldChanges,
+    show_action,
 )
 from orav.perceive import screen_id, screen_state
+from orav.perceive.deeds import step_deed
 from orav.report.coverage import Coverage, write_coverage
 
 BACK = "back"  # a move that pops the screen stack
@@ -70,13 +76,23 @@ class Tiny:
     moves: dict[tuple[str, str], str] = field(factory=dict)
     start: str = "home"
     back_gesture: bool = False  # a left-edge swipe pops the stack
+    # what a tap (or a key, ``(key K)``) on a screen changes in the app's world
+    effects: dict[tuple[str, str], WorldChanges] = field(factory=dict)
 
 
 class Run:
     """The explorer against a ``Tiny`` app, step by step, as the engine would drive it."""
 
-    def __init__(self, app: Tiny, *, credentials: Credentials | None = None, max_steps=80):
+    def __init__(
+        self,
+        app: Tiny,
+        *,
+        credentials: Credentials | None = None,
+        max_steps=80,
+        disposable: bool = True,
+    ):
         self.app = app
+        self.device = DeviceInfo("ios", "tiny", disposable=disposable)
         self.agent = ExplorerAgent()
         self.scenario = Scenario("explore", "tiny", "explore", credentials=credentials)
         self.max_steps = max_steps
@@ -87,6 +103,7 @@ class Run:
         self.verification: Verification | None = None
         self.decisions: list[Decision] = []
         self.visits: list[str] = []
+        self.deeds: list[Deed] = []  # the ledger, as the engine keeps it
 
     def observe(self) -> Observation:
         elements = tuple(
@@ -98,7 +115,13 @@ class Run:
     def context(self) -> AgentContext:
         step = len(self.history) + 1
         return AgentContext(
-            self.scenario, self.observe(), step, tuple(self.history), self.verification
+            self.scenario,
+            self.observe(),
+            step,
+            tuple(self.history),
+            self.verification,
+            self.device,
+            last_deed=self.deeds[-1] if self.deeds and self.deeds[-1].step == step - 1 else None,
         )
 
     async def decide(self) -> Decision:
@@ -109,7 +132,11 @@ class Run:
     def act(self, decision: Decision) -> None:
         before = self.observe()
         screen, action = self.stack[-1], decision.action
-        if isinstance(action, Tap):
+        done = WorldChanges()
+        if isinstance(action, Launch):
+            self.stack, self.focus = [self.app.start], None
+        elif isinstance(action, Tap):
+            done = self.app.effects.get((screen, str(action.target)), done)
             element = before.locate(action.target.label, action.target.id)
             if element.role == "AXTextField":
                 self.focus = element.unique_id
@@ -117,6 +144,9 @@ class Run:
                 self.move(self.app.moves.get((screen, str(action.target))))
         elif isinstance(action, TypeText) and self.focus:
             self.values[self.focus] = action.text
+        elif isinstance(action, PressKey) and action.key != "return":
+            done = self.app.effects.get((screen, f"(key {action.key})"), done)
+            self.move(self.app.moves.get((screen, f"(key {action.key})")))
         elif isinstance(action, PressKey) and action.key == "return" and self.focus:
             field_, self.focus = self.focus, None
             self.move(self.app.moves.get((screen, f"#{field_}")))
@@ -127,11 +157,13 @@ class Run:
             elif not edge:
                 self.move(self.app.moves.get((screen, swipe_name(action))))
         after = self.observe()
-        changed = after != before
+        changed = after != before or bool(done)
         self.verification = Verification(changed=changed, input_dropped=not changed)
-        self.history.append(
-            Step(len(self.history) + 1, screen, decision, ActionResult(), self.verification)
-        )
+        index = len(self.history) + 1
+        self.history.append(Step(index, screen, decision, ActionResult(), self.verification))
+        verdict = step_deed(action, before, done)
+        if verdict is not None:
+            self.deeds.append(Deed(verdict.kind, index, show_action(action), "agent", verdict.why))
 
     def move(self, target: str | None) -> None:
         if target == BACK and len(self.stack) > 1:
@@ -269,7 +301,9 @@ async def test_walks_the_known_graph_to_screens_with_untried_elements() -> None:
     assert run.coverage.finished
 
 
-async def test_a_dead_end_is_reported_after_the_back_gesture_and_the_other_swipes() -> None:
+async def test_a_dead_end_is_reported_and_left_by_starting_the_app_again() -> None:
+    """Cornered is not finished: on a screen with no way out, after the back gesture and the
+    other swipes, the app is started again and the rest of the first screen explored."""
     app = Tiny(
         {
             "home": (heading("Home"), button("trap", "Trap"), button("later", "Later", y=150)),
@@ -280,20 +314,15 @@ async def test_a_dead_end_is_reported_after_the_back_gesture_and_the_other_swipe
     run = await Run(app).explore()
     gestures = [d for d in run.decisions if isinstance(d.action, Swipe)]
     assert gestures[0].action.start.x < 10  # the back gesture first, from the left edge
-    done = run.decisions[-1]
-    assert isinstance(done.action, Done) and "no known way to 'Home'" in done.action.summary
     coverage = run.coverage
     trap = coverage.screens[1]
     assert coverage.dead_ends == (trap.key,)
     # no way back: the second round's swipes are tried where the explorer is (they might
-    # have opened one), each once; Home's control is left untried, as are its gestures
+    # have opened one), each once; then the app starts again, once, and Home is finished
     assert trap.no_effect == (BACK_GESTURE, *(f"(swipe {d})" for d in SWIPES))
-    assert len(gestures) == 1 + len(SWIPES)
-    assert coverage.screens[0].untried == (
-        "#later",
-        *(f"(swipe {d})" for d in SWIPES),
-        BACK_GESTURE,
-    )
+    launches = [d.action for d in run.decisions if isinstance(d.action, Launch)]
+    assert launches == [Launch(fresh=True)]
+    assert "#later" in coverage.screens[0].tried and coverage.finished
 
 
 async def test_a_back_gesture_that_works_is_learnt_as_a_transition() -> None:
@@ -348,11 +377,13 @@ async def test_text_fields_get_credentials_then_return() -> None:
         "#password",
         "#sign_in",
         "#password",
+        "#email",  # Home has no way out: the app starts again for the email's return
     ]
+    assert Launch(fresh=True) in actions
     assert run.names() == ["Sign in", "Home"]
     login = run.coverage.screens[0]
-    assert login.tried == ("#email", "#password", "#sign_in")
-    assert login.no_effect == ("#sign_in",)  # the filled form's button did nothing here
+    assert login.tried[:3] == ("#email", "#password", "#sign_in")  # then its gestures
+    assert login.no_effect[0] == "#sign_in"  # the filled form's button did nothing here
 
 
 def test_sample_values_fit_the_field() -> None:
@@ -578,16 +609,22 @@ async def test_a_deed_on_an_alert_is_never_confirmed_though_close_and_cancel_alo
     title: str, deed: str
 ) -> None:
     """Monzo's "Close this pot?" and "Cancel this payment?": with an object, Close and Cancel
-    are the deed, not a way out; the explorer answers the alert with the other button."""
+    are the deed, not a way out; the explorer answers the alert with the other button, and
+    learns that the control that asked is consequential."""
     screens = {
-        "pot": (heading("Holiday"), button("close_pot", deed)),
+        "pot": (heading("Holiday"), button("close_pot", "Options")),
         "ask": alert(title, button("keep", "Keep it", y=440), button("do_it", deed, y=400)),
     }
     moves = {("pot", "#close_pot"): "ask", ("ask", "#keep"): BACK}
-    run = await Run(Tiny(screens, moves, start="pot")).explore()
+    run = await Run(Tiny(screens, moves, start="pot"), disposable=False).explore()
     assert "#do_it" not in run.taps() and "#keep" in run.taps()
     asked = next(s for s in run.coverage.screens if s.name == title)
     assert "#do_it" in asked.skipped
+    assert run.agent._map.known["#close_pot"].why == f"opens a confirmation {title!r}"
+    # in a world orav throws away, a deed that destroys is confirmed (once), one whose kind
+    # nothing tells ("Close pot": outward, for all the explorer knows) still never
+    run = await Run(Tiny(screens, moves, start="pot")).explore()
+    assert ("#do_it" in run.taps()) == (deed == "Cancel payment")
 
 
 def digit_pad(prompt: str) -> tuple[Element, ...]:
@@ -613,7 +650,8 @@ async def test_a_pin_pad_is_never_tapped_a_calculator_is() -> None:
 
 
 async def test_a_control_that_led_to_one_screen_from_two_screens_alike_is_not_tried_on_a_third():
-    """Signal's chats: each chat's Voice Call opens the one "Calling…" screen. Tried on the
+    """Signal's chats: each chat's Info opens the one "Details" screen (a call would be
+    an outward deed: never tried). Tried on the
     first chat and on a second alike, it is skipped on the third: it teaches nothing new."""
     chats = ("alice", "bob", "carol")
     screens = {
@@ -621,14 +659,14 @@ async def test_a_control_that_led_to_one_screen_from_two_screens_alike_is_not_tr
             heading("Chats"),
             *(button(c, c.title(), "AXCell", 100 + 60 * i) for i, c in enumerate(chats)),
         ),
-        "calling": (heading("Calling"), button("end", "End Call")),
+        "details": (heading("Details"), button("end", "Close")),
     }
-    moves = {("calling", "#end"): BACK}
+    moves = {("details", "#end"): BACK}
     for c in chats:
-        screens[c] = (heading(c.title()), button("back", "Back"), button("call", "Voice Call"))
-        moves |= {("home", f"#{c}"): c, (c, "#call"): "calling", (c, "#back"): BACK}
+        screens[c] = (heading(c.title()), button("back", "Back"), button("info", "Info"))
+        moves |= {("home", f"#{c}"): c, (c, "#info"): "details", (c, "#back"): BACK}
     run = await Run(Tiny(screens, moves), max_steps=60).explore()
     by_name = {s.name: s for s in run.coverage.screens}
-    assert "#call" in by_name["Alice"].tried and "#call" in by_name["Bob"].tried
+    assert "#info" in by_name["Alice"].tried and "#info" in by_name["Bob"].tried
     carol = by_name["Carol"]
-    assert "#call" in carol.skipped and "#call" not in carol.tried and carol.alike, carol
+    assert "#info" in carol.skipped and "#info" not in carol.tried and carol.alike, carol

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from explorer_runs import Noting, explore_model
 
-from orav.agents.explore.controls import is_risky
-from orav.model import Element, Frame, Tap
+from orav.model import Element, Frame, Observation, Tap
+from orav.perceive.deeds import control_deed
 
 CLOCK = Path(__file__).resolve().parent.parent / "orav" / "sim" / "clock.yaml"
 # Screens that lie behind an Add, an Edit or a wizard: what opens the app up
@@ -57,11 +57,15 @@ async def test_clock_is_explored_before_anything_is_deleted_and_the_same_twice(t
     assert again.decisions == explorer.decisions[: len(again.decisions)]
 
 
-def test_a_delete_is_risky_however_it_is_worded():
+def test_a_delete_is_a_destructive_deed_however_it_is_worded():
     def button(label: str, uid: str) -> Element:
         return Element("AXButton", label, unique_id=uid, frame=Frame(0, 0, 44, 44))
 
-    assert is_risky(button("Delete London", "minus_london"))
-    assert is_risky(button("Delete", "confirm_delete_london"))
-    assert is_risky(button("Delete Alarm", "delete_alarm"))
-    assert not is_risky(button("Edit", "edit"))
+    def kind(element: Element) -> str | None:
+        deed = control_deed(element, Observation((element,)))
+        return deed.kind if deed is not None else None
+
+    assert kind(button("Delete London", "minus_london")) == "destructive"
+    assert kind(button("Delete", "confirm_delete_london")) == "destructive"
+    assert kind(button("Delete Alarm", "delete_alarm")) == "destructive"
+    assert kind(button("Edit", "edit")) is None

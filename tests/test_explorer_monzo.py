@@ -58,17 +58,22 @@ async def test_monzo_past_the_pin_is_explored_through_its_faults_without_a_deed(
     names = {s.name for s in coverage.screens}
     # the tabs, a statement behind a network error, a wizard-like payment up to its PIN
     assert {"Home", "Savings", "Payments", "Card", "Help", "Statements", "Statement"} <= names
-    assert {"Check your payment", "Confirm with your PIN", "Spending controls"} <= names
+    assert {"Check your payment", "Spending controls"} <= names
+    # the payment is an outward deed: "Pay £10" never tapped, its PIN screen never reached
+    assert "Confirm with your PIN" not in names
     assert len(names) >= 30, sorted(names)
     ids = _ids(explorer)
     assert "retry" in ids  # the network error's Retry is the screen's way on
-    # the payment's PIN is never entered, no deed is ever confirmed
+    # the payment's PIN is never entered; in the simulator's disposable world a destructive
+    # confirmation may be given, each in the ledger; "Close pot" (its kind untold) never
     assert not [i for i in ids if i.startswith("confirm_key_")], ids
-    assert not CONFIRMATIONS & set(ids)
-    # the faults the app meets are recovered: a permission answered, the feed waited for,
-    # the keyboard put away; nothing else
+    assert "send_payment" not in ids and "confirm_close_pot" not in ids
     report = explorer.report
     assert report is not None
+    given = {d.action.split()[1].removeprefix("#") for d in report.side_effects.deeds}
+    assert CONFIRMATIONS & set(ids) <= given
+    # the faults the app meets are recovered: a permission answered, the feed waited for,
+    # the keyboard put away; nothing else
     kinds = {e.error.split(":")[0] for e in report.errors}
     assert kinds <= {"permission", "loading", "keyboard", "network"}, report.errors
     assert "permission" in kinds

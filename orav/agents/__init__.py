@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from attrs import frozen
 
-from orav.model import Decision, DeviceInfo, Observation, Scenario, Verification
+from orav.model import Decision, Deed, DeviceInfo, Observation, Scenario, Verification
 from orav.model.step import Step
 from orav.perceive import Detection
 
@@ -29,7 +29,8 @@ class AgentContext:
     ``interruption`` is what stands on the screen besides the test's own content (an app
     alert, a login form, a spinner, a network error): the agent decides whether it is part of
     the test (answer the dialog) or in the way (``Recover``). orav recovers by itself only
-    when it blocks the decided action.
+    when it blocks the decided action. ``last_deed`` is the last step when it was a deed (by
+    what it was, or by what it changed in the app's world: ``orav.perceive.deeds``).
     """
 
     scenario: Scenario
@@ -39,6 +40,7 @@ class AgentContext:
     last_verification: Verification | None = None
     device: DeviceInfo | None = None
     interruption: Detection | None = None
+    last_deed: Deed | None = None
 
 
 @runtime_checkable

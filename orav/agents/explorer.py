@@ -31,8 +31,8 @@ from attrs import define, evolve
 
 from orav.agents import AgentContext
 from orav.agents.explore.controls import (
-    is_risky,
     is_switch,
+    may_do,
     ref,
     sample_text,
     submits,
@@ -41,13 +41,25 @@ from orav.agents.explore.controls import (
 from orav.agents.explore.graph import ScreenMap
 from orav.agents.explore.moves import BACK_GESTURE, ESCAPE, app_chrome, back_move
 from orav.agents.explore.screens import ScreenNotes
-from orav.model import Credentials, Decision, Done, Element, Observation, PressKey, Tap
+from orav.model import (
+    Credentials,
+    Decision,
+    Done,
+    Element,
+    Launch,
+    Observation,
+    PressKey,
+    Tap,
+)
 from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
+from orav.perceive.deeds import Verdict, confirmation, control_deed
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import is_control
 from orav.report.coverage import Coverage
 
-Stage = Literal["tap", "type", "return", "navigate", "back", "gesture", "restore", "scroll"]
+Stage = Literal[
+    "tap", "type", "return", "navigate", "back", "gesture", "restore", "scroll", "relaunch"
+]
 
 
 @define
@@ -90,6 +102,9 @@ class ExplorerAgent:
         self._finished = False
         self._summary = ""
         self._step = 0
+        self._disposable = False  # the app's world is orav's own: destructive deeds allowed
+        self._launched: str | None = None  # the screen the app (re)launched on
+        self._relaunched_after = -1  # tries made when it last relaunched: once per new try
 
     # --- the Agent protocol ------------------------------------------------------------------
 
@@ -105,17 +120,24 @@ class ExplorerAgent:
         met = self._learn(context, key)
         screen = self._screens.get(key)
         platform = context.device.platform if context.device is not None else None
+        self._disposable = context.device is not None and context.device.disposable
         self._credentials = context.scenario.credentials
+        self._launched = self._launched or key
         chrome = app_chrome(observation)
         titles = frozenset(s.name for s in self._screens.values() if s.key != key)
+        credentials, known = context.scenario.credentials, self._map.known
         if screen is None:
             screen = ScreenNotes(key, screen_name(observation), context.step, self._source)
             self._screens[key] = screen
-            screen.update(observation, context.scenario.credentials, platform, chrome, titles)
+            screen.update(
+                observation, credentials, platform, chrome, titles, known, self._disposable
+            )
             self._map.share_chrome(screen, chrome)
             self._map.alike(screen)
         else:
-            screen.update(observation, context.scenario.credentials, platform, chrome, titles)
+            screen.update(
+                observation, credentials, platform, chrome, titles, known, self._disposable
+            )
             self._map.share_chrome(screen, chrome)
         self._step = context.step
         decision = self._next(context, screen)
@@ -131,27 +153,30 @@ class ExplorerAgent:
             return None  # not performed: the engine recovered first and asks again
         verification = context.last_verification
         dropped = verification is not None and verification.input_dropped
+        if pending.stage == "relaunch":
+            self._launched = key  # where the app starts: the walk goes on from there
+            return None
         source = self._screens[pending.screen]
         tried = pending.element if pending.stage in ("tap", "gesture") else None
         if tried is not None and tried not in source.tried:
             source.tried.append(tried)
-            if source.reaches_out(tried):
-                self._map.reached.add(tried)  # sent or saved once: skipped everywhere else
         self._map.touch(source.key)
         stays = key == pending.screen
+        if tried is not None:
+            self._deed_learnt(context, source, tried, stays)
         if pending.stage == "navigate" and (dropped or stays):
             self._map.forget(pending.screen, pending.element or "")
         element = source.elements.get(pending.element or "")
         last = source.form[-1] if source.form else None
         tapped = pending.stage == "tap" and element is not None
-        sends = element is not None and source.reaches_out(pending.element or "")
+        deed = source.deed(pending.element or "") is not None
         if (
             tapped
             and stays
             and element
             and submits(element)
             and last in source.returns
-            and not sends
+            and not deed
         ):
             source.returns.remove(last)  # the filled form's submit stayed: the last field's
             source.retry.append(last)  # return is the form's other way on
@@ -183,13 +208,31 @@ class ExplorerAgent:
             self._map.filled(source)
         return None if pending.expect is None else key == pending.expect
 
+    def _deed_learnt(
+        self, context: AgentContext, source: ScreenNotes, tried: str, stays: bool
+    ) -> None:
+        """What the control just tried turned out to be: it opened a confirmation (the
+        structure says it is consequential: its kind is its affirmative answers'), or the
+        step changed or deleted what the app's world holds (its effect). Remembered by the
+        control's identity for the rest of the run."""
+        asked = None if stays or source.dialog else confirmation(context.observation)
+        if asked is not None and asked.affirmative:
+            answers = [control_deed(e, context.observation) for e in asked.affirmative]
+            outward = any(a is None or a.kind == "outward" for a in answers)
+            why = f"opens a confirmation {asked.question!r}"
+            self._map.asks.add((source.key, tried))
+            verdict = Verdict("outward" if outward else "destructive", why)
+            self._map.learn(tried, verdict, self._disposable)
+        done = context.last_deed
+        if done is not None and done.step == context.step - 1:
+            self._map.learn(tried, Verdict(done.kind, done.why), self._disposable)
+
     # --- choosing the next action -------------------------------------------------------------
 
     def _next(self, context: AgentContext, screen: ScreenNotes) -> Decision:
         observation = context.observation
         self._map.touch(screen.key)  # its rows may have come into view
         self._map.skip_alike()
-        self._map.skip_reached()
         self._map.unlist_known_chrome()
         if self._plan and self._plan_screen != screen.key:
             self._plan = []  # the form is gone: walk again from here
@@ -259,7 +302,32 @@ class ExplorerAgent:
             return self._go_back(context, screen)
         if not self._gestures:
             return self._second_round(context, screen)
+        relaunch = self._relaunch(screen, goals)
+        if relaunch is not None:
+            return relaunch
         return self._done(f"no known way to {_names(waiting)}. {self._counts()}")
+
+    def _relaunch(self, screen: ScreenNotes, goals: set[str]) -> Decision | None:
+        """Cornered is not finished: when no known way leads from here to a screen with
+        something left (every way out is a deed it may not do, or goes nowhere), the app is
+        started again (``Launch(fresh=True)``), once per new try, when a known way leads from
+        its first screen to one; None when none does."""
+        tries = sum(len(s.tried) for s in self._screens.values())
+        start = self._screens.get(self._launched or "")
+        if start is None or tries <= self._relaunched_after:
+            return None
+        if start.key not in goals and self._map.route(start, None, goals) is None:
+            return None
+        self._relaunched_after = tries
+        self._wandered, self._backed = 0, set()
+        self._pending = _Pending(self._step, screen.key, None, "relaunch")
+        return Decision(
+            Launch(fresh=True),
+            f"Cornered on {screen.name!r}: every way on is a deed the explorer does not do "
+            f"here, or leads nowhere known. Starting the app again from {start.name!r}.",
+            None,
+            f"the {start.name} screen",
+        )
 
     def _second_round(self, context: AgentContext, screen: ScreenNotes) -> Decision:
         """What is left of the first round cannot be reached now (a control it waits for is
@@ -304,12 +372,16 @@ class ExplorerAgent:
         if is_text_field(element):
             if not returns and screen.form and not self._gestures:
                 last = name == screen.form[-1]
-                returns = last and not any(
-                    submits(e) and not is_risky(e) and n in screen.present
-                    for n, e in screen.elements.items()
-                    if not screen.goes_back(n)
+                returns = (
+                    last
+                    and screen.returns_submit()
+                    and not any(
+                        submits(e) and may_do(screen.deed(n), self._disposable)
+                        for n, e in screen.elements.items()
+                        if n in screen.present and not screen.goes_back(n)
+                    )
                 )
-            if not returns and not screen.outward:  # a form that saves: its return would too
+            if not returns and screen.returns_submit():  # else its return would do the deed
                 screen.returns.append(name)
             self._pending = _Pending(context.step, screen.key, name, "tap", returns=returns)
             then = "press return" if returns else "then the rest of the form"
@@ -466,17 +538,14 @@ class ExplorerAgent:
     def _counts(self) -> str:
         coverage = self.coverage()
         skipped = coverage.elements_skipped
-        outside = sum(len(s.elsewhere) for s in self._screens.values())
+        deeds = sum(len(s.forbidden) for s in self._screens.values())
+        kinds = "outward" if self._disposable else "outward or destructive"
         return (
             f"{len(coverage.screens)} screens, {coverage.elements_tried} of "
             f"{coverage.elements_total} elements tried"
             + (
                 f" ({skipped} skipped: they quit the app, sign out or were tried on a screen alike"
-                + (
-                    f"; {outside} skipped: sends or saves outside the app, tried once already"
-                    if outside
-                    else ""
-                )
+                + (f"; {deeds} of them deeds it never does here ({kinds})" if deeds else "")
                 + ")"
                 if skipped
                 else ""

@@ -490,23 +490,27 @@ class IdbDevice:
                 if not 0 <= seconds <= self.max_wait:
                     raise _Invalid(f"wait of {seconds:g} s is outside 0..{self.max_wait:g} s")
                 await asyncio.sleep(seconds)
-            case Launch(bundle_id=bundle_id):
+            case Launch(bundle_id=bundle_id, fresh=fresh):
                 bundle_id = bundle_id or self.bundle_id
+                if fresh:
+                    await self._stop(client, bundle_id)
                 await self._rpc(
                     f"launch of {bundle_id}",
                     client.launch(bundle_id, foreground_if_running=True),
                     limit=max(self.timeout, LAUNCH_TIMEOUT),
                 )
             case Terminate(bundle_id=bundle_id):
-                bundle_id = bundle_id or self.bundle_id
-                await self._rpc(
-                    f"terminate of {bundle_id}",
-                    client.terminate(bundle_id),
-                    limit=max(self.timeout, LAUNCH_TIMEOUT),
-                )
+                await self._stop(client, bundle_id or self.bundle_id)
             case _:
                 raise _Invalid(f"{action.kind} is not a device action")
         return None
+
+    async def _stop(self, client: Any, bundle_id: str) -> None:
+        await self._rpc(
+            f"terminate of {bundle_id}",
+            client.terminate(bundle_id),
+            limit=max(self.timeout, LAUNCH_TIMEOUT),
+        )
 
     async def _tap_point(self, tap: Tap) -> Point:
         """Coordinates when the tap has them (a target then only names what is meant);

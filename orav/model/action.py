@@ -103,10 +103,13 @@ class Wait:
 
 @frozen
 class Launch:
-    """Launch the app under test (or another bundle)."""
+    """Launch the app under test (or another bundle): a running app is brought to the front,
+    or with ``fresh`` stopped and started again at its first screen (the explorer's way out
+    of a screen whose every way out is a deed it may not do)."""
 
     kind: ClassVar[str] = "launch"
     bundle_id: str | None = None
+    fresh: bool = False
 
 
 @frozen

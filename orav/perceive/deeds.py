@@ -27,7 +27,16 @@ from typing import Literal
 from attrs import frozen
 
 from orav.codec.yaml import load_yaml
-from orav.model import Action, Element, Observation, PressKey, Tap, WorldChanges
+from orav.model import (
+    Action,
+    Element,
+    Observation,
+    PressKey,
+    Swipe,
+    Tap,
+    TypeText,
+    WorldChanges,
+)
 from orav.model.deed import DeedKind
 from orav.perceive.roles import BUTTON_ROLES, is_text_field, text_of
 from orav.perceive.targets import modal_elements, target_element
@@ -102,11 +111,16 @@ def finds(category: Category, text: str) -> str | None:
 
 
 def words_of(element: Element) -> str:
-    """What a control says it does: its label, its id and its bindings' descriptions."""
+    """What a control says it does: what a person reads (its label; its id when the label
+    has no letters, as a "−" button's ``minus_mug``) and its bindings' descriptions. An id
+    behind a label is the app's naming, not the deed: "Next" is no payment for its id
+    ``pay_next``."""
     described = [
         t.removeprefix(SAYS).partition(":")[2] for t in element.traits if t.startswith(SAYS)
     ]
-    return " ".join(w for w in (element.label, element.unique_id, *described) if w)
+    label = element.label or ""
+    said = label if any(c.isalpha() for c in label) else element.unique_id
+    return " ".join(w for w in (said, *described) if w)
 
 
 def by_words(text: str) -> Verdict | None:
@@ -147,7 +161,7 @@ def confirmation(observation: Observation) -> Confirmation | None:
     cancel = next((b for b in buttons if is_cancel(b)), None)
     texts = [text_of(e) or "" for e in modal if e.role not in BUTTON_ROLES]
     return Confirmation(
-        question=" ".join(t for t in texts if t),
+        question=" ".join(dict.fromkeys(t for t in texts if t)),  # a title the text repeats
         affirmative=tuple(b for b in buttons if b is not cancel),
         cancel=cancel,
     )
@@ -203,6 +217,20 @@ def action_deed(action: Action, observation: Observation) -> Verdict | None:
     if isinstance(action, PressKey) and isinstance(action.key, str):
         return key_deed(action.key, observation)
     return None
+
+
+def step_deed(action: Action, before: Observation, changes: WorldChanges) -> Verdict | None:
+    """A step as a deed, for the ledger: by what the action was on the screen it was decided
+    on (``action_deed``) and by what it changed (``effect_deed``; the kind the action's own
+    verdict says when both tell); None when neither. Only an input to the app has an effect:
+    what changes during a wait, a check or a launch is the app's own doing."""
+    known = action_deed(action, before)
+    acts = isinstance(action, (Tap, PressKey, TypeText, Swipe))
+    effect = effect_deed(changes) if acts else None
+    if known is None and effect is None:
+        return None
+    kind = known.kind if known is not None else "destructive"
+    return Verdict(kind, "; ".join(v.why for v in (known, effect) if v is not None))
 
 
 def effect_deed(changes: WorldChanges) -> Verdict | None:

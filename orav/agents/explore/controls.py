@@ -1,48 +1,21 @@
-"""What a control is to the explorer: its target, whether it goes back, risks, commits or
-quits, its place in the try order, and a plausible value for a text field."""
+"""What a control is to the explorer: its target, whether it goes back, signs out or quits,
+whether the explorer may do the deed it is (``orav.perceive.deeds`` says which), its place in
+the try order, and a plausible value for a text field."""
 
 from __future__ import annotations
 
 import re
 
 from orav.model import Credentials, Element, Target, TypeText
+from orav.perceive.deeds import Verdict, finds, words_of
 from orav.perceive.roles import is_secure, is_text_field
 from orav.perceive.screens import is_footer_key, stable_id
 
 # Elements that go back (by label or id, casefolded): tried after the rest of their screen.
 # "Done" closes a sheet (Settings presented over a chat list) as Cancel does.
 BACK_WORDS = frozenset({"back", "close", "cancel", "done"})
-# Elements tried last: they may end the session or destroy what the app holds.
-_SIGN_OUT = re.compile(r"\b(?:sign|log)[\s_-]?out\b|\blogout\b|\bsignout\b", re.IGNORECASE)
-_RISKY = re.compile(
-    r"\b(?:delete|remove|erase|reset|clear|forget|block|unlink|leave|discard|deactivate)\b"
-    r"|\bturn\W+(?:\w+\W+)?off\b"
-    r"|(?:^|[\s_])(?:less|minus|decrease|decrement)(?:_|\b)",
-    re.IGNORECASE,
-)
-# "Close" and "Cancel" alone leave a sheet; with an object they are a deed: "Close pot",
-# "Cancel payment", "Cancel subscription" (by the label: an id "cancel_sheet" is no deed).
-_DEED = re.compile(r"^\s*(?:close|cancel)\s+\w", re.IGNORECASE)
-# Never tried: they end the app itself, which the engine would have to restart.
-_QUIT = re.compile(r"\b(?:quit|exit|shut[\s_]?down|power[\s_]off)\b", re.IGNORECASE)
 # A terminal app's keys that quit it (a footer key may show only the key: browsr's "q").
 QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q"})
-# Deeds whose effect leaves the app: a request or a message sent, a file saved on the user's
-# disk, a document printed, exported, uploaded, published, shared or downloaded. Tried at most
-# once per app (by its name, on whichever screen comes first), last, and never walked through;
-# by the words of its label (its id when it has none), in any case, an underscore or a dash
-# a word's edge.
-_OUTSIDE = re.compile(
-    r"(?<![a-z0-9])(?:send|save|export|upload|publish|print|download|share)(?![a-z0-9])",
-    re.IGNORECASE,
-)
-# The keys that save in a terminal app by convention: the tree shows a binding's key, not its
-# words (textual-paint's ctrl+s saves the picture on the user's disk).
-OUTSIDE_KEYS = frozenset({"ctrl+s", "ctrl+shift+s"})
-# Walked through never, only tried once: they commit something (an order, a payment, a message).
-_COMMITS = re.compile(
-    r"\b(?:pay|place order|buy|purchase|transfer|send money|submit)\b", re.IGNORECASE
-)
 # A form's submit button: tapped once its fields hold values (the form's first way on).
 _SUBMITS = re.compile(
     r"\b(?:sign[\s_-]?(?:in|up)|log[\s_-]?in|register|create|submit|pay|buy|purchase|send"
@@ -74,8 +47,8 @@ SAMPLE_TEXT = "Sample text"
 # gestures and keys (2), Back (3: it leaves, back to the screen that still has the rest of its
 # controls), the app's tabs (after Back: they leave for another part of the app), arrow keys
 # (they move a cursor far more often than they open anything), the back gesture (it leaves,
-# and teaches the way back), risky controls, what sends or saves outside the app, and a
-# terminal app's footer keys (app-wide: quit, the palette).
+# and teaches the way back), the deeds it may do (destructive ones, in a disposable world), and
+# a terminal app's footer keys (app-wide: quit, the palette).
 FORM_FIELD_RANK = -0.6
 SUBMIT_RANK = -0.5
 MOVE_RANK = 2
@@ -99,7 +72,7 @@ def is_back(element: Element) -> bool:
 
 
 def signs_out(element: Element) -> bool:
-    return bool(_SIGN_OUT.search(_words(element)))
+    return finds("sign_out", words_of(element)) is not None
 
 
 def binding_keys(element: Element) -> frozenset[str]:
@@ -109,44 +82,21 @@ def binding_keys(element: Element) -> frozenset[str]:
 
 def quits(element: Element) -> bool:
     """It ends the app: by its words, or a footer key bound to a quit key."""
-    return bool(_QUIT.search(_words(element))) or bool(
+    return finds("quit", words_of(element)) is not None or bool(
         is_footer_key(element) and binding_keys(element) & QUIT_KEYS
     )
 
 
-def reaches_out(element: Element) -> bool:
-    """Its effect leaves the app (sends, saves, prints, exports...): by its words, or a footer
-    key bound to a key that saves. Never a text field: typing sends nothing (its form's submit
-    may: ``says_where_outside``)."""
-    if is_text_field(element):
-        return False
-    said = element.label or element.unique_id or ""  # what a person reads ("Pay £10", not
-    # the id send_payment: a payment, tried in the first round)
-    return bool(_OUTSIDE.search(said)) or bool(binding_keys(element) & OUTSIDE_KEYS)
-
-
-def says_where_outside(field_: Element) -> bool:
-    """A form's field that says where the form's deed leaves the app (posting's "Enter a path
-    to save the request to"): the form's submit sends or saves outside it."""
-    return bool(_OUTSIDE.search(f"{field_.label or ''} {field_.placeholder or ''}"))
+def may_do(deed: Verdict | None, disposable: bool) -> bool:
+    """The explorer's policy: an outward deed never, not once; a destructive one only in a
+    world orav throws away (where exploring a delete is how crashes are found)."""
+    return deed is None or (deed.kind == "destructive" and disposable)
 
 
 def is_palette(element: Element) -> bool:
     """Textual's own command palette (its footer key): Textual's, not the app's, and its
     search answers on its own clock, so two runs would see different results."""
     return is_footer_key(element) and "binding:ctrl+p" in element.traits
-
-
-def is_risky(element: Element) -> bool:
-    return (
-        signs_out(element)
-        or bool(_RISKY.search(_words(element)))
-        or bool(_DEED.match(element.label or ""))
-    )
-
-
-def commits(element: Element) -> bool:
-    return is_risky(element) or reaches_out(element) or bool(_COMMITS.search(_words(element)))
 
 
 def pin_keys(elements: list[Element]) -> frozenset[str]:
@@ -169,11 +119,10 @@ def is_switch(element: Element) -> bool:
     return element.role == "AXSwitch"
 
 
-def rank(element: Element) -> float:
-    """An element's place in the try order (the ranks above)."""
-    if is_risky(element) or is_footer_key(element):
-        return RISKY_RANK
-    if reaches_out(element) and element.role != "AXCell":  # a row most often opens a page
+def rank(element: Element, deed: Verdict | None) -> float:
+    """An element's place in the try order (the ranks above): a deed it may do, and a
+    terminal app's footer key, last."""
+    if deed is not None or is_footer_key(element):
         return RISKY_RANK
     if is_back(element):
         return BACK_RANK

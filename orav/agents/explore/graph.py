@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections import deque
 
-from orav.agents.explore.controls import commits, is_risky, target_of
+from orav.agents.explore.controls import target_of
 from orav.agents.explore.moves import BACK_GESTURE, BACK_MOVES, ESCAPE
 from orav.agents.explore.screens import ScreenNotes
 from orav.model import Observation
 from orav.perceive import target_element
+from orav.perceive.deeds import Verdict
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import is_footer_key
 from orav.report.coverage import Coverage, ScreenCoverage, ScreenTransition
@@ -32,8 +33,11 @@ class ScreenMap:
         self.tab_screens: set[str] = set()  # screens a tab of the chrome led to
         self.walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self.transitions: list[ScreenTransition] = []
-        # What sends or saves outside the app, tried once somewhere: skipped everywhere else.
-        self.reached: set[str] = set()
+        # Deeds learnt in the run, by the control's ref: what opened a confirmation, what
+        # changed the app's world. Every screen that lists one knows it.
+        self.known: dict[str, Verdict] = {}
+        # (screen, control) that opened a confirmation: walking through only asks again.
+        self.asks: set[tuple[str, str]] = set()
         # What changed since the last step, so that a step looks again at those screens only:
         # the screens learnt about (None: all of them, after a new screen), and the chrome.
         self.touched: set[str] | None = None
@@ -53,7 +57,7 @@ class ScreenMap:
     def filled(self, screen: ScreenNotes) -> None:
         """Once every field of a form holds a value, the controls tried on it while it was
         empty and that stayed on it (a submit the validation refused) get one more try:
-        the values are something new to learn from. Never a risky one."""
+        the values are something new to learn from. Never a deed."""
         fields = [n for n, e in screen.elements.items() if is_text_field(e)]
         if screen.form or screen.refilled or any(n not in screen.tried for n in fields):
             return  # a form's submit is tried filled in the first place
@@ -65,8 +69,7 @@ class ScreenMap:
             if name in screen.elements
             and name not in away
             and name not in fields
-            and not is_risky(screen.elements[name])
-            and not screen.reaches_out(name)  # sent or saved once: never again
+            and screen.deed(name) is None  # a deed is done once
             and screen.elements[name].role != "AXSwitch"  # a toggle submits nothing
             and not screen.goes_back(name)
             and name not in self.chrome
@@ -156,19 +159,14 @@ class ScreenMap:
                         screen.order.remove(name)
                         screen.skipped.append(name)
 
-    def skip_reached(self) -> None:
-        """What sends or saves outside the app is tried once per app, not once per screen: once
-        tried anywhere (``reached``), it is skipped on every screen that lists it untried,
-        whatever the screen (every posting request tab's Send, the footer key and the button
-        alike)."""
-        if not self.reached:
-            return
+    def learn(self, name: str, deed: Verdict, disposable: bool) -> None:
+        """``name`` is a deed, learnt by what it opened or did: every screen that lists it
+        knows it (and skips it where the explorer may not do it), and so will screens found
+        later."""
+        self.known.setdefault(name, deed)
         for screen in self.screens.values():
-            for name in [n for n in screen.order if n in self.reached]:
-                if name not in screen.tried and screen.reaches_out(name):
-                    screen.order.remove(name)
-                    screen.skipped.append(name)
-                    screen.elsewhere.add(name)
+            if name in screen.elements or name in screen.moves:
+                screen.learn(name, deed, disposable)
 
     def _defer_items(self, screen: ScreenNotes) -> None:
         """The rows past the first few of a list whose rows led to screens alike (a product
@@ -276,36 +274,16 @@ class ScreenMap:
         return None
 
     def walkable(self, source: str, element_ref: str) -> bool:
-        """Whether walking may go through this element: never through one that destroys or
-        commits something (it is tried once, not repeated to get somewhere) unless it only
-        opened a page (its Back led back), and at most
-        ``WALK_BUDGET`` times through any one (a loop through it learns nothing new)."""
+        """Whether walking may go through this element: never through a deed (it is done
+        once, not repeated to get somewhere) but one that only asks (it opened a
+        confirmation), and at most ``WALK_BUDGET`` times through any one (a loop through it
+        learns nothing new)."""
         screen = self.screens[source]
-        element = screen.elements.get(element_ref)
-        page = element is not None and element.role == "AXCell"  # a row that opened a page
-        if screen.reaches_out(element_ref) and not page:
-            return False  # it sends or saves outside the app: tried once, never repeated
-        if (
-            element is not None
-            and commits(element)
-            and not (page and self._opens_page(source, element_ref))
-        ):
+        if screen.deed(element_ref) is not None and (source, element_ref) not in self.asks:
             return False
         if element_ref in (BACK_GESTURE, ESCAPE) or screen.goes_back(element_ref):
             return True  # going back changes nothing: bounded by ``wander`` alone
         return self.walks.get((source, element_ref), 0) < WALK_BUDGET
-
-    def _opens_page(self, source: str, element_ref: str) -> bool:
-        """It led to a page (not a dialog) whose Back or the back gesture led back here: a
-        row named "Reset" or "Transfer or Reset iPhone" that only opens a page, not a deed."""
-        target = self.edges.get(source, {}).get(element_ref)
-        if target is None or target not in self.screens:
-            return False
-        page = self.screens[target]
-        return not page.dialog and any(
-            back == source and (name in BACK_MOVES or page.goes_back(name))
-            for name, back in self.edges.get(target, {}).items()
-        )
 
     def walked(self, source: str, element_ref: str) -> None:
         self.walks[(source, element_ref)] = self.walks.get((source, element_ref), 0) + 1

@@ -3,6 +3,8 @@ tries them, which it tried, which did nothing, which it skipped, and which were 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from attrs import define, field
 
 from orav.agents.explore.controls import (
@@ -11,22 +13,19 @@ from orav.agents.explore.controls import (
     BACK_RANK,
     FORM_FIELD_RANK,
     MOVE_RANK,
-    OUTSIDE_KEYS,
     RISKY_RANK,
     ROWS_FIRST,
     SUBMIT_RANK,
     TAB_RANK,
     is_back,
     is_palette,
-    is_risky,
     is_switch,
     list_of,
+    may_do,
     pin_keys,
     quits,
     rank,
-    reaches_out,
     ref,
-    says_where_outside,
     signs_out,
     submits,
 )
@@ -37,6 +36,7 @@ from orav.agents.explore.moves import (
     screen_moves,
 )
 from orav.model import Credentials, Element, Observation, PressKey
+from orav.perceive.deeds import Verdict, by_words, control_deed, key_deed
 from orav.perceive.faults import screen_size
 from orav.perceive.roles import is_alert, is_text_field
 from orav.perceive.screens import app_elements, is_control, is_footer_key
@@ -72,11 +72,15 @@ def _titled_back(element: Element, titles: frozenset[str], height: float) -> boo
 
 
 def _form_fields(
-    observation: Observation, chrome: tuple[str, ...], titles: frozenset[str], height: float
+    observation: Observation,
+    chrome: tuple[str, ...],
+    titles: frozenset[str],
+    height: float,
+    deeds: Mapping[str, Verdict],
 ) -> list[str]:
     """The text fields of a form, in the tree's order: a screen whose fields are at least as
-    many as its other controls (Back, the chrome, switches and risky controls aside), as a
-    sign-in or a checkout; none elsewhere (a search field over a list)."""
+    many as its other controls (Back, the chrome, switches and deeds aside), as a sign-in or
+    a checkout; none elsewhere (a search field over a list)."""
     controls = [e for e in app_elements(observation) if is_control(e)]
     fields = [ref(e) for e in controls if is_text_field(e)]
     others = [
@@ -84,7 +88,7 @@ def _form_fields(
         for e in controls
         if not is_text_field(e)
         and ref(e) not in chrome
-        and rank(e) == 0
+        and rank(e, deeds.get(ref(e))) == 0
         and not is_switch(e)
         and not _titled_back(e, titles, height)
     ]
@@ -116,11 +120,13 @@ class ScreenNotes:
     deferred: set[str] = field(factory=set)  # later rows of a list of items: the second round
     backs: set[str] = field(factory=set)  # back buttons named after the screen they go to
     runs_on: bool = False  # a list reaches the bottom of the screen: there may be more below
-    dialog: bool = False  # an alert or action sheet: its destructive button is never tapped
+    dialog: bool = False  # an alert, action sheet or modal
     pin_pad: frozenset[str] = frozenset()  # a PIN pad's digit keys: never tapped
     form: tuple[str, ...] = ()  # a form's fields, in order: filled first, then submitted
-    outward: bool = False  # a form whose fields say it sends or saves (a path to save to)
-    elsewhere: set[str] = field(factory=set)  # skipped: sends or saves, tried once elsewhere
+    form_deed: Verdict | None = None  # what its fields say its submit does (a path to save to)
+    deeds: dict[str, Verdict] = field(factory=dict)  # its controls and keys that are deeds
+    forbidden: set[str] = field(factory=set)  # skipped: a deed the explorer may not do
+    disposable: bool = False  # the app's world is orav's own: destructive deeds allowed
     returns: list[str] = field(factory=list)  # a form's fields whose return waits its turn
     typed: set[str] = field(factory=set)  # fields typed into
 
@@ -143,20 +149,34 @@ class ScreenNotes:
         platform: str | None,
         chrome: tuple[str, ...],
         titles: frozenset[str] = frozenset(),
+        known: Mapping[str, Verdict] | None = None,
+        disposable: bool = False,
     ) -> None:
         """Take in the current state of the screen's elements (enabled, value, frame) and the
         gestures and keys it offers. ``titles`` are the names of the screens seen before: a
         button at the navigation bar's leading edge that bears one is a Back button (UIKit
-        labels it with the previous screen's title, not "Back")."""
+        labels it with the previous screen's title, not "Back"). Each new control or key is
+        judged (``orav.perceive.deeds``, or ``known``: deeds learnt in the run by what they
+        opened or did); one the explorer may not do (``may_do``) is skipped."""
         ranked = []
+        self.disposable = disposable
         _, height = screen_size(observation)
+        for element in app_elements(observation):
+            name = ref(element)
+            if _titled_back(element, titles, height):
+                continue  # it bears the previous screen's title ("Pay someone"), not a deed
+            if is_control(element) and name not in self.deeds:
+                deed = (known or {}).get(name) or control_deed(element, observation)
+                if deed is not None:
+                    self.deeds[name] = deed
         if not self.elements:  # first sight: a form is filled first, then submitted
-            self.form = tuple(_form_fields(observation, chrome, titles, height))
-            self.outward = any(
-                says_where_outside(e)
+            self.form = tuple(_form_fields(observation, chrome, titles, height, self.deeds))
+            said = " ".join(
+                f"{e.label or ''} {e.placeholder or ''}"
                 for e in app_elements(observation)
                 if is_control(e) and ref(e) in self.form
             )
+            self.form_deed = by_words(said)
             self.dialog = any(is_alert(e) for e in observation.elements)
             self.pin_pad = pin_keys(app_elements(observation))
         self.present = set()
@@ -170,7 +190,7 @@ class ScreenNotes:
             place = 0.0  # its place in the order: only worked out for what is not listed yet
             if titled or name not in listed:
                 tab = name in chrome and not is_footer_key(element)
-                place = TAB_RANK if tab else rank(element)
+                place = TAB_RANK if tab else rank(element, self.deed(name))
                 if place < BACK_RANK and titled:
                     self.backs.add(name)
                     place = BACK_RANK
@@ -204,8 +224,9 @@ class ScreenNotes:
             if first and (quits(element) or is_palette(element)):
                 self.skipped.append(name)  # it ends the app, or it is not the app's
                 continue
-            if first and self.dialog and is_risky(element):
-                self.skipped.append(name)  # a destructive confirmation: never given
+            if first and not may_do(self.deed(name), disposable):
+                self.skipped.append(name)  # a deed it may not do: never done, not once
+                self.forbidden.add(name)
                 continue
             if first and name in self.pin_pad:
                 self.skipped.append(name)  # a PIN's digits: never guessed, never on disk
@@ -216,13 +237,22 @@ class ScreenNotes:
             self.present.add(name)
             if name not in self.moves:
                 self.moves[name] = move
+                deed = (known or {}).get(name)
+                if isinstance(move, PressKey) and isinstance(move.key, str):
+                    deed = deed or key_deed(move.key, observation)
+                if deed is not None:
+                    self.deeds[name] = deed
+                    if not may_do(deed, disposable):
+                        self.skipped.append(name)
+                        self.forbidden.add(name)
+                        continue
                 arrow = isinstance(move, PressKey) and move.key in ARROWS
                 place = ARROW_RANK if arrow else MOVE_RANK
-                place = RISKY_RANK if self.reaches_out(name) else place
+                place = RISKY_RANK if deed is not None else place
                 ranked.append((BACK_MOVE_RANK if name in BACK_MOVES else place, index, name))
-        known = set(self.order)
-        new = [(place, name) for place, _, name in sorted(ranked) if name not in known]
-        if known:  # revealed by the last action (a row's actions, a scrolled list): next,
+        listed = set(self.order)
+        new = [(place, name) for place, _, name in sorted(ranked) if name not in listed]
+        if listed:  # revealed by the last action (a row's actions, a scrolled list): next,
             # but what destroys or undoes stays last (an Edit mode's minus and its Delete, a
             # row's Delete swipe action: most apps delete there without asking)
             done = [name for name in self.order if name in self.tried]
@@ -235,28 +265,44 @@ class ScreenNotes:
 
     def _submit(self, element: Element) -> bool:
         """The submit button of this screen's form: its single way on, tried in the first round
-        once its fields are filled, though its words say it sends or saves ("Save" on a
-        profile's name form: the app's own state), but not on a form whose fields say the
-        deed leaves the app (a path to save to), nor a risky one or a terminal's footer key."""
+        once its fields are filled, though it is a deed the explorer may do (a profile's
+        "Save" in a disposable world), but not one it may not, nor a terminal's footer key."""
         return (
             bool(self.form)
-            and not self.outward
             and submits(element)
-            and not is_risky(element)
+            and may_do(self.deed(ref(element)), self.disposable)
             and not is_footer_key(element)
             and not is_text_field(element)
         )
 
-    def reaches_out(self, name: str) -> bool:
-        """Its effect leaves the app: a control whose words send or save, a key that saves, or
-        the submit of a form whose fields say so. Tried at most once per app, last."""
+    def returns_submit(self) -> bool:
+        """Whether a return in this form's fields may submit it: not when the form's fields
+        or its submit button name a deed the explorer may not do (a return submits as the
+        button does: posting creates a request on return too)."""
+        return may_do(self.form_deed, self.disposable) and all(
+            may_do(self.deed(name), self.disposable)
+            for name, element in self.elements.items()
+            if submits(element) and not is_text_field(element)
+        )
+
+    def deed(self, name: str) -> Verdict | None:
+        """What this control or key does that is a deed, by what it is, what it opened or
+        what it did; a form's submit does what the form's fields say."""
+        found = self.deeds.get(name)
+        if found is not None or self.form_deed is None:
+            return found
         element = self.elements.get(name)
-        if element is not None:
-            return reaches_out(element) or (
-                self.outward and submits(element) and not is_text_field(element)
-            )
-        move = self.moves.get(name)
-        return isinstance(move, PressKey) and move.key in OUTSIDE_KEYS
+        submit = element is not None and submits(element) and not is_text_field(element)
+        return self.form_deed if submit else None
+
+    def learn(self, name: str, deed: Verdict, disposable: bool) -> None:
+        """A control or key is a deed, learnt since it was listed (what it opened, what it
+        did): skipped where still untried when the explorer may not do it."""
+        self.deeds.setdefault(name, deed)
+        if name in self.order and name not in self.tried and not may_do(deed, disposable):
+            self.order.remove(name)
+            self.skipped.append(name)
+            self.forbidden.add(name)
 
     def goes_back(self, name: str) -> bool:
         """A Back button: by its words, or named after the screen it goes back to."""
@@ -265,19 +311,14 @@ class ScreenNotes:
 
     def waits(self, name: str) -> bool:
         """Tried in the second round only: the later rows of a list of items, switches (they
-        change a setting in place; the first round goes for what opens screens), and buttons
-        that destroy or undo (a delete, a reset, a sign-out: the app is explored first as it
-        was found, and what a delete would remove is still there to explore). A row whose
-        words are risky ("Transfer or Reset iPhone") most often opens a page: first round.
-        So do what sends or saves outside the app (a form's own submit aside: its single way
-        on), and a key that saves."""
+        change a setting in place; the first round goes for what opens screens), and the
+        deeds it may do (a delete, a reset, a sign-out: the app is explored first as it was
+        found, and what a delete would remove is still there to explore), a row that is one
+        aside (it most often opens a page)."""
         element = self.elements.get(name)
-        outside = element is not None and self.reaches_out(name) and not self._submit(element)
+        deed = self.deed(name) is not None and element is not None and not self._submit(element)
         return name in self.deferred or (
-            element is not None
-            and (
-                is_switch(element) or ((is_risky(element) or outside) and element.role != "AXCell")
-            )
+            element is not None and (is_switch(element) or (deed and element.role != "AXCell"))
         )
 
     def untried(self) -> list[str]:

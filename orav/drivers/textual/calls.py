@@ -212,7 +212,9 @@ class TextualCalls:
                 if not 0 <= seconds <= self.max_wait:
                     raise Refused(f"wait of {seconds:g} s is outside 0..{self.max_wait:g} s")
                 await asyncio.sleep(seconds)
-            case Launch():
+            case Launch(fresh=fresh):
+                if fresh:
+                    await self.terminate()
                 await self.launch()
             case Terminate():
                 await self.terminate()
