@@ -3,8 +3,8 @@ apps (the simulator over fb-idb's gRPC, the planner under Pilot), and the robust
 agent holds against them on main. bench/agent_zoo.py measures the whole matrix; this keeps a
 small fixed seed set so CI sees a regression on every commit.
 
-When the agent learns to handle a mistake kind, add it to ``ALONE``; raise ``FLOOR`` towards
-issue 23's targets (95 % at 10 %, 90 % at 30 %) as it holds.
+When the agent learns to handle a mistake kind, add it to ``ALONE`` (a wild behaviour to
+``WILD_READ``); ``FLOOR`` holds issue 23's targets (95 % at 10 %, 90 % at 30 %).
 """
 
 from __future__ import annotations
@@ -49,9 +49,22 @@ ALONE = [
     "qwen_boxes",
     "ui_tars",
 ]
-# Passed runs at each rate over SEEDS on the three tasks, as main holds them.
+# Passed runs at each rate over SEEDS on the three tasks.
 SEEDS = (0,)
-FLOOR = {0.10: 1.0, 0.30: 0.6}
+FLOOR = {0.10: 0.95, 0.30: 0.90}  # issue 23's targets
+
+
+# Behaviours of orav/zoo/wild.yaml, nobody wrote the agent for, that it reads on main (on the
+# login: they are wordings, the bench plays them on all three tasks).
+WILD_READ = [
+    "think_tags",
+    "python_dict",
+    "minimal",
+    "xml_answer",
+    "json_then_prose",
+    "gemini_box",
+    "tool_call_tags",
+]
 
 
 def _fast(mistake: Mistake) -> Mistake:
@@ -88,6 +101,14 @@ async def test_each_kind_the_agent_handles_passes_alone_on_every_task(kind: str,
         outcome = await task.play(tmp_path / f"{name}.cassette", [mistake], rate=1.0)
         assert outcome.passed and outcome.truth, (name, outcome.report)
         assert outcome.tally.made[kind] > 0 and outcome.tally.secrets_seen == 0
+
+
+@pytest.mark.parametrize("name", WILD_READ)
+async def test_each_wild_behaviour_the_agent_reads_passes_alone(name: str, tmp_path: Path):
+    mistake = next(m for m in load_mistakes(WILD) if m.name == name)
+    outcome = await TASKS["login"].play(tmp_path / "run.cassette", [mistake], rate=1.0)
+    assert outcome.report.status == "passed" and outcome.truth, outcome.report
+    assert outcome.tally.made[name] > 0 and outcome.tally.reasks == 0
 
 
 # --- the zoo itself ---------------------------------------------------------------------------
@@ -234,7 +255,16 @@ def test_the_zoo_command_refuses_bad_arguments_in_one_line(capsys, tmp_path: Pat
 
 
 # The answer shapes a candidate at the zoo may answer in and still decide as recorded.
-REGRESSION = [None, "fenced", "tool_calls", "qwen_pixels", "qwen_boxes", "ui_tars"]
+REGRESSION = [
+    None,
+    "fenced",
+    "prose",
+    "tool_calls",
+    "seed_shape",
+    "qwen_pixels",
+    "qwen_boxes",
+    "ui_tars",
+]
 
 
 @pytest.mark.parametrize("habit", REGRESSION)

@@ -106,7 +106,8 @@ class Mistake:
 def _fields(decision: dict[str, Any], move: Move, turn: Turn | None = None) -> dict[str, Any]:
     """What a template may say: the answer as JSON, as a Python literal and cut to its element
     and action; the move's reasoning, label, point (as shown and in 0-1000 of the screen, and
-    as Gemini's ``[ymin, xmin, ymax, xmax]`` box), kind, text and key."""
+    as Gemini's ``[ymin, xmin, ymax, xmax]`` box), kind, text and key (label, text and key
+    also as JSON strings, for templates that write JSON)."""
     point = move.point or (0.0, 0.0)
     width, height = (turn.screen if turn is not None else None) or (390.0, 844.0)
     x1000, y1000 = round(point[0] / width * 1000), round(point[1] / height * 1000)
@@ -124,6 +125,9 @@ def _fields(decision: dict[str, Any], move: Move, turn: Turn | None = None) -> d
         "kind": move.kind,
         "text": move.text or "",
         "key": move.key or "",
+        "label_json": json.dumps(move.element.name if move.element is not None else ""),
+        "text_json": json.dumps(move.text or ""),
+        "key_json": json.dumps(move.key or ""),
     }
 
 
