@@ -620,7 +620,7 @@ async def test_a_deed_on_an_alert_is_never_confirmed_though_close_and_cancel_alo
     assert "#do_it" not in run.taps() and "#keep" in run.taps()
     asked = next(s for s in run.coverage.screens if s.name == title)
     assert "#do_it" in asked.skipped
-    assert run.agent._map.known["#close_pot"].why == f"opens a confirmation {title!r}"
+    assert run.agent._map.known[("#close_pot", "Options")].why == f"opens a confirmation {title!r}"
     # in a world orav throws away, a deed that destroys is confirmed (once), one whose kind
     # nothing tells ("Close pot": outward, for all the explorer knows) still never
     run = await Run(Tiny(screens, moves, start="pot")).explore()

@@ -106,7 +106,7 @@ def test_what_a_confirmation_asks_for_in_words_no_list_knows_is_never_confirmed(
     run = asyncio.run(Run(Tiny(screens, moves), max_steps=80, disposable=disposable).explore())
     assert tapped(run, "#yes") == 0 and tapped(run, "#no") >= 1, run.taps()
     assert not run.deeds
-    assert run.agent._map.known["#opener"].kind == "outward"
+    assert run.agent._map.known[("#opener", opener)].kind == "outward"
     assert run.coverage.finished
 
 
@@ -130,7 +130,7 @@ def test_a_deed_known_by_its_effect_is_remembered_for_the_rest_of_the_run(
     assert done and all(d.kind == "destructive" for d in done)
     assert done[0].why == "effect: deleted home/notes.md"
     assert len(done) == (count if disposable else 1), run.taps()
-    assert run.agent._map.known["#act"].why == "effect: deleted home/notes.md"
+    assert run.agent._map.known[("#act", label)].why == "effect: deleted home/notes.md"
 
 
 def terminal(screen: str, *elements: Element, bindings: tuple[str, ...] = ()) -> tuple:

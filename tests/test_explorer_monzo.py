@@ -70,7 +70,8 @@ async def test_monzo_past_the_pin_is_explored_through_its_faults_without_a_deed(
     assert "send_payment" not in ids and "confirm_close_pot" not in ids
     report = explorer.report
     assert report is not None
-    given = {d.action.split()[1].removeprefix("#") for d in report.side_effects.deeds}
+    ledger = report.side_effects.deeds if report.side_effects is not None else ()
+    given = {d.action.split()[1].removeprefix("#") for d in ledger}
     assert CONFIRMATIONS & set(ids) <= given
     # the faults the app meets are recovered: a permission answered, the feed waited for,
     # the keyboard put away; nothing else

@@ -130,6 +130,12 @@ def test_rows_and_fields_are_not_judged_by_their_words() -> None:
     field = Element("AXTextField", "Message to send", frame=Frame(0, 200, 390, 44))
     seen = screen(row, field)
     assert control_deed(row, seen) is None and control_deed(field, seen) is None
+    back = Element("AXButton", "Pay someone", "BackButton", frame=Frame(8, 47, 110, 44))
+    assert control_deed(back, screen(back)) is None  # UIKit's Back bears the last title
+    next_ = Element("AXButton", "Next", "pay_next", frame=Frame(20, 700, 350, 50))
+    assert control_deed(next_, screen(next_)) is None  # an id behind a label is no word
+    minus = Element("AXButton", "−", "minus_mug", frame=Frame(20, 400, 44, 44))
+    assert control_deed(minus, screen(minus)).kind == "destructive"  # type: ignore[union-attr]
     assert action_deed(TypeText("hello"), seen) is None
 
 

@@ -215,6 +215,8 @@ class ExplorerAgent:
         structure says it is consequential: its kind is its affirmative answers'), or the
         step changed or deleted what the app's world holds (its effect). Remembered by the
         control's identity for the rest of the run."""
+        element = source.elements.get(tried)
+        label = element.label if element is not None else None
         asked = None if stays or source.dialog else confirmation(context.observation)
         if asked is not None and asked.affirmative:
             answers = [control_deed(e, context.observation) for e in asked.affirmative]
@@ -222,10 +224,10 @@ class ExplorerAgent:
             why = f"opens a confirmation {asked.question!r}"
             self._map.asks.add((source.key, tried))
             verdict = Verdict("outward" if outward else "destructive", why)
-            self._map.learn(tried, verdict, self._disposable)
-        done = context.last_deed
-        if done is not None and done.step == context.step - 1:
-            self._map.learn(tried, Verdict(done.kind, done.why), self._disposable)
+            self._map.learn(tried, label, verdict, self._disposable)
+        done = context.last_deed  # what it was the explorer judged itself: only its effect
+        if done is not None and done.step == context.step - 1 and "effect: " in done.why:
+            self._map.learn(tried, label, Verdict(done.kind, done.why), self._disposable)
 
     # --- choosing the next action -------------------------------------------------------------
 

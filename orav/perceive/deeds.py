@@ -67,6 +67,8 @@ class Words:
     cancel: dict[str, list[str]]
 
 
+# UIKit's navigation bar back button: it goes back, whatever title it bears ("Pay someone").
+BACK_BUTTON = "BackButton"
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[\s_\-./:#]+")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2026": " "})
@@ -181,7 +183,7 @@ def control_deed(element: Element, observation: Observation) -> Verdict | None:
         kind = said.kind if said else "outward"
         question = asked.question or (element.label or "")
         return Verdict(kind, f"confirms {question!r}" + (f" ({said.why})" if said else ""))
-    if is_text_field(element) or element.role == "AXCell":
+    if is_text_field(element) or element.role == "AXCell" or element.unique_id == BACK_BUTTON:
         return None
     return by_words(words_of(element))
 

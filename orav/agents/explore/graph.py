@@ -33,9 +33,10 @@ class ScreenMap:
         self.tab_screens: set[str] = set()  # screens a tab of the chrome led to
         self.walks: dict[tuple[str, str], int] = {}  # (source, element) -> walks through it
         self.transitions: list[ScreenTransition] = []
-        # Deeds learnt in the run, by the control's ref: what opened a confirmation, what
-        # changed the app's world. Every screen that lists one knows it.
-        self.known: dict[str, Verdict] = {}
+        # Deeds learnt in the run, by the control's identity (its ref and label: UIKit's
+        # "BackButton" bears another title on every screen): what opened a confirmation,
+        # what changed the app's world. Every screen that lists one knows it.
+        self.known: dict[tuple[str, str | None], Verdict] = {}
         # (screen, control) that opened a confirmation: walking through only asks again.
         self.asks: set[tuple[str, str]] = set()
         # What changed since the last step, so that a step looks again at those screens only:
@@ -159,13 +160,15 @@ class ScreenMap:
                         screen.order.remove(name)
                         screen.skipped.append(name)
 
-    def learn(self, name: str, deed: Verdict, disposable: bool) -> None:
-        """``name`` is a deed, learnt by what it opened or did: every screen that lists it
-        knows it (and skips it where the explorer may not do it), and so will screens found
-        later."""
-        self.known.setdefault(name, deed)
+    def learn(self, name: str, label: str | None, deed: Verdict, disposable: bool) -> None:
+        """``name`` with ``label`` (None: a gesture or key) is a deed, learnt by what it
+        opened or did: every screen that lists it knows it (and skips it where the explorer
+        may not do it), and so will screens found later."""
+        self.known.setdefault((name, label), deed)
         for screen in self.screens.values():
-            if name in screen.elements or name in screen.moves:
+            element = screen.elements.get(name)
+            same = element.label == label if element is not None else name in screen.moves
+            if same:
                 screen.learn(name, deed, disposable)
 
     def _defer_items(self, screen: ScreenNotes) -> None:

@@ -149,7 +149,7 @@ class ScreenNotes:
         platform: str | None,
         chrome: tuple[str, ...],
         titles: frozenset[str] = frozenset(),
-        known: Mapping[str, Verdict] | None = None,
+        known: Mapping[tuple[str, str | None], Verdict] | None = None,
         disposable: bool = False,
     ) -> None:
         """Take in the current state of the screen's elements (enabled, value, frame) and the
@@ -166,7 +166,8 @@ class ScreenNotes:
             if _titled_back(element, titles, height):
                 continue  # it bears the previous screen's title ("Pay someone"), not a deed
             if is_control(element) and name not in self.deeds:
-                deed = (known or {}).get(name) or control_deed(element, observation)
+                deed = (known or {}).get((name, element.label))
+                deed = deed or control_deed(element, observation)
                 if deed is not None:
                     self.deeds[name] = deed
         if not self.elements:  # first sight: a form is filled first, then submitted
@@ -237,7 +238,7 @@ class ScreenNotes:
             self.present.add(name)
             if name not in self.moves:
                 self.moves[name] = move
-                deed = (known or {}).get(name)
+                deed = (known or {}).get((name, None))
                 if isinstance(move, PressKey) and isinstance(move.key, str):
                     deed = deed or key_deed(move.key, observation)
                 if deed is not None:
