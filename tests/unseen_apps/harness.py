@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 PLI = HERE / "pli.yaml"
@@ -78,3 +83,55 @@ def user_folders(root: Path, server: str = "http://127.0.0.1:9/post") -> tuple[P
     (home / ".local" / "share" / "plauder").mkdir(parents=True)
     (home / ".local" / "share" / "plauder" / "verlauf.json").write_text('["Hallo"]')
     return work, home
+
+
+def explore_textual(spec: str, work: Path, home: Path, out: Path, steps: int) -> dict:
+    """``orav explore`` of ``spec`` in a process of its own, from ``work`` with ``home`` as
+    HOME (no XDG folders: the app's own defaults under HOME): its JSON report."""
+    tests = HERE.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "ORAV_"))}
+    env |= {"HOME": str(home), "PYTHONPATH": os.pathsep.join([str(tests.parent), str(tests)])}
+    done = subprocess.run(
+        [sys.executable, "-m", "orav", "explore", "--device", spec, "--max-steps", str(steps)]
+        + ["--out", str(out), "-q"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr  # finished, or a budget ran out
+    return json.loads(out.with_suffix(".report.json").read_text())
+
+
+def ledger(report: dict) -> dict:
+    """The report's side-effect ledger (empty when the report has none)."""
+    return report.get("side_effects") or {"disposable": False, "files": [], "deeds": []}
+
+
+def no_outward_and_no_remedy(deeds: list[dict]) -> None:
+    assert [d for d in deeds if d.get("by") == "remedy"] == []
+    assert [d for d in deeds if d["kind"] == "outward"] == []
+
+
+async def explore_model(model: Path, bundle: str, cassette: Path, steps: int) -> tuple[Any, dict]:
+    """The explorer on ``model`` served as an ``idb:`` companion nobody declared disposable
+    (the scenario ``orav explore`` builds, on a virtual clock): the RunReport, and the app's
+    state afterwards (its keychain and the permissions answered)."""
+    from orav.agents.explorer import ExplorerAgent
+    from orav.cli.exploring import exploration
+    from orav.session import record
+    from orav.sim import SimCompanion
+    from orav.testing import VirtualClock
+
+    async with SimCompanion(model) as sim:
+        recording = await record(
+            exploration(bundle, steps, 3600, None),
+            cassette,
+            device=f"idb:{sim.address}",
+            agent=ExplorerAgent(),
+            clock=VirtualClock(),
+        )
+        app = sim.app(bundle)
+        return recording.report, {**app.keychain, "permissions": dict(app.permissions)}
