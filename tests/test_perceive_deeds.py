@@ -140,16 +140,21 @@ def test_rows_and_fields_are_not_judged_by_their_words() -> None:
 
 
 def test_a_key_is_read_by_what_its_binding_says() -> None:
-    app = Element("AXApplication", "Files", frame=SCREEN, traits=("binding:x", "says:x:Shred it"))
-    footer = Element("AXButton", "Delete", frame=Frame(0, 40, 10, 1), traits=("binding:delete",))
+    traits = ("binding:x", "says:x:Shred it", "binding:k", "says:k:Delete file")
+    app = Element("AXApplication", "Files", frame=SCREEN, traits=traits)
+    footer = Element("AXButton", "Delete file", frame=Frame(0, 40, 10, 1), traits=("binding:k",))
     seen = Observation(elements=(app, footer))
-    verdict = key_deed("delete", seen)
-    assert verdict is not None and verdict.kind == "destructive" and "Delete" in verdict.why
+    verdict = key_deed("k", seen)
+    assert verdict is not None and verdict.kind == "destructive" and "Delete file" in verdict.why
     assert key_deed("x", seen) is None  # "shred" is in no list: effect must tell
     bare = Observation(elements=(Element("AXApplication", "F", traits=("binding:delete",)),))
     assert key_deed("delete", bare).kind == "destructive"  # type: ignore[union-attr]
     assert key_deed("delete", Observation(elements=(app,))) is None  # no binding takes it
-    assert action_deed(PressKey("delete"), seen) == verdict
+    assert action_deed(PressKey("k"), seen) == verdict
+    # a footer that shows only the key ("del"): the binding says nothing, the key's name does
+    del_ = Element("AXButton", "del", frame=Frame(0, 40, 3, 1), traits=("binding:delete",))
+    shown = Observation(elements=(Element("AXApplication", "Files", frame=SCREEN), del_))
+    assert control_deed(del_, shown).kind == "destructive"  # type: ignore[union-attr]
 
 
 def test_an_effect_that_changed_or_deleted_is_a_destructive_deed() -> None:

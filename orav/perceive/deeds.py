@@ -185,24 +185,25 @@ def control_deed(element: Element, observation: Observation) -> Verdict | None:
         return Verdict(kind, f"confirms {question!r}" + (f" ({said.why})" if said else ""))
     if is_text_field(element) or element.role == "AXCell" or element.unique_id == BACK_BUTTON:
         return None
-    return by_words(words_of(element))
+    keys = [t.removeprefix("binding:") for t in element.traits if t.startswith("binding:")]
+    return by_words(words_of(element)) or next(
+        (deed for key in keys if (deed := key_deed(key, observation)) is not None), None
+    )
 
 
 def key_deed(key: str, observation: Observation) -> Verdict | None:
-    """Whether pressing ``key`` is a deed: by what its binding says it does (the footer key
-    showing it, or the description the app gives it), else by the key's own name (a bare
-    ``delete``); a key no binding of the app takes is none."""
-    bound_here = False
+    """Whether pressing ``key`` is a deed: by what its binding says it does (the description
+    the app gives it, also a footer key's label), else, when the binding says nothing, by the
+    key's own name (a bare ``delete``: a footer then shows "del"); a key no binding of the app
+    takes is none."""
+    bound = False
     for element in observation.elements:
         for trait in element.traits:
-            bound, _, description = trait.removeprefix(SAYS).partition(":")
-            if trait.startswith(SAYS) and bound == key and description:
+            said, _, description = trait.removeprefix(SAYS).partition(":")
+            if trait.startswith(SAYS) and said == key and description:
                 return _said(by_words(description), f"binding {description!r}")
-        if f"binding:{key}" in element.traits:
-            bound_here = True
-            if element.role in BUTTON_ROLES and element.label:
-                return _said(by_words(element.label), f"binding {element.label!r}")
-    return _said(by_words(key), f"key {key!r}") if bound_here else None
+        bound = bound or f"binding:{key}" in element.traits
+    return _said(by_words(key), f"key {key!r}") if bound else None
 
 
 def _said(verdict: Verdict | None, how: str) -> Verdict | None:
