@@ -566,6 +566,15 @@ async def test_controls_that_quit_the_app_are_never_tried() -> None:
     assert "#quit" in home.skipped
 
 
+async def test_an_element_nothing_names_is_passed_over() -> None:
+    """n-filej's folder dialog has no title: its AXDialog has neither a label nor an id, and
+    judging the screen's controls asked for its name (a ValueError that aborted the run)."""
+    nameless = Element("AXDialog", None, frame=Frame(20, 200, 350, 300), traits=("modal",))
+    app = Tiny({"home": (heading("Home"), nameless, button("go", "Go", y=250))})
+    run = await Run(app).explore()
+    assert run.taps() == ["#go"]
+
+
 async def test_what_deletes_waits_until_the_app_was_explored_as_found() -> None:
     """Clock's Edit mode: the minus it reveals and the red Delete the minus reveals delete at
     once, as a row's Delete swipe action does in most apps. What the last action revealed is

@@ -39,7 +39,7 @@ from orav.model import Credentials, Element, Observation, PressKey
 from orav.perceive.deeds import Verdict, by_words, control_deed, key_deed
 from orav.perceive.faults import screen_size
 from orav.perceive.roles import is_alert, is_text_field
-from orav.perceive.screens import app_elements, is_control, is_footer_key
+from orav.perceive.screens import app_elements, is_control, is_footer_key, stable_id
 
 NAV_BAR_SHARE = 0.12  # the status and navigation bars: the top of an iPhone screen
 LIST_BOTTOM = 0.85  # a row that ends below this share of the height may hide more rows
@@ -162,6 +162,8 @@ class ScreenNotes:
         self.disposable = disposable
         _, height = screen_size(observation)
         for element in app_elements(observation):
+            if not (element.label or stable_id(element)):
+                continue  # nothing names it (a modal without a title): no target reaches it
             name = ref(element)
             if _titled_back(element, titles, height):
                 continue  # it bears the previous screen's title ("Pay someone"), not a deed
