@@ -2,8 +2,8 @@
 
 The machine drives: each phase of the run is an ``on_enter_<state>`` callback here (the run
 is the machine's model) that does the phase's I/O and sends the event that ends it, with what
-it found. Unambiguous faults (crash, empty dump, system permission, the keyboard over the
-decided target) recover before the agent reasons; interruptions (an app alert, a login form,
+it found. Unambiguous faults (crash, empty dump, system permission, the keyboard or another
+cover over the decided target) recover before the agent reasons; interruptions (an app alert, a login form,
 a spinner, a network error) are shown to the agent and recovered only when they block the
 decided action, or the agent asks; an action that changed nothing is retried and then handed
 back to the agent as *no effect*; only several different actions in a row with no effect
@@ -75,11 +75,11 @@ from orav.perceive import (
     Detection,
     always_answered,
     blocks,
+    cover_fault,
     done_blocked,
     fault,
     frozen_app,
     interruption,
-    keyboard_fault,
     measure,
     no_effect,
     resolve,
@@ -352,8 +352,9 @@ class _Run:
         await self.machine.send("decided", done=isinstance(action, Done), fault=blocked)
 
     def blocked(self, action: Action) -> Detection | None:
-        """What stands between the test and ``action``: the keyboard over its target, or the
-        interruption on screen when it blocks the action (or the agent asked to recover)."""
+        """What stands between the test and ``action``: the interruption on screen when it
+        blocks the action (or the agent asked to recover), else whatever covers its target
+        (the keyboard, a banner, a toast: ``orav.perceive.cover_fault``)."""
         found = self.interruption
         if isinstance(action, Recover):
             return found
@@ -362,7 +363,7 @@ class _Run:
             return found if found and done_blocked(found, self.seen, action, criteria) else None
         if found is not None and blocks(found, self.seen, action):
             return self.retried(found, action)
-        return keyboard_fault(self.seen, action)
+        return cover_fault(self.seen, action)
 
     def retried(self, found: Detection, action: Action) -> Detection:
         """The detection with the action its remedy retries: after a network error, the

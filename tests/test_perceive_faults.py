@@ -25,11 +25,11 @@ from orav.model import (
 from orav.perceive import (
     Detection,
     blocks,
+    cover_fault,
+    covering,
     fault,
     frozen_app,
     interruption,
-    keyboard_blocks,
-    keyboard_fault,
     keyboard_frame,
     no_effect,
     shows,
@@ -197,16 +197,16 @@ def test_the_keyboard_blocks_only_what_lies_behind_it():
     behind = Element("AXButton", "Checkout", "checkout", frame=Frame(20, 700, 350, 50))
     seen = screen(behind, KEYBOARD)
     assert keyboard_frame(seen) == KEYBOARD.frame
-    assert keyboard_blocks(seen, Tap(target=Target(id="checkout")))
-    assert keyboard_blocks(seen, Tap(100, 600))
-    assert keyboard_blocks(seen, Swipe(Point(100, 600), Point(100, 100)))
-    assert not keyboard_blocks(seen, Tap(target=Target(id="item_1")))
-    assert not keyboard_blocks(seen, TypeText("hi"))
-    assert not keyboard_blocks(screen(behind), Tap(target=Target(id="checkout")))
-    found = keyboard_fault(seen, Tap(100, 600))
+    assert covering(seen, Tap(target=Target(id="checkout"))) is not None
+    assert covering(seen, Tap(100, 600)) is not None
+    assert covering(seen, Swipe(Point(100, 600), Point(100, 100))) is not None
+    assert covering(seen, Tap(target=Target(id="item_1"))) is None
+    assert covering(seen, TypeText("hi")) is None
+    assert covering(screen(behind), Tap(target=Target(id="checkout"))) is None
+    found = cover_fault(seen, Tap(100, 600))
     assert found.kind == "keyboard" and found.evidence == (KEYBOARD,)
     assert found.action == Tap(100, 600)
-    assert keyboard_fault(seen, Tap(target=Target(id="item_1"))) is None
+    assert cover_fault(seen, Tap(target=Target(id="item_1"))) is None
 
 
 def test_keys_without_a_container_still_make_a_keyboard():

@@ -37,9 +37,9 @@ from orav.model import (
 from orav.perceive import (
     Detection,
     blocks,
+    cover_fault,
     fault,
     interruption,
-    keyboard_fault,
     keyboard_frame,
     measure,
     no_effect,
@@ -47,7 +47,8 @@ from orav.perceive import (
     screen_state,
     target_element,
 )
-from orav.perceive.roles import DISMISS_LABELS, RETRY_LABELS, is_text_field
+from orav.perceive.occlusion import cover_at, on_top
+from orav.perceive.roles import DECLINE_LABELS, DENY_LABELS, RETRY_LABELS, is_text_field
 from orav.testing import FakeDevice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +126,7 @@ def detect(observation: Observation, previous: Observation, action: Action) -> D
     found = interruption(observation, previous)
     if found is not None and blocks(found, observation, action):
         return evolve(found, action=action)
-    return keyboard_fault(observation, action)
+    return cover_fault(observation, action)
 
 
 async def run(
@@ -158,6 +159,7 @@ def _button(label: str, x: float, y: float) -> Element:
     return Element("AXButton", label, frame=Frame(x, y, 135, 44), traits=("button",))
 
 
+DISMISSING = [d for d in DECLINE_LABELS if d not in DENY_LABELS]  # a refusal: a permission dialog
 OTHER_LABELS = st.sampled_from(["Update", "Learn More", "Settings", "Continue", "Yes", "Delete"])
 
 
@@ -165,7 +167,7 @@ OTHER_LABELS = st.sampled_from(["Update", "Learn More", "Settings", "Continue", 
 @given(
     screens,
     st.integers(0, 50),
-    st.lists(st.sampled_from(DISMISS_LABELS), min_size=1, max_size=2),
+    st.lists(st.sampled_from(DISMISSING), min_size=1, max_size=2),
     st.lists(OTHER_LABELS, min_size=1, max_size=2),
     st.text(min_size=1, max_size=30),
 )
@@ -178,7 +180,7 @@ async def test_an_added_alert_is_dismissed_with_the_preferred_safe_button(
     alert = Element("AXAlert", title, frame=box)
     kind, actions, _ = await run(_with(clean, index, alert, *buttons), clean)
     assert kind == "alert"
-    wanted = next(d for d in DISMISS_LABELS if d in labels)
+    wanted = next(d for d in DECLINE_LABELS if d in labels)
     assert actions == [Tap(target=Target(label=wanted))]
 
 
@@ -309,7 +311,7 @@ def _targets(observation: Observation) -> list[Element]:
 @given(st.sampled_from([o for o in CLEAN if _targets(o) and not keyboard_frame(o)]), st.data())
 async def test_a_keyboard_over_the_target_is_escaped_first(clean, data):
     target = data.draw(st.sampled_from(_targets(clean)))
-    top = data.draw(st.floats(40, target.frame.center.y - 1))
+    top = data.draw(st.floats(40, target.frame.y))  # over all of it: no spot left to tap
     board = Element("AXKeyboard", None, frame=Frame(0, top, 390, 844 - top))
     tap = Tap(target=Target(id=target.unique_id))
     kind, actions, _ = await run(_with(clean, len(clean.elements), board), clean, action=tap)
@@ -332,12 +334,16 @@ async def test_an_ineffective_tap_is_retried_nudged(before, data):
     )
     centre = target.frame.center
     dx, dy = RecoveryMachine.NUDGES[0]
-    # the nudge stays on the element: at most a quarter of its size
+    # the nudge stays on the element, at most a quarter of its size, and off anything over it
+    # (a keyboard's key beside it): where the nudge would land on that, it stays put
     dx = max(-target.frame.width / 4, min(target.frame.width / 4, dx))
     dy = max(-target.frame.height / 4, min(target.frame.height / 4, dy))
-    nudged = Tap(centre.x + dx, centre.y + dy, tap.target)
-    assert outcome.resolved and outcome.actions == (nudged,)
-    assert target.frame.contains(Point(nudged.x, nudged.y))
+    moved = Point(centre.x + dx, centre.y + dy)
+    if cover_at(frozen, target, moved) is not None:
+        moved = centre
+    assert outcome.resolved and outcome.actions == (Tap(moved.x, moved.y, tap.target),)
+    assert target.frame.contains(moved)
+    assert on_top(frozen, moved) in (target, None) or cover_at(frozen, target, centre) is not None
 
 
 async def _no_wait(seconds: float) -> None:

@@ -33,7 +33,7 @@ from orav.model import (
     Target,
     TypeText,
 )
-from orav.perceive import keyboard_blocks, keyboard_fault, resolve, target_element
+from orav.perceive import cover_fault, covering, resolve, target_element
 from orav.perceive.assertions import check
 from orav.perceive.targets import tap_on
 from orav.sim import SimCompanion
@@ -236,9 +236,10 @@ def test_the_engine_the_keyboard_check_and_the_remedies_resolve_the_same_element
     centre = button.frame.center
     assert resolve(tap, seen) == evolve(tap, x=centre.x, y=centre.y)  # the engine's tap
     assert check(Assert(tap.target), seen)  # the engine's assertion finds it
-    assert keyboard_blocks(seen, tap)  # the keyboard check looks at the button
-    assert keyboard_fault(seen, tap).kind == "keyboard"
-    assert nudged(tap, seen, 10, 0) == Tap(centre.x + 10, centre.y, tap.target)  # a retry
+    assert covering(seen, tap) is not None  # the keyboard check looks at the button
+    assert cover_fault(seen, tap).kind == "keyboard"
+    # a retry aims at the button too, and never moves onto the keyboard covering it
+    assert nudged(tap, seen, 10, 0) == Tap(centre.x, centre.y, tap.target)
     again = tap_on(button)  # a remedy's tap on it names it back
     assert target_element(seen, again.target) == button
 
@@ -303,10 +304,10 @@ def test_a_deed_worded_like_a_way_out_is_never_the_alerts_safe_answer(verb, thin
     """Monzo's "Cancel this payment?" offers "Keep it" and "Cancel payment"; "Close this pot?"
     offers "Close pot". The remedy presses a safe label only when it is the whole label: with
     an object, Cancel and Close are the deed, and with no safe button the recovery fails."""
-    from orav.perceive.roles import DISMISS_LABELS, find_button
+    from orav.perceive.roles import DECLINE_LABELS, find_button
 
     deed = Element("AXButton", f"{verb} {thing}", frame=Frame(40, 400, 310, 44))
     buttons = [deed, *([Element("AXButton", "Cancel", frame=Frame(40, 450, 310, 44))] * safe)]
-    chosen = find_button(buttons, DISMISS_LABELS)
+    chosen = find_button(buttons, DECLINE_LABELS)
     assert chosen is not deed
     assert (chosen is not None) == safe

@@ -12,11 +12,11 @@ from orav.machines.recovery import RecoveryMachine, recover
 from orav.model import Credentials, Fault, PressKey, Scenario, Swipe, Tap, Target, TypeText
 from orav.perceive import (
     Detection,
+    cover_fault,
+    covering,
     fault,
     frozen_app,
     interruption,
-    keyboard_blocks,
-    keyboard_fault,
     no_effect,
     target_element,
 )
@@ -103,14 +103,15 @@ async def run(detection: Detection, device, observation, scenario=SCENARIO):
     return outcome
 
 
-async def test_an_unexpected_alert_is_dismissed_with_ok():
+async def test_an_unexpected_alert_is_dismissed_with_its_declining_answer():
     async with shop(Fault("alert", at_step=1)) as (_sim, device):
         before, seen = await fault_after_one_tap(device)
         detection = detect(seen, before)
         assert detection.kind == "alert"
         outcome = await run(detection, device, seen)
         assert outcome.resolved and outcome.error is None
-        assert outcome.actions == (Tap(target=Target(label="OK")),)
+        # Cancel / OK: beside another answer OK may be the confirmation, so never OK
+        assert outcome.actions == (Tap(target=Target(label="Cancel")),)
         assert outcome.path[-1] == ("dismissing_alert", "cleared", "resolved")
         assert detect(outcome.observation, seen) is None
 
@@ -214,13 +215,13 @@ async def test_a_keyboard_over_the_target_is_dismissed():
         await device.perform(Tap(target=Target(id="search")))
         seen = await device.observe()
         blocked = Tap(target=Target(id="checkout"))
-        assert keyboard_blocks(seen, blocked)
-        detection = keyboard_fault(seen, blocked)
+        assert covering(seen, blocked) is not None
+        detection = cover_fault(seen, blocked)
         assert detection.kind == "keyboard"
         outcome = await run(detection, device, seen)
         assert outcome.resolved
         assert outcome.actions[0] == PressKey("escape")
-        assert not keyboard_blocks(outcome.observation, blocked)
+        assert covering(outcome.observation, blocked) is None
 
 
 async def test_dropped_taps_are_retried_nudged_by_ten_points():

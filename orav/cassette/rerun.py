@@ -12,7 +12,8 @@ The n-th decision asked for is the n-th recorded one while the run is on the rec
 live screen must be the recorded one by the one screen identity (``orav.perceive.screen_id``),
 and a tap's target is re-resolved on the live screen by the one target rule
 (``orav.perceive.target_element``): as recorded; else by the recorded element's id alone, its
-label alone, then the control of the same role at its recorded position. Found any way but the
+label alone, then the control of the same role at its recorded position, never onto an
+element under a cover (``orav.perceive.occlusion``). Found any way but the
 first, the tap goes to the live element and the step is a ``Heal``; a target the recorded
 screen lacked too (an interruption's) is played as recorded: the engine recovers as it did. A
 screen that is not the recorded one, or a target found no way, is a ``Regression``: the run
@@ -43,6 +44,7 @@ from orav.model import (
     show_action,
 )
 from orav.perceive import screen_id, screen_name
+from orav.perceive.occlusion import cover_at, cover_of, modal_elements, reachable
 from orav.perceive.screens import is_control
 from orav.perceive.targets import target_element
 
@@ -98,27 +100,43 @@ def heal_target(
     recorded: Observation, live: Observation, target: Target
 ) -> tuple[Element | None, str]:
     """The live element ``target`` means and how it was found (``""``: as recorded), or
-    ``(None, "")``: as recorded, else by the recorded element's id, its label, its position."""
+    ``(None, "")``: as recorded, else by the recorded element's id, its label, its position.
+
+    A heal never picks an element under a cover (``orav.perceive.occlusion``): the screen's own
+    Delete under an alert is no heal of the alert's renamed answer. A target found as recorded
+    but covered live is played as recorded when no heal reaches anything and the cover is one
+    the engine clears (the keyboard, a banner) or was there when it was recorded."""
     found = target_element(live, target)
-    if found is not None:
+    if found is not None and reachable(live, found):
         return found, ""
     was = target_element(recorded, target)
     ids = (target.id, was.unique_id if was else None)
     labels = (target.label, was.label if was else None)
     for by, tries in (("id", ids), ("label", labels)):
         for value in dict.fromkeys(v for v in tries if v):
-            found = target_element(live, Target(**{by: value}))
-            if found is not None:
-                return found, by
+            healed = target_element(live, Target(**{by: value}))
+            if healed is not None and healed is not found and reachable(live, healed):
+                return healed, by
+    cover = cover_of(live, found) if found is not None else None
     if was is not None and not was.frame.is_empty:
+        # never onto what covers the target, unless the target was a dialog's own answer
+        over = () if cover is None or was in modal_elements(recorded.elements) else cover.elements
         centre = was.frame.center
         at = [
             e
             for e in live.elements
-            if e.role == was.role and is_control(e) and e.frame.contains(centre)
+            if e.role == was.role
+            and is_control(e)
+            and e.frame.contains(centre)
+            and cover_at(live, e, centre) is None
+            and e not in over
         ]
         if at:
             return at[-1], "position"  # the innermost in pre-order
+    if found is not None:
+        covered_then = was is not None and not reachable(recorded, was)
+        if cover is None or cover.kind != "modal" or covered_then:
+            return found, ""
     return None, ""
 
 

@@ -56,7 +56,7 @@ KEY_NAMES = {
 KEYCODE_NAMES = {40: "Enter", 42: "Backspace", 43: "Tab", 74: "Home"}
 # Faults whose remedy tapped a button on a dialog or banner: the same tap, optional, fits a run
 # where the dialog shows up again and does no harm where it does not.
-DISMISSED = frozenset({"alert", "permission", "network"})
+DISMISSED = frozenset({"alert", "permission", "network", "covered"})
 _REGEX_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 
 

@@ -105,6 +105,7 @@ class RecoveryMachine(StateChart):
         "dismissing_alert": "tap",
         "answering_permission": "tap",
         "hiding_keyboard": "tap",
+        "uncovering": "tap",
         "retrying_network": "tap",
         "logging_in": "text",
         "relaunching": "launch",
@@ -122,7 +123,8 @@ class RecoveryMachine(StateChart):
         "retrying_action": verdicts.screen_changed,
         "going_back": verdicts.screen_changed,
         "scrolling": verdicts.screen_changed,
-        "hiding_keyboard": verdicts.keyboard_gone,
+        "hiding_keyboard": verdicts.target_free,
+        "uncovering": verdicts.target_free,
         "refreshing": verdicts.loading_gone,
         "leaving": verdicts.loading_gone,
     }  # every other remedy state: ``verdicts.fault_gone``
@@ -131,6 +133,7 @@ class RecoveryMachine(StateChart):
     dismissing_alert = State(enter=remedies.dismiss_alert)
     answering_permission = State(enter=remedies.answer_permission)
     hiding_keyboard = State(enter=remedies.hide_keyboard)
+    uncovering = State(enter=remedies.uncover)
     retrying_network = State(enter=remedies.retry_network)
     logging_in = State(enter=remedies.log_in)
     waiting_loading = State(enter=remedies.wait_loading)
@@ -150,6 +153,7 @@ class RecoveryMachine(StateChart):
     alert = detected.to(dismissing_alert)
     permission = detected.to(answering_permission)
     keyboard = detected.to(hiding_keyboard)
+    covered = detected.to(uncovering)
     network = detected.to(retrying_network)
     login = detected.to(logging_in)
     loading = detected.to(waiting_loading)
@@ -162,6 +166,7 @@ class RecoveryMachine(StateChart):
         dismissing_alert,
         answering_permission,
         hiding_keyboard,
+        uncovering,
         retrying_network,
         logging_in,
         waiting_loading,
@@ -181,6 +186,8 @@ class RecoveryMachine(StateChart):
         | answering_permission.to(failed)
         | hiding_keyboard.to.itself(cond="budget_left")
         | hiding_keyboard.to(failed)
+        | uncovering.to.itself(cond="budget_left")
+        | uncovering.to(failed)
         | retrying_network.to.itself(cond="budget_left")
         | retrying_network.to(failed)
         | logging_in.to.itself(cond="budget_left")

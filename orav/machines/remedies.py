@@ -1,27 +1,34 @@
 """The remedies: one attempt per entry of a remedy state (its ``enter`` in the machine's
 declaration), through the recovery's device only.
 
-Remedies do no harm: an alert is dismissed only through a non-destructive label (or escape);
-credentials are typed only into the fields of a login form of the app under test, each after
-checking that it has focus; an action that changed nothing is retried as itself, never widened
-(text is typed again, not the field cleared). What cannot apply safely raises
-``Unrecoverable``, which ends the recovery as failed with its reason.
+Remedies do no harm: no remedy performs a deed (``orav.perceive.deeds``). A dialog or a cover
+is answered only by its declining answer (``declining``: Cancel, Not Now, Ask App Not to
+Track, Only Necessary; never its affirmative one), an acknowledgement that is the dialog's
+only answer, or escape; a permission dialog gets the scenario's answer (``permissions:``,
+refused when it says nothing); credentials are typed only into the fields of a login form of
+the app under test, each after checking that it has focus; an action that changed nothing is
+retried as itself, never widened (text is typed again, not the field cleared) nor moved onto
+anything else. What cannot apply safely raises ``Unrecoverable``, which ends the recovery as
+failed with its reason.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from orav.machines.aim import nudged, point_outside_fields, repeatable
 from orav.model import Element, FaultKind, Point, PressKey, Swipe, Tap, TypeText
 from orav.perceive import shows
-from orav.perceive.faults import login_fields, screen_size
+from orav.perceive.faults import covering, login_fields, screen_size
+from orav.perceive.occlusion import modal_elements
 from orav.perceive.roles import (
+    ACKNOWLEDGE_LABELS,
     ALLOW_LABELS,
     BACK_LABELS,
     BUTTON_ROLES,
+    DECLINE_LABELS,
     DENY_LABELS,
-    DISMISS_LABELS,
     RETRY_LABELS,
     find_button,
 )
@@ -37,32 +44,90 @@ class Unrecoverable(Exception):
 
 
 async def dismiss_alert(machine: RecoveryMachine) -> None:
-    """Press a non-destructive label of the alert; with no button at all (a terminal
+    """Press the alert's declining answer (``declining``); with no button at all (a terminal
     dialog, a command palette), escape. An alert that offers only other answers (Yes,
-    Delete, Sign Out) is the agent's to answer: the recovery fails and says so."""
+    Delete, Sign Out, Rate) is the agent's to answer: the recovery fails and says so."""
     await _pause_before_retry(machine, "dismissing_alert", "tap")
     buttons = [e for e in _evidence(machine, "alert") if e.role in BUTTON_ROLES]
-    button = find_button(buttons, DISMISS_LABELS)
+    button = declining(buttons)
     if button is not None:
         await machine.device.perform(tap_on(button))
     elif not buttons and machine.attempts["dismissing_alert"] == 1:
         await machine.device.perform(PressKey("escape"))
     else:
-        offered = ", ".join(repr(b.label) for b in buttons if b.label) or "none"
         raise Unrecoverable(
-            f"the alert offers no safe answer (buttons: {offered}); orav never confirms "
+            f"the alert offers no safe answer (buttons: {_shown(buttons)}); orav never confirms "
             "for the test: answer it in the scenario"
         )
 
 
 async def answer_permission(machine: RecoveryMachine) -> None:
-    """Tap the scenario's answer (``permissions:``), and nothing but Allow or Don't Allow."""
+    """Tap the scenario's answer (``permissions:``): the refusal unless it says ``allow``,
+    then the grant (Allow…, else the dialog's one answer beside its refusal); never anything
+    else."""
     await _pause_before_retry(machine, "answering_permission", "tap")
-    labels = ALLOW_LABELS if machine.scenario.permissions == "allow" else DENY_LABELS
-    button = find_button(machine.observation.elements, labels)
+    evidence = _evidence(machine, "permission")
+    dialog = modal_elements(machine.observation.elements) or evidence
+    buttons = [e for e in dialog if e.role in BUTTON_ROLES]
+    refusal = find_button(buttons, DENY_LABELS)
+    if machine.scenario.permissions == "allow":
+        others = [b for b in buttons if b is not refusal]
+        button = find_button(buttons, ALLOW_LABELS) or (
+            others[0] if refusal is not None and len(others) == 1 else None
+        )
+        wanted = "a grant (Allow)"
+    else:
+        button, wanted = refusal, "a refusal (Don't Allow)"
     if button is None:
-        raise Unrecoverable(f"the permission dialog has no {labels[0]!r} button")
+        raise Unrecoverable(f"the permission dialog has no {wanted} (buttons: {_shown(buttons)})")
     await machine.device.perform(tap_on(button))
+
+
+async def uncover(machine: RecoveryMachine) -> None:
+    """Clear what covers the decided target (a banner, sheet, toast, popover): press its
+    declining answer (a cookie banner's least consent: Only necessary, Reject all; a close
+    button); a cover with no control (a toast: plain text) is tapped, as a person clicks a
+    notification away, then waited on, as it goes by itself. One that
+    offers only other answers fails the recovery, naming it: orav never consents for the test,
+    and never taps beside the cover."""
+    await _pause_before_retry(machine, "uncovering", "tap")
+    action = machine.detection.action
+    observation = machine.observation
+    cover = covering(observation, action) if action is not None else None
+    if cover is None:
+        return  # gone already: the verdict says so
+    button = declining(cover.buttons)
+    attempt = machine.attempts["uncovering"]
+    if button is not None:
+        await machine.device.perform(tap_on(button))
+    elif not cover.buttons and attempt == 1:
+        await machine.device.perform(tap_on(cover.elements[0]))  # plain text: it does nothing
+    elif not cover.buttons and attempt < machine.limit("uncovering"):
+        await machine.device.sleep(machine.LADDER["network"])
+    elif not cover.buttons:
+        raise Unrecoverable(f"{cover.name} covers the target; tapped and waited, it did not go")
+    else:
+        raise Unrecoverable(
+            f"{cover.name} covers the target and offers no declining answer (buttons: "
+            f"{_shown(cover.buttons)}); orav never consents for the test: answer it in the "
+            "scenario"
+        )
+
+
+def declining(buttons: Sequence[Element]) -> Element | None:
+    """The answer of a dialog or cover that declines, or None: a declining answer
+    (``DECLINE_LABELS``: Cancel, Not Now, Ask App Not to Track, Only Necessary, in that
+    order of preference), else an acknowledgement (OK, Got It) that is the only answer.
+    Never an affirmative answer: dismissing never confirms, grants or consents."""
+    answers = [b for b in buttons if b.enabled and b.label]
+    decline = find_button(answers, DECLINE_LABELS)
+    if decline is not None or len(answers) != 1:
+        return decline
+    return find_button(answers, ACKNOWLEDGE_LABELS)
+
+
+def _shown(buttons: list[Element] | tuple[Element, ...]) -> str:
+    return ", ".join(repr(b.label) for b in buttons if b.label) or "none"
 
 
 async def hide_keyboard(machine: RecoveryMachine) -> None:

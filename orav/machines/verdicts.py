@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from orav.perceive import changed, keyboard_blocks, keyboard_frame, shows
+from orav.perceive import changed, covering, keyboard_frame, shows
 
 if TYPE_CHECKING:
     from orav.machines.recovery import RecoveryMachine
@@ -55,11 +55,13 @@ async def screen_changed(machine: RecoveryMachine) -> str:
     )
 
 
-async def keyboard_gone(machine: RecoveryMachine) -> str:
+async def target_free(machine: RecoveryMachine) -> str:
+    """Nothing covers the decided action's target any more (the one occlusion rule); without
+    an action, the keyboard is gone."""
     observation = await machine.device.observe_settled()
     action = machine.detection.action
     blocked = (
-        keyboard_blocks(observation, action)
+        covering(observation, action) is not None
         if action is not None
         else keyboard_frame(observation) is not None
     )

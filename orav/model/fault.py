@@ -3,8 +3,8 @@ injects one.
 
 Each kind is named once, here. ``AppFault``: what an app shows (the simulator injects it, a run
 detects it and recovers); ``FaultKind``: everything a run detects (an app's fault, the keyboard
-over the decided target, an action that changed nothing); ``InjectedFault``: everything the
-simulator injects (an app's fault, device trouble a run meets as an error or a timeout).
+or another cover over the decided target, an action that changed nothing); ``InjectedFault``:
+everything the simulator injects (an app's fault, device trouble a run meets as an error or a timeout).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ AppFault = Literal[
 FaultKind = Literal[
     AppFault,
     "keyboard",  # the keyboard covers the target of the decided action
+    "covered",  # a banner, sheet, toast or popover covers the target of the decided action
     "no_effect",  # an action changed nothing: retried, then handed back to the agent
 ]
 InjectedFault = Literal[

@@ -2,6 +2,7 @@
 
 - ``screens``: THE screen identity and name; ``targets``: THE target-resolution rule;
 - ``faults``: faults and interruptions; ``change``: the screen-change measure;
+- ``occlusion``: what is on top, the one rule of what a tap can reach;
 - ``roles``: the role and label sets all of them read.
 """
 
@@ -11,37 +12,42 @@ from orav.perceive.faults import (
     Detection,
     always_answered,
     blocks,
+    cover_fault,
+    covering,
     done_blocked,
     fault,
     frozen_app,
     interruption,
-    keyboard_blocks,
-    keyboard_fault,
-    keyboard_frame,
     no_effect,
     shows,
 )
+from orav.perceive.occlusion import Cover, cover_at, keyboard_frame, on_top, open_point, reachable
 from orav.perceive.screens import screen_id, screen_name, screen_state
 from orav.perceive.targets import action_point, resolve, target_element
 
 __all__ = [
     "INTERRUPTION_KINDS",
     "Change",
+    "Cover",
     "Detection",
     "action_point",
     "always_answered",
     "blocks",
     "changed",
+    "cover_at",
+    "cover_fault",
+    "covering",
     "done_blocked",
     "fault",
     "frozen_app",
     "interruption",
-    "keyboard_blocks",
-    "keyboard_fault",
     "keyboard_frame",
     "measure",
     "no_effect",
+    "on_top",
+    "open_point",
     "raster",
+    "reachable",
     "resolve",
     "screen_digest",
     "screen_id",

@@ -38,8 +38,9 @@ from orav.model import (
     WorldChanges,
 )
 from orav.model.deed import DeedKind
+from orav.perceive.occlusion import modal_elements
 from orav.perceive.roles import BUTTON_ROLES, is_text_field, text_of
-from orav.perceive.targets import modal_elements, target_element
+from orav.perceive.targets import target_element
 
 Category = Literal["outward", "destructive", "sign_out", "quit", "cancel"]
 # A binding's description, on the element that defines the binding: ``says:KEY:DESCRIPTION``

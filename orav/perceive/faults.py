@@ -4,8 +4,9 @@ Two families, treated differently by the engine (see docs/recovery.md):
 
 - **Faults** are unambiguous: the app crashed (the device reports it not running; a failed
   list_apps is no such report), the dump is empty, a system permission dialog is up. ``fault`` finds them, and
-  recovery runs before the agent reasons. The keyboard over the decided target
-  (``keyboard_fault``) is one too, checked once the decision is known.
+  recovery runs before the agent reasons. A decided target that something covers
+  (``cover_fault``: the keyboard, a banner, a toast, a popover; ``orav.perceive.occlusion``)
+  is one too, checked once the decision is known: a tap there would hit the cover.
 - **Interruptions** may be the test's own flow: an app alert or modal, a login form, a
   spinner, a network error. ``interruption`` finds them; the agent is shown them and decides,
   and the engine recovers only when one ``blocks`` the decided action.
@@ -17,7 +18,6 @@ microseconds and behave the same live, on the simulator and in a replayed casset
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 from attrs import frozen
 
@@ -27,18 +27,25 @@ from orav.model import (
     Done,
     Element,
     FaultKind,
-    Frame,
     Observation,
+    Point,
     PressKey,
+    Swipe,
     Tap,
     TypeText,
+)
+from orav.perceive.occlusion import (
+    Cover,
+    cover_at,
+    cover_of,
+    keyboard_frame,
+    keyboard_keys,
+    modal_elements,
 )
 from orav.perceive.roles import (
     ALLOW_LABELS,
     BUTTON_ROLES,
     DENY_LABELS,
-    KEY_ROLES,
-    KEYBOARD_ROLES,
     RETRY_LABELS,
     SIGN_IN_LABELS,
     TEXT_FIELD_ROLES,
@@ -51,7 +58,7 @@ from orav.perceive.roles import (
     says_sign_in,
     text_of,
 )
-from orav.perceive.targets import action_element, action_point, modal_elements, target_element
+from orav.perceive.targets import action_element, action_point, target_element
 
 INTERRUPTION_KINDS: tuple[FaultKind, ...] = ("alert", "login", "network", "loading")
 
@@ -104,12 +111,47 @@ def fault(observation: Observation) -> Detection | None:
     return _permission(elements)
 
 
-def keyboard_fault(observation: Observation, action: Action) -> Detection | None:
-    """The keyboard fault when the keyboard covers ``action``'s target, else None."""
-    if not keyboard_blocks(observation, action):
+def cover_fault(observation: Observation, action: Action) -> Detection | None:
+    """What covers ``action``'s target, as the fault it is (None: nothing does): the keyboard
+    (``keyboard``), an alert (``alert``), or a banner, sheet, toast or popover (``covered``).
+    The cover is the evidence, named in the note: a tap would hit it, never the target."""
+    cover = covering(observation, action)
+    if cover is None:
         return None
-    evidence = keyboard_keys(observation.elements)
-    return Detection("keyboard", evidence, "the keyboard covers the target", action)
+    kind = _COVER_FAULTS[cover.kind]
+    return Detection(kind, cover.elements, f"{cover.name} covers the target", action)
+
+
+_COVER_FAULTS: dict[str, FaultKind] = {
+    "keyboard": "keyboard",
+    "modal": "alert",
+    "overlay": "covered",
+}
+
+
+def covering(observation: Observation, action: Action) -> Cover | None:
+    """What stands over the point ``action`` needs: a targeted tap's element covered wholly,
+    a tap at coordinates where something covers its target there (without a target: the
+    keyboard over the point), a swipe started under the keyboard. Typing and keys reach the
+    focused field whatever lies over it."""
+    if isinstance(action, Tap):
+        element = target_element(observation, action.target)
+        if action.x is None or action.y is None:
+            return cover_of(observation, element) if element is not None else None
+        point = Point(action.x, action.y)
+        if element is not None and element.frame.contains(point):
+            return cover_at(observation, element, point)
+        return _keyboard_over(observation, point)
+    if isinstance(action, Swipe):
+        return _keyboard_over(observation, action.start)
+    return None
+
+
+def _keyboard_over(observation: Observation, point: Point) -> Cover | None:
+    board = keyboard_frame(observation)
+    if board is None or not board.contains(point):
+        return None
+    return Cover("keyboard", keyboard_keys(observation.elements))
 
 
 def no_effect(action: Action, note: str = "the action changed nothing") -> Detection:
@@ -279,6 +321,8 @@ def shows(observation: Observation, kind: FaultKind) -> Detection | None:
     if kind == "keyboard":
         keys = keyboard_keys(observation.elements)
         return Detection("keyboard", keys) if keys else None
+    if kind == "covered":
+        return None  # a cover is gone when its target is free: ``orav.machines.verdicts``
     if kind == "network":
         return _network(observation.elements, None)
     detector = _DETECTORS.get(kind)
@@ -292,35 +336,6 @@ _DETECTORS = {"permission": _permission, "alert": _alert, "login": _login, "load
 
 _ALLOW_KEYS = frozenset(label.casefold() for label in ALLOW_LABELS[:-1])  # "OK" alone is no proof
 _DENY_KEYS = frozenset(label.casefold() for label in DENY_LABELS)
-
-
-def keyboard_keys(elements: Iterable[Element]) -> tuple[Element, ...]:
-    """The keyboard element, or its keys when the tree has no keyboard container."""
-    elements = tuple(elements)
-    board = tuple(e for e in elements if e.role in KEYBOARD_ROLES)
-    return board or tuple(e for e in elements if e.role in KEY_ROLES)
-
-
-def keyboard_frame(observation: Observation) -> Frame | None:
-    """Where the on-screen keyboard is, or None when it is hidden."""
-    keys = keyboard_keys(observation.elements)
-    frames = [k.frame for k in keys if not k.frame.is_empty]
-    if not frames:
-        return None
-    left = min(f.x for f in frames)
-    top = min(f.y for f in frames)
-    right = max(f.x + f.width for f in frames)
-    bottom = max(f.y + f.height for f in frames)
-    return Frame(left, top, right - left, bottom - top)
-
-
-def keyboard_blocks(observation: Observation, action: Action) -> bool:
-    """True when the keyboard is visible and the point the action aims at lies behind it."""
-    board = keyboard_frame(observation)
-    if board is None:
-        return False
-    point = action_point(observation, action)
-    return point is not None and board.contains(point)
 
 
 def login_fields(

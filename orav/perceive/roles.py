@@ -20,6 +20,8 @@ TEXT_FIELD_ROLES = frozenset({"AXTextField", "AXSecureTextField", "AXSearchField
 PROGRESS_ROLES = frozenset({"AXActivityIndicator", "AXProgressIndicator", "AXBusyIndicator"})
 KEYBOARD_ROLES = frozenset({"AXKeyboard"})
 KEY_ROLES = frozenset({"AXKey", "AXKeyboardKey"})
+# The app and its window: what everything else is drawn on, never over anything.
+ROOT_ROLES = frozenset({"AXApplication", "AXWindow"})
 # Elements a tap can land on without doing anything (to dismiss the keyboard).
 STATIC_ROLES = frozenset({"AXStaticText", "AXHeading", "AXImage", "AXOther", "AXGroup"})
 # Roles an explorer taps; elements of other roles count when their traits say button or link.
@@ -34,22 +36,37 @@ TAPPABLE_ROLES = BUTTON_ROLES | {
 }
 TAPPABLE_TRAITS = frozenset({"button", "link"})
 
-# Labels a remedy may press, in order of preference. Dismissing never confirms: none of these
-# deletes, submits, signs out or agrees to anything.
-DISMISS_LABELS = (
-    "OK",
-    "Dismiss",
-    "Close",
+# The answers of a dialog or a cover a remedy may press (data, the last resort after structure).
+# Declining answers, in order of preference: none deletes, submits, grants, consents or signs
+# out, and each is a whole label ("Cancel", never "Cancel payment"). An acknowledgement is
+# pressed only as a dialog's only answer: beside another answer, "OK" may be the confirmation.
+DECLINE_LABELS = (
     "Cancel",
     "Not Now",
+    "Dismiss",
+    "Close",
     "Later",
     "Maybe Later",
     "Remind Me Later",
-    "Got It",
     "No Thanks",
+    "Don't Allow",
+    "Don\u2019t Allow",
+    "Ask App Not to Track",
+    "Only Necessary",
+    "Necessary Only",
+    "Reject All",
+    "Decline",
+    "\u00d7",  # a close button's glyph
+    "\u2715",
 )
+ACKNOWLEDGE_LABELS = ("OK", "Got It")
 ALLOW_LABELS = ("Allow", "Allow While Using App", "Allow Once", "OK")
-DENY_LABELS = ("Don't Allow", "Don\u2019t Allow", "Deny")
+DENY_LABELS = (
+    "Don't Allow",
+    "Don\u2019t Allow",
+    "Deny",
+    "Ask App Not to Track",  # App Tracking Transparency's refusal
+)
 RETRY_LABELS = ("Retry", "Try Again", "Reload")
 SIGN_IN_LABELS = ("Log In", "Log in", "Login", "Sign In", "Sign in", "Sign In with Email")
 BACK_LABELS = ("Back",)

@@ -1,4 +1,4 @@
-"""Where an action lands: the one target-resolution rule, used by the engine, the keyboard
+"""Where an action lands: the one target-resolution rule, used by the engine, the occlusion
 check and every remedy, so all of them mean the same element.
 
 The rule itself is ``orav.model.locate`` (controls before plain text, enabled first, then the
@@ -11,34 +11,39 @@ from attrs import evolve
 
 from orav.model import Action, Element, Observation, Point, Swipe, Tap, Target, TypeText
 from orav.model.observation import locate
-from orav.perceive.roles import is_alert
+from orav.perceive.occlusion import modal_elements, open_point, reachable
 
 
 def target_element(observation: Observation, target: Target | None) -> Element | None:
     """The element ``target`` means on ``observation``, or None (selectors are the driver's).
 
-    While an alert or modal is up, a tap can reach only it: a match inside it comes first
-    ("Sign out" on a "Sign out?" alert, not the button behind it)."""
+    ``locate``'s rule, with what is on top (``orav.perceive.occlusion``) first and last: while
+    an alert or modal is up a tap can reach only it, so a match inside it comes first ("Sign
+    out" on a "Sign out?" alert, not the button behind it); of otherwise equal matches, one a
+    tap can reach comes before one covered (by a banner, a toast, the keyboard). A control
+    covered is still meant before plain text: the engine reports the cover, and never taps it."""
     if target is None or (target.label is None and target.id is None):
         return None
-    modal = modal_elements(observation.elements)
-    found = locate(modal, target.label, target.id) if modal else None
-    return found or locate(observation.elements, target.label, target.id)
-
-
-def modal_elements(elements: tuple[Element, ...]) -> tuple[Element, ...]:
-    """The first alert or modal and what belongs to it: the elements after it in pre-order
-    inside its frame (the whole rest of the tree when it has no frame, as a terminal modal)."""
-    index = next((i for i, e in enumerate(elements) if is_alert(e)), None)
-    if index is None:
-        return ()
-    frame = elements[index].frame
-    inside = tuple(
+    found = locate(observation.elements, target.label, target.id)
+    if found is None:
+        return None
+    matches = [
         e
-        for e in elements[index + 1 :]
-        if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
+        for e in observation.elements
+        if e.matches(target.label, target.id) and not e.frame.is_empty
+    ]
+    if len(matches) == 1:
+        return found
+    modal = modal_elements(observation.elements)
+    return min(
+        matches,
+        key=lambda e: (
+            bool(modal) and e not in modal,
+            not e.interactive,
+            not e.enabled,
+            not reachable(observation, e),
+        ),
     )
-    return (elements[index], *inside)
 
 
 def action_element(observation: Observation, action: Action) -> Element | None:
@@ -51,26 +56,34 @@ def action_element(observation: Observation, action: Action) -> Element | None:
 
 
 def action_point(observation: Observation, action: Action) -> Point | None:
-    """Where on screen an action lands: a tap's point or target centre, a swipe's start."""
+    """Where on screen an action lands: a tap's point or its target's (``resolve``), a
+    swipe's start."""
     if isinstance(action, Tap):
         if action.x is not None and action.y is not None:
             return Point(action.x, action.y)
         element = target_element(observation, action.target)
-        return element.frame.center if element is not None else None
+        return _aim(observation, element) if element is not None else None
     if isinstance(action, Swipe):
         return action.start
     return None
 
 
 def resolve(action: Action, observation: Observation) -> Action:
-    """Give a targeted tap the centre of its element on ``observation`` (unchanged when the
-    tap has coordinates already, or the target is not there)."""
+    """Give a targeted tap the point of its element on ``observation`` a tap reaches: its
+    centre, else its uncovered spot nearest the centre (unchanged when the tap has coordinates
+    already, or the target is not there)."""
     if isinstance(action, Tap) and action.target is not None and action.x is None:
         element = target_element(observation, action.target)
         if element is not None:
-            centre = element.frame.center
-            return evolve(action, x=centre.x, y=centre.y)
+            point = _aim(observation, element)
+            return evolve(action, x=point.x, y=point.y)
     return action
+
+
+def _aim(observation: Observation, element: Element) -> Point:
+    """Where a tap on ``element`` goes: a point nothing covers, else its centre (a covered
+    target is reported, never tapped, by the engine)."""
+    return open_point(observation, element) or element.frame.center
 
 
 def tap_on(element: Element) -> Tap:

@@ -1,0 +1,106 @@
+"""What a user cannot touch, orav does not tap: a news app's consent banner over a story's heart
+(``tests/apps/paper.yaml``), run through the whole engine over the real fb-idb client and
+gRPC to the simulator.
+
+The banner is drawn over the heart, as such apps pin it at first launch. A tap on the heart's
+centre would hit the banner; before the occlusion rule the engine saw only "no effect" and the
+±10 pt retry landed on the banner's answer. Now the covered heart is reported as the cover,
+the banner gets its least-consent answer when it has one, and nothing else is pressed.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from orav.agents.scripted import ScriptedAgent
+from orav.codec import load_yaml
+from orav.drivers.idb import IdbDevice
+from orav.engine import Engine
+from orav.model import Decision, Done, Scenario, Tap, Target
+from orav.perceive import cover_fault, on_top
+from orav.sim import SimCompanion
+from orav.sim.appmodel import AppModel
+from orav.testing import VirtualClock
+
+PAPER = (Path(__file__).parent / "apps" / "paper.yaml").read_text()
+BUNDLE = "com.example.morningpaper"
+HEART = Target(id="save_s5")
+
+
+@asynccontextmanager
+async def paper(accept: str, decline: str):
+    """The app with its banner's answers worded ``accept`` and ``decline``."""
+    text = PAPER.replace(
+        'answers: {accept: "Yes, I\'m happy", decline: Manage my cookies}',
+        f"answers: {{accept: {accept!r}, decline: {decline!r}}}",
+    )
+    model = load_yaml(text, AppModel)
+    async with (
+        SimCompanion(model) as sim,
+        IdbDevice.connect(sim.address, bundle_id=BUNDLE) as device,
+    ):
+        yield sim, device
+
+
+def scenario(*actions) -> Scenario:
+    script = tuple(Decision(action=a) for a in (*actions, Done(success=True, summary="saved")))
+    return Scenario("save", BUNDLE, "save the last story", script=script, max_steps=8)
+
+
+async def run(device, *actions):
+    return await Engine(device, ScriptedAgent(), clock=VirtualClock()).run(scenario(*actions))
+
+
+async def test_the_banner_covers_the_heart_by_the_tree_alone():
+    async with paper("Yes, I'm happy", "Manage my cookies") as (_sim, device):
+        await device.launch(BUNDLE)
+        seen = await device.observe()
+        heart = seen.locate(unique_id="save_s5")
+        found = cover_fault(seen, Tap(target=HEART))
+        assert found is not None and found.kind == "covered"
+        assert "Your privacy" in found.note
+        labels = {e.label for e in found.evidence}
+        assert {"Yes, I'm happy", "Manage my cookies"} <= labels
+        assert on_top(seen, heart.frame.center) in found.evidence  # what a tap there hits
+        assert cover_fault(seen, Tap(target=Target(id="save_s1"))) is None  # a heart in the open
+
+
+@pytest.mark.parametrize(
+    "accept, decline",
+    [("Yes, I'm happy", "Manage my cookies"), ("Sounds good", "Show me the choices")],
+)
+async def test_a_banner_without_a_declining_answer_is_never_answered(accept, decline):
+    """Words no list of orav's holds: nothing tells the answers apart, so nothing is pressed."""
+    async with paper(accept, decline) as (sim, device):
+        report = await run(device, Tap(target=HEART))
+        assert report.status == "aborted"
+        said = " ".join(e.error for e in report.errors)
+        assert "covered" in said and "no declining answer" in said, said
+        assert sim.state.memory["consent"] == ""  # neither answer pressed
+        assert sim.state.memory["saved"] in ([], ())  # and nothing tapped under the banner
+        assert sim.state.inputs == 0
+
+
+async def test_a_banner_with_a_least_consent_answer_gets_it_then_the_heart_is_tapped():
+    async with paper("Accept all", "Reject all") as (sim, device):
+        report = await run(device, Tap(target=HEART))
+        assert report.ok, report
+        assert [e.error.split(":")[0] for e in report.errors] == ["covered"]
+        assert sim.state.memory["consent"] == "necessary"  # the least consent, never "all"
+        assert sim.state.memory["saved"] in (["s5"], ("s5",))
+
+
+async def test_a_tap_at_the_hearts_point_hits_the_banner_and_the_retry_stays_on_it():
+    """A tap at coordinates (no target to check) lands on the banner: no effect, retried ±10 pt
+    and handed back; no retry lands on the banner's answers."""
+    async with paper("Accept all", "Reject all") as (sim, device):
+        await device.launch(BUNDLE)
+        heart = (await device.observe()).locate(unique_id="save_s5")
+        centre = heart.frame.center
+        report = await run(device, Tap(centre.x, centre.y))
+        assert sim.state.memory["consent"] == ""
+        assert sim.state.memory["saved"] in ([], ())
+        assert report.ok  # handed back: the agent went on to its done
