@@ -87,9 +87,21 @@ class Header:
 
 
 # Every header key is written, defaults included: readers of other versions rely on them.
-converter.register_unstructure_hook(
-    Header, make_dict_unstructure_fn(Header, converter, _cattrs_omit_if_default=False)
-)
+_header_keys = make_dict_unstructure_fn(Header, converter, _cattrs_omit_if_default=False)
+
+
+def _unstructure_header(header: Header) -> dict[str, Any]:
+    """The header's keys, and the scenario's answer to permission dialogs even when it is the
+    default: a cassette without it was written while the default was ``allow`` (the reader
+    reads it so), before orav granted nothing the test did not ask for."""
+    data = _header_keys(header)
+    data["scenario"]["permissions"] = header.scenario.permissions
+    return data
+
+
+converter.register_unstructure_hook(Header, _unstructure_header)
+# What a scenario answered permission dialogs with when its cassette did not say.
+OLD_PERMISSIONS = "allow"
 
 DEADLINE = "TimeoutError"
 UNEXPECTED = "Unexpected"

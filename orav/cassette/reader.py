@@ -32,6 +32,7 @@ from typing import Any
 
 from orav.cassette.events import (
     FORMAT,
+    OLD_PERMISSIONS,
     VERSION,
     BlobEvent,
     Event,
@@ -266,6 +267,9 @@ def _read_header(line: bytes, cut: bool, source: str) -> Header:
             f"{VERSION} (written by orav {data.get('orav_version', '?')}): {remedy}",
             where,
         )
+    scenario = data.get("scenario")
+    if isinstance(scenario, dict):
+        scenario.setdefault("permissions", OLD_PERMISSIONS)  # written by an older orav
     return structure({k: v for k, v in data.items() if k != "type"}, Header, source=where)
 
 

@@ -91,7 +91,9 @@ class Scenario:
     )
     script: tuple[Decision, ...] = ()
     credentials: Credentials | None = None
-    permissions: Literal["allow", "deny"] = "allow"
+    # The answer to a permission dialog (tracking too); nothing said: refused, as orav grants
+    # nothing the test did not ask for.
+    permissions: Literal["allow", "deny"] = "deny"
     faults: tuple[Fault, ...] = ()
     install: str | None = None
     launch: LaunchOptions = LaunchOptions()
