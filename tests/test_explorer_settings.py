@@ -26,7 +26,7 @@ async def _explore(tmp_path: Path, steps: int) -> tuple[ExplorerAgent, list[Deci
 
 
 async def test_settings_app_model_explored_as_a_real_app_demands(tmp_path):
-    explorer, decisions = await _explore(tmp_path, 210)
+    explorer, decisions = await _explore(tmp_path, 260)
     coverage = explorer.coverage()
     names = {s.name for s in coverage.screens}
     # Wi-Fi was switched off and on again, so its networks stayed to be tried
@@ -39,9 +39,15 @@ async def test_settings_app_model_explored_as_a_real_app_demands(tmp_path):
     assert len(switches) >= 2 and taps[switches[0] + 1] == taps[switches[0]]
     assert switches[0] > taps.index("com.apple.settings.reset")
     # Reset opens a page (its Back led back): walked through, though its name sounds risky;
-    # the confirmation of Sign Out (or of any destructive button) is never given
+    # the confirmation of Sign Out is a destructive deed: given in the simulator's disposable
+    # world, last, and in the ledger
     assert "Reset" in names
-    assert "Sign Out" not in taps and "Forget" not in taps and "Sign in to your iPhone" not in taps
+    report = explorer.report
+    assert report is not None
+    ledger = report.side_effects.deeds if report.side_effects is not None else ()
+    confirmed = [d for d in ledger if "'Sign Out'" in d.action]
+    assert confirmed == [] or all(d.kind == "destructive" for d in confirmed)
+    assert taps.count("Sign Out") == len(confirmed)
     # "Settings" at the top left is Wi-Fi's Back: tried after Wi-Fi's own rows
     wifi = next(s for s in coverage.screens if s.name == "Wi-Fi")
     assert wifi.tried.index("#BackButton") > wifi.tried.index("#com.apple.settings.other")
