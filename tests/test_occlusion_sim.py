@@ -19,8 +19,9 @@ from orav.agents.scripted import ScriptedAgent
 from orav.codec import load_yaml
 from orav.drivers.idb import IdbDevice
 from orav.engine import Engine
+from orav.machines.recovery import recover
 from orav.model import Decision, Done, Scenario, Tap, Target
-from orav.perceive import cover_fault, on_top
+from orav.perceive import cover_fault, fault, on_top
 from orav.sim import SimCompanion
 from orav.sim.appmodel import AppModel
 from orav.testing import VirtualClock
@@ -104,3 +105,42 @@ async def test_a_tap_at_the_hearts_point_hits_the_banner_and_the_retry_stays_on_
         assert sim.state.memory["consent"] == ""
         assert sim.state.memory["saved"] in ([], ())
         assert report.ok  # handed back: the agent went on to its done
+
+
+async def test_faraways_tracking_is_refused_and_its_banner_answered_least():
+    """Faraway (``tests/unseen_apps/faraway.yaml``, a travel app written by another hand): App
+    Tracking's prompt with nothing said is refused; its cookie banner over the stay page's
+    heart gets "Essentials only", never "Sounds good", and the "Book & pay" it also covers is
+    no answer of it."""
+    text = (Path(__file__).parent / "unseen_apps" / "faraway.yaml").read_text()
+    model = load_yaml(text, AppModel)
+    scenario = Scenario("f", model.bundle_id, "favourite a stay")
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    async with (
+        SimCompanion(model) as sim,
+        IdbDevice.connect(sim.address, bundle_id=model.bundle_id) as device,
+    ):
+        await device.launch(model.bundle_id)
+        first = next(
+            e for e in (await device.observe()).elements if (e.unique_id or "").startswith("stay_")
+        )
+        await device.perform(Tap(target=Target(id=first.unique_id)))
+        seen = await device.observe()
+        asked = fault(seen)
+        assert asked is not None and asked.kind == "permission"
+        out = await recover(
+            asked, device=device, observation=seen, scenario=scenario, sleep=no_wait
+        )
+        assert out.resolved and list(sim.state.permissions.values()) == [False]
+        covered = cover_fault(out.observation, Tap(target=Target(id="fav")))
+        assert covered is not None and covered.kind == "covered"
+        assert "Book & pay" not in {e.label for e in covered.evidence}
+        out = await recover(
+            covered, device=device, observation=out.observation, scenario=scenario, sleep=no_wait
+        )
+        assert out.resolved
+        assert out.actions == (Tap(target=Target(label="Essentials only", id="cookie_min")),)
+        assert sim.state.keychain["consent"] == "essentials"

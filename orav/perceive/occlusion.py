@@ -197,10 +197,15 @@ def _within(inner: Frame, outer: Frame) -> bool:
 def _overlay(elements: tuple[Element, ...], index: int, after: int) -> tuple[Element, ...]:
     """The overlay around ``elements[index]``: it and its neighbours in pre-order (drawn
     after the target, at ``after``) that touch it, one after another (a banner's title, text
-    and answers, with or without a container), outermost first."""
+    and answers, with or without a container), outermost first. Before it, only text and
+    containers: a control drawn before it lies under it."""
     region = elements[index].frame
     first, last = index, index
-    while first - 1 > after and _touches(elements[first - 1], region):
+    while (
+        first - 1 > after
+        and not elements[first - 1].interactive  # a control before it lies under it
+        and _touches(elements[first - 1], region)
+    ):
         first -= 1
         region = _union(region, elements[first].frame)
     while last + 1 < len(elements) and _touches(elements[last + 1], region):

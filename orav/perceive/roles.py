@@ -54,7 +54,13 @@ DECLINE_LABELS = (
     "Ask App Not to Track",
     "Only Necessary",
     "Necessary Only",
+    "Essentials Only",
+    "Essential Only",
+    "Only Essential",
+    "Necessary Cookies Only",
+    "Use Necessary Cookies Only",
     "Reject All",
+    "Refuse All",
     "Decline",
     "\u00d7",  # a close button's glyph
     "\u2715",
