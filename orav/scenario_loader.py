@@ -57,6 +57,9 @@ def load_scenario(path: str | Path, environ: Mapping[str, str] | None = None) ->
         data["variables"] = sorted(used)
     named = _hold_named_states(data)
     _claims_in_words(data)
+    if data.get("app") == "":  # left out, it is the device's only app; written, it is a mistake
+        what = "app: must not be empty (leave `app:` out to run the device's only app)"
+        raise InputError(what, locate(text, ("app",), source))
     data.setdefault("app", "")
     if named and isinstance(data.get("name"), str):
         data["name"] = re.sub(r"[^A-Za-z0-9._-]+", "_", data["name"]).strip("_") or "scenario"
