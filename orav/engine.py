@@ -28,7 +28,7 @@ from typing import TypeVar, cast
 from attrs import evolve
 from statemachine import State
 
-from orav.agents import Agent, AgentContext
+from orav.agents import Agent, AgentContext, reconsiders
 from orav.cassette import (
     CassetteWriter,
     ErrorEvent,
@@ -80,6 +80,7 @@ from orav.perceive import (
     fault,
     frozen_app,
     interruption,
+    look_key,
     measure,
     no_effect,
     resolve,
@@ -293,6 +294,7 @@ class _Run:
         if restarted:
             self.attempt = len(self.history)
             self.previous = None
+            self.tally.new_attempt()
         # Each precondition acts on the screen the previous one settled on; the last settled
         # screen is the first the run observes (no precondition: the run looks itself).
         self.observation = None
@@ -321,6 +323,8 @@ class _Run:
         """The screen about to be reasoned on shows no fault: note it, and what interrupts."""
         self.interruption = interruption(self.seen, self.previous)
         self.tally.saw(self.name(self.seen))
+        if not self.history:
+            self.tally.first_look(self.seen)
 
     def name(self, observation: Observation) -> str:
         """``screen_name``, once per screen: a step names it when it reasons and when it acts."""
@@ -331,6 +335,8 @@ class _Run:
     async def on_enter_reasoning(self, source: State) -> None:
         if source.id == RunMachine.running.acting.id:
             self.take_in()  # the screen the action settled on, checked for faults by acting
+        elif source.id == RunMachine.running.goal_complete.id:
+            self.not_proven()  # the done was not proven: a step, and the agent is told why
         if self.writer is not None:
             self.writer.begin_step(self.step)
         context = AgentContext(
@@ -349,7 +355,32 @@ class _Run:
         action = self.decision.action
         blocked = self.blocked(action)
         self.asked = isinstance(action, Recover) and blocked is not None
-        await self.machine.send("decided", done=isinstance(action, Done), fault=blocked)
+        # Going round in circles ends a run only for an agent told of it that could do otherwise
+        repeats = len(self.repeated(action)) if reconsiders(self.agent) else 0
+        await self.machine.send(
+            "decided",
+            done=isinstance(action, Done),
+            fault=blocked,
+            repeats=repeats,
+            action=show_action(action),
+        )
+
+    def repeated(self, action: Action) -> list[int]:
+        """The earlier steps that took ``action`` on this very screen, nothing new since."""
+        if isinstance(action, (Done, Recover)):
+            return []
+        return self.tally.repeats(look_key(self.seen), show_action(resolve(action, self.seen)))
+
+    def not_proven(self) -> None:
+        """The agent's done was not proven and it reconsiders: the done is a step whose result
+        says which criteria fail and what the screen shows instead. (A phase's helper never
+        shares a name with a machine callback: the machine would call it too.)"""
+        left = self.machine.max_steps - self.machine.ledger.steps
+        why = self.tally.unproven(left)
+        step = Step(
+            self.step, self.name(self.seen), self.decided, ActionResult(ok=False, error=why)
+        )
+        self.history.append(step)
 
     def blocked(self, action: Action) -> Detection | None:
         """What stands between the test and ``action``: the interruption on screen when it
@@ -431,6 +462,8 @@ class _Run:
             self.writer.write(VerificationEvent(self.verification))
         if isinstance(action, Tap) and action.vision:
             self.note_vision(action, changed)
+        shown, state = show_action(decision.action), look_key(before)
+        repeats = self.repeated(decision.action)
         self.history.append(
             Step(
                 index=self.step,
@@ -438,8 +471,10 @@ class _Run:
                 decision=decision,
                 result=result,
                 verification=self.verification,
+                repeat_of=repeats[-1] if repeats else None,
             )
         )
+        self.tally.took(self.step - 1, state, shown, look_key(after))
         self.previous, self.observation = before, after
         self.interruption = None  # of the screen before: reasoning looks again at the new one
         if isinstance(self.device, World):  # what the step did to the app's files or data
@@ -576,7 +611,14 @@ class _Run:
             raise TypeError(f"the goal is complete only on done, not on {show_action(done)}")
         checked = [(c, *await self.holds(c, self.seen)) for c in self.scenario.success_criteria]
         self.tally.judge(done.success, done.summary, checked)
-        await self.machine.send("checked", met=done.success and not self.tally.missed)
+        met = done.success and not self.tally.missed
+        # A pass needs evidence: the criteria hold now, and did not all hold before any action.
+        idle = not any(not isinstance(s.decision.action, Done) for s in self.history)
+        unproven = done.success and (self.tally.unmet or (met and idle and self.tally.held_all))
+        if unproven and reconsiders(self.agent):
+            await self.machine.send("unproven")
+            return
+        await self.machine.send("checked", met=met)
 
     # --- the device ----------------------------------------------------------------------------
 

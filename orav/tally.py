@@ -33,7 +33,7 @@ from orav.model import (
 )
 from orav.model.deed import Change
 from orav.perceive import Detection
-from orav.perceive.assertions import describe_assertion, found_instead
+from orav.perceive.assertions import check, describe_assertion, found_instead
 
 CRASH_REPORT_CHARS = 4000  # of a crash report kept in the run's report
 # A run that ends in one of these never reached its goal: every goal is missed.
@@ -73,6 +73,47 @@ class Tally:
     info: DeviceInfo | None = None  # where the app runs: disposable, the network
     deeds: list[Deed] = field(factory=list)
     files: dict[str, FileChange] = field(factory=dict)  # by path, the net change of the run
+
+    # the criteria the last done left unmet, with what was found instead
+    unmet: list[tuple[Assert, str]] = field(factory=list)
+    held: list[Assert] | None = None  # the criteria that held before the first action
+    # Going round in circles: the screen states of this attempt, the steps that took each
+    # action on each state, the last step that reached a state new to the attempt.
+    states: set[tuple] = field(factory=set)
+    taken: dict[tuple[tuple, str], list[int]] = field(factory=dict)
+    fresh: int = 0
+
+    def repeats(self, state: tuple, action: str) -> list[int]:
+        """The earlier steps that took ``action`` on this screen ``state`` with no state new
+        to the attempt reached since (the step that reached the last new one included)."""
+        return [k for k in self.taken.get((state, action), ()) if k >= self.fresh]
+
+    def took(self, step: int, state: tuple, action: str, after: tuple) -> None:
+        """Step ``step`` took ``action`` on ``state`` and the app settled on ``after``."""
+        self.states.add(state)
+        self.taken.setdefault((state, action), []).append(step)
+        if after not in self.states:
+            self.states.add(after)
+            self.fresh = step
+
+    def new_attempt(self) -> None:
+        """The goal starts over (the app was relaunched): no state is known any more."""
+        self.states.clear()
+        self.taken.clear()
+        self.fresh = 0
+
+    def first_look(self, observation: Observation) -> None:
+        """The first screen reasoned on, before any action: a success criterion that holds
+        here already proves nothing the run will do (a warning of the report). A claim in
+        words is not judged here: that would cost a judge's call the run did not ask for."""
+        if self.held is None:
+            criteria = self.scenario.success_criteria
+            self.held = [a for a in criteria if a.claim is None and check(a, observation)]
+
+    @property
+    def held_all(self) -> bool:
+        """Every success criterion held before the first action: a done proves nothing yet."""
+        return bool(self.held) and len(self.held or ()) == len(self.scenario.success_criteria)
 
     def world(self, info: DeviceInfo) -> None:
         """Where the app runs, as the device described it: the ledger's disposable and network."""
@@ -148,18 +189,36 @@ class Tally:
     def judge(self, success: bool, summary: str, checked: list[tuple[Assert, bool, str]]) -> None:
         """The agent is done: each success criterion as checked on the last screen (whether it
         held, what was found instead), one goal per name; without any criteria, the agent's own
-        ``success`` is the goal's."""
+        ``success`` is the goal's. Judged again after an unproven done, the goals are those of
+        the last."""
+        self.achieved = []
+        self.missed = [goal_name(a) for a in self.asserted]
+        self.unmet = [(assertion, found) for assertion, holds, found in checked if not holds]
         held: dict[str, bool] = {}
         for assertion, holds, found in checked:
             name = goal_name(assertion)
             held[name] = held.get(name, True) and holds
             if not holds and (assertion.claim is not None or assertion.name):
-                self.found.setdefault(name, found)
+                self.found[name] = found
         for name, holds in held.items():
             (self.achieved if holds else self.missed).append(name)
         if not self.scenario.success_criteria:
             (self.achieved if success else self.missed).append(self.scenario.goal)
         self.summary = summary
+
+    def unproven(self, steps_left: int) -> str:
+        """Why the last done is not proven, for the agent: each criterion that does not hold
+        and what the screen shows instead, or that they held before anything was done. The
+        goal is open again (its summary dropped)."""
+        self.summary = ""
+        if not self.unmet:
+            return (
+                "not proven: every success criterion already held before the first action, "
+                "so they prove nothing; do what the goal asks, then say done"
+            )
+        misses = "; ".join(f"{goal_name(a)} (instead: {found})" for a, found in self.unmet)
+        left = f"{steps_left} step{'s' if steps_left != 1 else ''}"
+        return f"not proven: these success criteria do not hold: {misses}; go on ({left} left)"
 
     def build(
         self,
@@ -175,6 +234,7 @@ class Tally:
         achieved, missed = self.achieved, self.missed
         criteria = self.scenario.success_criteria
         if status in UNFINISHED:
+            achieved = []  # an unproven done's judgement is not the run's
             missed = goal_names(criteria) or [self.scenario.goal]
         checks = {goal_name(a): a for a in criteria if a.claim is None}
         checks.update({goal_name(a): a for a in self.asserted if a.claim is None})
@@ -204,7 +264,18 @@ class Tally:
             summary=self.summary or ending,
             side_effects=self.side_effects(),
             judgements=tuple(self.judged),
+            warnings=self.warnings(),
         )
+
+    def warnings(self) -> tuple[str, ...]:
+        """The criteria that held before the first action (``first_look``)."""
+        if not self.held:
+            return ()
+        held = ", ".join(goal_names(tuple(self.held)))
+        if self.held_all:
+            warning = f"every success criterion already held before the first action ({held}): "
+            return (warning + "a pass proves nothing the run did",)
+        return (f"already held before the first action, so it proves nothing alone: {held}",)
 
 
 def _net(before: Change | None, after: Change) -> Change | None:

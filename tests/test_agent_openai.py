@@ -772,7 +772,7 @@ async def test_an_llm_run_records_and_replays_offline_without_key_or_network(ser
         answer(tap, "e3", expected="The email field has focus"),
         answer({"kind": "type_text", "text": "demo@orav.dev"}, None, True),
         answer(tap, "e4", True),
-        answer({"kind": "type_text", "text": PASSWORD}, None, True),
+        answer({"kind": "type_text", "text": "{{password}}"}, None, True),  # its credentials
         answer(tap, "e5", True, expected='"Getting started" is listed'),
         answer({"kind": "done", "success": True, "summary": "Signed in."}, None, True),
     )

@@ -508,7 +508,7 @@ def test_header_keeps_every_key_in_the_documented_order(tmp_path: Path):
     header = json.loads(path.read_bytes().split(b"\n")[0])
     assert list(header) == [
         "type", "format", "version", "orav_version", "run_id", "created_at",
-        "scenario", "device", "agent", "model", "record_mode",
+        "scenario", "device", "agent", "model", "record_mode", "reconsiders",
     ]  # fmt: skip
     assert header["format"] == "orav-cassette" and header["version"] == VERSION
 

@@ -5,9 +5,12 @@ protocol per capability, as ``orav.device`` declares ``Settling`` and ``Lifecycl
 
 - ``UsesModel``: ``model``, the model behind the decisions (the cassette header names it);
 - ``HoldsSecrets``: ``secrets``, strings never to be written (an API key);
-- ``Closable``: ``close()``, resources to release when the run ends (an HTTP client).
+- ``Closable``: ``close()``, resources to release when the run ends (an HTTP client);
+- ``Reconsiders``: ``reconsiders``, whether it decides again when the engine tells it that its
+  ``done`` is not proven or that it repeats itself (a model does; a script has said its last).
 
-``model_of(agent)`` and ``close_agent(agent)`` ask for a capability the agent may lack.
+``model_of(agent)``, ``close_agent(agent)`` and ``reconsiders(agent)`` ask for a capability
+the agent may lack.
 """
 
 from __future__ import annotations
@@ -78,6 +81,22 @@ class Closable(Protocol):
     """An agent with resources to release once the run is over (an HTTP client)."""
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class Reconsiders(Protocol):
+    """An agent told of its own mistakes in the history it is shown, that decides again: a
+    ``done`` whose success criteria do not hold (the step's result says which and what the
+    screen shows), the same action on the same screen with nothing new since. The engine goes
+    on after them, within budgets; an agent without it ends the run on its ``done``."""
+
+    @property
+    def reconsiders(self) -> bool: ...
+
+
+def reconsiders(agent: Agent) -> bool:
+    """Whether the engine goes on after ``agent``'s unproven ``done`` (``Reconsiders``)."""
+    return isinstance(agent, Reconsiders) and bool(agent.reconsiders)
 
 
 def model_of(agent: Agent) -> str:

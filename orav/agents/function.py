@@ -16,10 +16,14 @@ Decide = Callable[[AgentContext], "Decision | Action | Awaitable[Decision | Acti
 
 class FunctionAgent:
     """Calls ``function(context)`` every step; it returns a Decision, or just an Action (the
-    reasoning then says so). It may be a coroutine function."""
+    reasoning then says so). It may be a coroutine function. ``reconsiders=True``: the run
+    goes on after an unproven ``done``, as for a model (``orav.agents.Reconsiders``)."""
 
-    def __init__(self, function: Decide, *, name: str | None = None) -> None:
+    def __init__(
+        self, function: Decide, *, name: str | None = None, reconsiders: bool = False
+    ) -> None:
         self.function = function
+        self.reconsiders = reconsiders
         self.name = f"function:{name or getattr(function, '__name__', 'decide')}"
 
     async def decide(self, context: AgentContext) -> Decision:

@@ -165,6 +165,8 @@ def _mark(
 class OpenAIAgent:
     """The Agent protocol over an OpenAI-compatible Chat Completions endpoint."""
 
+    reconsiders = True  # a model answers each step afresh: told its done is unproven, it goes on
+
     def __init__(self, config: OpenAIConfig) -> None:
         self.config = config
         self.name = f"openai:{config.model}"

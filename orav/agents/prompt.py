@@ -230,6 +230,11 @@ def _step_line(step: Step) -> str:
             line += ", input dropped"
         if verification.note.startswith("no effect"):
             line += "; NO EFFECT even when retried: try something else"
+    if step.repeat_of is not None:
+        line += (
+            f"; the same action on the same screen as step {step.repeat_of}, with nothing new "
+            "since: you are going round in circles, try something else"
+        )
     return line
 
 

@@ -84,6 +84,9 @@ class Header:
     agent: str = ""
     model: str = ""
     record_mode: RecordMode = RecordMode.ONCE
+    # The agent decided again when told its done was unproven (orav.agents.Reconsiders): its
+    # replay goes on where the recording did.
+    reconsiders: bool = False
 
 
 # Every header key is written, defaults included: readers of other versions rely on them.

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from orav.agents import Agent, AgentContext
+from orav.agents import Agent, AgentContext, reconsiders
 from orav.cassette.events import (
     ChangesEvent,
     DecideEvent,
@@ -186,6 +186,7 @@ class RecordingAgent:
         self._agent = agent
         self._writer = writer
         self.name = agent.name
+        self.reconsiders = reconsiders(agent)
 
     async def decide(self, context: AgentContext) -> Decision:
         step = context.step

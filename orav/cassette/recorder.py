@@ -23,7 +23,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orav.agents import Agent, HoldsSecrets, model_of
+from orav.agents import Agent, HoldsSecrets, model_of, reconsiders
 from orav.cassette.clock import RecordingClock
 from orav.cassette.events import Event, Header
 from orav.cassette.judgements import RecordingJudge
@@ -159,6 +159,7 @@ async def recording(
             agent=agent.name,
             model=model_of(agent),
             record_mode=slot.mode,
+            reconsiders=reconsiders(agent),
         )
         held = [*secrets_of(scenario, agent), *_judge_secrets(judge), *filter(None, secrets)]
         kept = tuple(dict.fromkeys(held))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from orav.agents import Agent, AgentContext
+from orav.agents import Agent, AgentContext, reconsiders
 from orav.cassette.redact import matches_redacted
 from orav.codec import unstructure
 from orav.errors import AgentError
@@ -62,6 +62,7 @@ class ComparingAgent:
         self.recorded = recorded
         self.candidate = candidate
         self.name = candidate.name
+        self.reconsiders = reconsiders(recorded)  # the replay follows the recorded run
         self.differences: list[DecisionDiff] = []
         self.compared = 0
 

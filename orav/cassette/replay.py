@@ -252,6 +252,7 @@ class ReplayAgent:
 
     def __init__(self, cassette: Cassette) -> None:
         self.name = cassette.header.agent
+        self.reconsiders = cassette.header.reconsiders  # it goes on where the recording did
         self._track = Track(cassette, (DecideEvent,), "agent")
 
     @property

@@ -146,6 +146,7 @@ class RerunAgent:
     def __init__(self, cassette: Cassette, fallback: Agent | None = None) -> None:
         self.name = "rerun"
         self.model = model_of(fallback) if fallback is not None else ""
+        self.reconsiders = cassette.header.reconsiders  # it goes on where the recording did
         self._recorded = recorded_decisions(cassette)
         self._fallback = fallback
         self._next = 0

@@ -26,7 +26,7 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from orav.agents import Agent, AgentContext, model_of
+from orav.agents import Agent, AgentContext, model_of, reconsiders
 from orav.cassette.events import DecideEvent, ObserveEvent
 from orav.cassette.reader import Cassette
 from orav.cassette.record import RecordingAgent
@@ -85,6 +85,7 @@ class ReusingAgent:
     ) -> None:
         self.name = live.name
         self.model = model_of(live)
+        self.reconsiders = reconsiders(live)
         self.reused = 0
         self.asked = 0
         self._scenario = recorded.header.scenario if recorded is not None else None

@@ -118,8 +118,10 @@ def say_outcome(console: Console, outcome: Outcome) -> None:
 
 
 def say_reasons(report: RunReport, cassette: Path) -> None:
-    """Why a run did not pass, on stderr, below its progress."""
+    """Why a run did not pass, and its warnings, on stderr, below its progress."""
     from orav.report.console import reasons
 
     for line in reasons(report):
         click.echo(f"{cassette}: {line}", err=True)
+    for warning in report.warnings:
+        click.echo(f"{cassette}: warning: {warning}", err=True)

@@ -39,6 +39,7 @@ class Ledger:
     ineffective: list[str] = field(factory=list)  # different actions in a row that did nothing
     unanswered: bool = False  # one of them was input every responsive app answers
     errors: int = 0  # errors the run met (failed actions, recoveries): the goal met with them
+    unproven: int = 0  # times the agent said done while the success criteria did not hold
 
 
 class RunMachine(StateChart):
@@ -57,6 +58,12 @@ class RunMachine(StateChart):
     # Different actions in a row that changed nothing (each retried first), one of them input
     # every responsive app answers (``perceive.always_answered``): the app is frozen.
     FROZEN_AFTER = 3
+    # An agent that reconsiders (``orav.agents.reconsiders``) is told when its ``done`` is not
+    # proven and goes on; this many unproven dones end the run, ``failed``.
+    UNPROVEN_DONES = 3
+    # The same action on the same screen with nothing new since it was last taken there: the
+    # agent is told; this many repeats of one end the run, ``aborted``.
+    REPEATS = 3
 
     idle = State(initial=True)
 
@@ -89,7 +96,8 @@ class RunMachine(StateChart):
         | running.observing.to(running.recovering)  # a fault: recovery comes first
     )
     decided = (
-        running.reasoning.to(running.acting, cond="clear_action")
+        running.reasoning.to(aborted, cond="looping", on="stuck")  # before any other way
+        | running.reasoning.to(running.acting, cond="clear_action")
         | running.reasoning.to(running.goal_complete, cond="agent_done", unless="fault_seen")
         | running.reasoning.to(aborted, cond="out_of_recoveries", on="too_many")
         | running.reasoning.to(running.recovering)  # blocked, keyboard, or asked for
@@ -108,6 +116,15 @@ class RunMachine(StateChart):
         | running.recovering.to(running.observing)
     )
     unrecovered = running.recovering.to(aborted, on="keep_error")
+    # The agent said done, the success criteria do not hold, and it reconsiders: told so, it
+    # decides again (its done was a step), while dones and steps are left.
+    unproven = (
+        running.goal_complete.to(
+            running.reasoning, unless=["out_of_dones", "last_step"], on="reopen"
+        )
+        | running.goal_complete.to(failed, cond="out_of_dones", on="no_proof")
+        | running.goal_complete.to(failed)  # no step left to act on
+    )
     checked = (
         running.goal_complete.to(passed, cond="goal_met", unless="had_errors")
         | running.goal_complete.to(completed_with_errors, cond="goal_met")
@@ -181,6 +198,18 @@ class RunMachine(StateChart):
     def out_of_restarts(self) -> bool:
         return self.ledger.restarts >= self.GOAL_RESTARTS
 
+    def out_of_dones(self) -> bool:
+        """This unproven done is the last one allowed."""
+        return self.ledger.unproven + 1 >= self.UNPROVEN_DONES
+
+    def last_step(self) -> bool:
+        """The unproven done would be the last step: none left to act on."""
+        return self.ledger.steps + 1 >= self.max_steps
+
+    def looping(self, repeats: int = 0) -> bool:
+        """The decided action repeats itself on this screen once too often."""
+        return repeats >= self.REPEATS
+
     # --- the ledger: kept by the transitions that change it -----------------------------------
 
     def on_enter_recovering(self) -> None:
@@ -194,6 +223,26 @@ class RunMachine(StateChart):
     def on_enter_preparing(self, restarted: bool = False) -> None:
         if restarted:
             self.ledger.restarts += 1
+
+    def reopen(self) -> None:
+        """The unproven done counts, and as a step: the agent decides again."""
+        self.ledger.unproven += 1
+        self.ledger.steps += 1
+
+    def no_proof(self) -> None:
+        self.ledger.unproven += 1
+        self.limited = True
+        self.error = (
+            f"the agent said done {self.ledger.unproven} times while the success criteria "
+            f"did not hold (at most {self.UNPROVEN_DONES})"
+        )
+
+    def stuck(self, repeats: int = 0, action: str = "") -> None:
+        self.limited = True
+        self.error = (
+            f"the agent took the same action ({action}) on the same screen {repeats + 1} "
+            f"times with nothing new in between (at most {self.REPEATS} repeats)"
+        )
 
     def too_many(self, fault: Any = None) -> None:
         self.limited = True

@@ -97,6 +97,9 @@ class RunReport:
     side_effects: SideEffects | None = None
     # each claim in words a judge decided, with its evidence (docs/scenarios.md)
     judgements: tuple[Judged, ...] = ()
+    # what the report's reader should know besides its status: a success criterion that
+    # already held before the first action proves nothing the run did
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -6,7 +6,7 @@
 - ``roles``: the role and label sets all of them read.
 """
 
-from orav.perceive.change import Change, changed, measure, raster, screen_digest
+from orav.perceive.change import Change, changed, look_key, measure, raster, screen_digest
 from orav.perceive.faults import (
     INTERRUPTION_KINDS,
     Detection,
@@ -42,6 +42,7 @@ __all__ = [
     "frozen_app",
     "interruption",
     "keyboard_frame",
+    "look_key",
     "measure",
     "no_effect",
     "on_top",

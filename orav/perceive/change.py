@@ -203,6 +203,15 @@ def _signed(elements: tuple[Element, ...]) -> tuple:
     return signature
 
 
+def look_key(observation: Observation) -> tuple:
+    """What must be equal for two looks to be the same screen state ("seen before"): the
+    tree's signature (values count, volatile ones not), else the text, else the pixels."""
+    if observation.elements:
+        return (observation.app, _signed(observation.elements))
+    shot = observation.screenshot
+    return (observation.app, observation.text, shot.sha256 if shot is not None else None)
+
+
 def tree_signature(elements: Iterable[Element]) -> tuple:
     """What of the tree must stay equal for "unchanged": roles, labels, ids, values, frames.
 

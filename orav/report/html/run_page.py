@@ -200,6 +200,7 @@ def _verdict(run: RunView, regressed: int = 0) -> ET.Element:
     with what the last screen showed, the unresolved errors (as the terminal says it); and
     how many earlier flows the regression check after it found regressed."""
     why = reasons(run.report) if run.report is not None else []
+    warned = run.report.warnings if run.report is not None else ()
     first = next(
         (
             f"step-{block.number}"
@@ -213,6 +214,9 @@ def _verdict(run: RunView, regressed: int = 0) -> ET.Element:
         {"id": "verdict", "class": f"verdict {STATUS_CLASS.get(run.status, 'gray')}"},
         el("strong", None, VERDICTS.get(run.status, run.status)),
         el("ul", None, [el("li", None, line) for line in why]) if why else None,
+        el("ul", {"class": "warnings"}, [el("li", None, f"warning: {w}") for w in warned])
+        if warned
+        else None,
         el(
             "p",
             None,
