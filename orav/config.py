@@ -34,6 +34,11 @@ class Config:
     settle_seconds: float | None = None  # a fixed settle for scenarios that set none
     workers: int = 1
     retries: int = 0
+    # the app's world (orav.sandbox): the network on in a Textual app's sandbox, files copied
+    # into it beyond the working folder, an idb: device declared orav's own to throw away
+    network: bool = False
+    sandbox_files: tuple[str, ...] = ()
+    disposable: bool = False
     source: str = ""
 
 
@@ -48,6 +53,9 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "settle_seconds": (int, float),
     "workers": (int,),
     "retries": (int,),
+    "network": (bool,),
+    "sandbox_files": (list,),
+    "disposable": (bool,),
 }
 _LIMITS = {"workers": (1, 64), "retries": (0, 10), "settle_seconds": (0, 60)}
 _FOLDERS = ("scenarios", "regression_check")  # a path or a list of them, relative to the file
@@ -93,7 +101,7 @@ def _checked(path: Path, key: str, value: object, name: str, where: str) -> obje
     ``where`` naming the setting (``name``)."""
     if key not in _TYPES:
         raise InputError(f"{name}: unknown setting; known are {', '.join(sorted(_TYPES))}", where)
-    if isinstance(value, bool) or not isinstance(value, _TYPES[key]):
+    if isinstance(value, bool) is not (bool in _TYPES[key]) or not isinstance(value, _TYPES[key]):
         kinds = " or ".join("a list" if t is list else t.__name__ for t in _TYPES[key])
         raise InputError(f"{name}: expected {kinds}, got {value!r}", where)
     if key in _LIMITS and isinstance(value, (int, float)):
@@ -107,6 +115,10 @@ def _checked(path: Path, key: str, value: object, name: str, where: str) -> obje
         return tuple(_relative(path, item) for item in items)
     if key == "recordings" and isinstance(value, str):
         return _relative(path, value)
+    if key == "sandbox_files" and isinstance(value, list):
+        if not all(isinstance(item, str) and item.strip() for item in value):
+            raise InputError(f"{name}: expected file paths", where)
+        return tuple(value)
     if key == "settle_seconds" and isinstance(value, (int, float)):
         return float(value)
     return value

@@ -34,6 +34,7 @@ from orav.model import RunReport, Scenario
 
 if TYPE_CHECKING:
     from orav.cassette import Cassette
+    from orav.sandbox import WorldOptions
 
 
 @frozen
@@ -76,6 +77,12 @@ class Rerun:
             f"  healed step {h.step}: {h.recorded} is now {h.live} (by {h.by})" for h in self.heals
         ]
         lines += [f"  regression at {r}" for r in self.regressions]
+        ledger = self.report.side_effects
+        if ledger is not None:
+            lines.append(
+                f"  ran in {ledger.world}" + ("" if ledger.lines() else ": nothing changed")
+            )
+            lines += [f"    {line}" for line in ledger.lines()]
         return "\n".join(lines)
 
     def save_screenshots(self, folder: Path) -> list[Path]:
@@ -100,6 +107,7 @@ async def rerun(
     seed: int = 0,
     recorded: Cassette | None = None,
     judge: Judge | None = None,
+    world: WorldOptions | None = None,
 ) -> Rerun:
     """Play ``cassette``'s recorded decisions live on ``device`` (a spec as ``orav record``
     takes: ``sim``, ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:module:App``,
@@ -112,7 +120,8 @@ async def rerun(
     types one must be given (``scenario``, loaded from its file), else InputError.
     ``recorded``: the cassette already read (it is not read again). A recorded judgement is
     served where the live screen is the recorded one; elsewhere ``judge`` (default: the
-    fallback agent's model) is asked again."""
+    fallback agent's model) is asked again. ``world``: how the app's world is made
+    (``orav.sandbox.WorldOptions``)."""
     from orav.cassette import read_cassette
     from orav.engine import Engine
     from orav.specs import default_judge, open_device
@@ -129,7 +138,7 @@ async def rerun(
     deciding = RerunAgent(recorded, agent)
     judging = RerunJudge(recorded, judge or (default_judge(agent) if agent else None))
     device = device or default_device(scenario)
-    async with open_device(device, scenario, seed=seed) as live:
+    async with open_device(device, scenario, seed=seed, world=world) as live:
         try:
             result = await Engine(live, deciding, judge=judging).run(scenario)
         finally:

@@ -40,6 +40,7 @@ from orav.device import Device
 from orav.errors import InputError, Interrupted, ReplayDivergence
 from orav.judges import Judge
 from orav.model import Assert, RunReport, Scenario
+from orav.sandbox import WorldOptions
 from orav.specs import DEFAULT_DEVICE, default_judge, open_device, resolve_app
 
 
@@ -94,6 +95,7 @@ async def record(
     seed: int = 0,
     progress: Callable[[Event], None] | None = None,
     judge: Judge | None = None,
+    world: WorldOptions | None = None,
 ) -> Recording | Replay:
     """Run ``scenario`` live on ``device`` and write its cassette to ``out``, in record
     ``mode`` (default ``once``; ``orav.cassette.mode`` has the policy; ``overwrite=True`` is
@@ -113,7 +115,8 @@ async def record(
     is recorded (``orav.report.console.Progress`` prints them). ``judge`` decides the claims in
     words (``orav.judges``; default: the LLM agent's model, else none), every judgement
     recorded. A scenario without ``app:`` runs the device spec's only app
-    (``orav.specs.resolve_app``).
+    (``orav.specs.resolve_app``). ``world`` says how the app's
+    world is made (``orav.sandbox.WorldOptions``: a Textual app's sandbox, the network).
     """
     out = Path(out)
     if isinstance(device, str):
@@ -141,7 +144,8 @@ async def record(
         with _interruptible() as interruption:
             try:
                 if isinstance(device, str):
-                    async with open_device(device, scenario, seed=seed) as live:
+                    world = _skipping(world or WorldOptions(), out)
+                    async with open_device(device, scenario, seed=seed, world=world) as live:
                         run = await _record(
                             slot, scenario, live, agent, clock, interruption, progress, judge
                         )
@@ -254,6 +258,15 @@ def _uncancel() -> None:
     task = asyncio.current_task()
     if task is not None:
         task.uncancel()
+
+
+def _skipping(world: WorldOptions, out: Path) -> WorldOptions:
+    """``world`` whose sandbox leaves out the cassette's folder when it is one of the working
+    folder's own (orav's output is not the app's)."""
+    folder = out.parent.resolve()
+    if folder == Path.cwd().resolve() or not folder.is_relative_to(Path.cwd().resolve()):
+        return world
+    return evolve(world, skip=(*world.skip, str(folder)))
 
 
 async def replay(

@@ -1,5 +1,6 @@
 """Device and agent specs, the strings a command line names them by: ``sim``,
-``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:package.module:AppClass``; ``scripted``,
+``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:package.module:AppClass`` (and
+``textual+PYTHON:``, ``textual-in-process:``); ``scripted``,
 ``explorer``, ``openai:MODEL``; and, for either, ``class:package.module:Class`` (a class of
 your own, ``orav.user_class``). One rule reads them all: the word before the first colon says
 what the rest is. Each is turned into the thing it names here, importing a driver or a model
@@ -21,12 +22,14 @@ from orav.device import Device
 from orav.errors import DeviceTimeout, InputError
 from orav.judges import Judge
 from orav.model import Scenario
+from orav.sandbox import WorldOptions
 from orav.user_class import FORM, PREFIX, build
 
 if TYPE_CHECKING:
     from orav.sim import AppModel
 
 DEFAULT_DEVICE = "sim"
+IN_PROCESS = "textual-in-process:"  # a Textual app in orav's process: no sandbox
 
 
 def make_agent(spec: str, **options: object) -> Agent:
@@ -92,14 +95,24 @@ def default_judge(agent: Agent) -> Judge | None:
 
 @asynccontextmanager
 async def open_device(
-    spec: str, scenario: Scenario, *, timeout: float = 5.0, seed: int = 0
+    spec: str,
+    scenario: Scenario,
+    *,
+    timeout: float = 5.0,
+    seed: int = 0,
+    world: WorldOptions | None = None,
 ) -> AsyncIterator[Device]:
     """``sim`` (the embedded simulator with the demo app), ``sim:APP.yaml`` (the simulator
     with your app model), ``idb:HOST:PORT`` (an idb companion, e.g. on a Mac) or
-    ``textual:package.module:AppClass`` (a Textual app, run in-process under Pilot) or
-    ``textual+PYTHON:package.module:AppClass`` (one run by that interpreter, in its own venv)
-    or ``class:package.module:Class[?name=value]`` (a Device of your own, built for the run
-    and closed after it)."""
+    ``textual:package.module:AppClass`` (a Textual app, run by orav's interpreter in a
+    sandbox of its own, ``orav.sandbox``) or ``textual+PYTHON:package.module:AppClass`` (one
+    run by that interpreter, in its own venv, in a sandbox too) or
+    ``textual-in-process:package.module:AppClass`` (in orav's process under Pilot, in the
+    user's own world) or ``class:package.module:Class[?name=value]`` (a Device of your own,
+    built for the run and closed after it).
+
+    ``world`` says how a Textual app's sandbox is made (the scenario's ``files`` are added to
+    it) and whether an ``idb:`` device is declared orav's own to throw away."""
     if spec.startswith(PREFIX):
         device: Device = build(spec, Device, "--device")
         try:
@@ -111,16 +124,18 @@ async def open_device(
             except TimeoutError:
                 raise DeviceTimeout(f"{spec}: close() did not return in {timeout:g} s") from None
         return
-    if spec.startswith("textual:"):
+    if spec.startswith(IN_PROCESS):
         from orav.drivers.textual import TextualDevice
 
-        async with TextualDevice.from_spec(spec.removeprefix("textual:"), timeout=timeout) as d:
+        async with TextualDevice.from_spec(spec.removeprefix(IN_PROCESS), timeout=timeout) as d:
             yield d
         return
-    if spec.startswith("textual+"):  # textual+PYTHON:module:Class, in the app's own venv
+    if spec.startswith(("textual:", "textual+")):  # in a child process, in a sandbox
         from orav.drivers.textual import RemoteTextualDevice
 
-        async with RemoteTextualDevice.from_spec(spec, timeout=timeout) as remote:
+        options = world or WorldOptions()
+        options = evolve(options, files=(*options.files, *scenario.files))
+        async with RemoteTextualDevice.sandboxed(spec, options, timeout=timeout) as remote:
             yield remote
         return
     from orav.drivers.idb import IdbDevice, parse_address
@@ -133,7 +148,9 @@ async def open_device(
         app = app_model(path)
         async with (
             SimCompanion(app, faults=scenario.faults, seed=seed) as sim,
-            IdbDevice.connect(sim.address, bundle_id=scenario.app, timeout=timeout) as d,
+            IdbDevice.connect(
+                sim.address, bundle_id=scenario.app, timeout=timeout, disposable=True
+            ) as d,
         ):
             yield d
     elif spec.startswith("idb:"):
@@ -142,7 +159,12 @@ async def open_device(
             parse_address(address)
         except InputError as exc:
             raise InputError(str(exc), "--device") from None
-        async with IdbDevice.connect(address, bundle_id=scenario.app, timeout=timeout) as d:
+        async with IdbDevice.connect(
+            address,
+            bundle_id=scenario.app,
+            timeout=timeout,
+            disposable=world is not None and world.disposable,
+        ) as d:
             yield d
     else:
         raise InputError(
@@ -160,10 +182,10 @@ def resolve_app(spec: str, scenario: Scenario) -> Scenario:
         return scenario
     if spec.startswith("sim:"):
         app = app_model(Path(spec.removeprefix("sim:"))).bundle_id
-    elif spec.startswith(("textual:", "textual+")):
+    elif spec.startswith(("textual:", "textual+", IN_PROCESS)):
         from orav.drivers.textual.spec import parse_spec
 
-        app = parse_spec(spec).app
+        app = parse_spec(spec.removeprefix(IN_PROCESS)).app
     elif spec == "sim":
         from orav.sim.apps import BUNDLED
 

@@ -141,3 +141,20 @@ def test_the_net_change_per_path_agrees_with_existence_before_and_after(
             assert path not in net
         else:
             assert net.get(path) in ("changed", None)
+
+
+async def test_the_simulator_is_disposable_and_an_idb_device_only_when_declared(
+    tmp_path: Path,
+) -> None:
+    """orav's simulator is its own world: its runs say so in the header and the ledger."""
+    from orav.scenario_loader import load_scenario
+
+    scenario = load_scenario(Path("orav/scenarios/shop/add_to_cart.yaml"))
+    out = tmp_path / "cart.cassette"
+    recorded = await record(scenario, out, device="sim")
+    assert recorded.report.ok
+    ledger = recorded.report.side_effects
+    assert ledger is not None and ledger.disposable and not ledger.files
+    assert read_cassette(out).header.device.disposable  # type: ignore[union-attr]
+    replayed = await replay(out)
+    assert replayed.faithful, replayed.differences

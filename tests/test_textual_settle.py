@@ -128,7 +128,9 @@ async def test_a_run_on_an_app_that_never_goes_quiet_goes_on_to_its_end(tmp_path
         ),
     )
     start = time.monotonic()
-    run = await record(scenario, tmp_path / "endless.cassette", device="textual:" + scenario.app)
+    run = await record(
+        scenario, tmp_path / "endless.cassette", device="textual-in-process:" + scenario.app
+    )
     assert not run.report.errors, run.report.errors
     assert time.monotonic() - start < 8
     settles = [line for line in run.cassette.read_text().splitlines() if '"settled"' in line]

@@ -16,6 +16,8 @@ from orav.cli.flags import (
     regression_check_option,
     verbosity,
     verbosity_options,
+    world,
+    world_options,
 )
 from orav.cli.group import cli
 from orav.cli.recording import recorded, with_check, write_reports
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
 )
 @click.option("--overwrite", is_flag=True, help="Replace an existing cassette.")
 @regression_check_option("After exploring", "the app")
+@world_options
 @verbosity_options
 def explore(
     bundle: str | None,
@@ -62,6 +65,9 @@ def explore(
     login: str | None,
     overwrite: bool,
     regression_check: tuple[Path, ...],
+    network: bool | None,
+    keep_sandbox: bool,
+    disposable: bool,
     quiet: bool,
     verbose: int,
 ) -> None:
@@ -74,6 +80,7 @@ def explore(
     from orav import session
     from orav.agents.explorer import ExplorerAgent
     from orav.cassette.mode import did_not_pass
+    from orav.config import load_config
     from orav.regression_check import find_flows, revisit_after
     from orav.report.console import Progress
     from orav.report.coverage import write_coverage
@@ -90,7 +97,13 @@ def explore(
     )
     result = recorded(
         session.record(
-            scenario, out, device=device, agent=explorer, overwrite=overwrite, progress=progress
+            scenario,
+            out,
+            device=device,
+            agent=explorer,
+            overwrite=overwrite,
+            progress=progress,
+            world=world(load_config(), network, keep_sandbox, disposable),
         )
     )
     coverage = explorer.coverage()

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from orav.config import Config
     from orav.judges import Judge
     from orav.model import Credentials
+    from orav.sandbox import WorldOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -29,9 +30,30 @@ device_option = click.option(
     show_default=True,
     help="'sim' (the simulator with the demo app), 'sim:APP.yaml' (with your app model), "
     "'idb:HOST:PORT' (an idb companion), 'textual:package.module:AppClass' (a Textual app, "
-    "in-process) or 'class:package.module:Class[?name=value&...]' (a Device of your own, "
+    "in a sandbox of its own; 'textual-in-process:...' in orav's process, in your own world) "
+    "or 'class:package.module:Class[?name=value&...]' (a Device of your own, "
     "imported from the working folder; docs/guide-device.md).",
 )
+_world_options = [
+    click.option(
+        "--network/--no-network",
+        default=None,
+        help="Let a Textual app reach the network from its sandbox, or not (default: off, "
+        "or the config's `network`).",
+    ),
+    click.option(
+        "--keep-sandbox",
+        is_flag=True,
+        help="Keep a Textual app's sandbox folder after the run (its path is printed), to see "
+        "what the app did there.",
+    ),
+    click.option(
+        "--disposable",
+        is_flag=True,
+        help="Declare an idb: device orav's own to throw away (the explorer may then try "
+        "destructive controls there); the config's `disposable`. The simulator always is.",
+    ),
+]
 base_url_option = click.option(
     "--base-url", default=None, help="OpenAI-compatible API base URL (else OPENAI_BASE_URL)."
 )
@@ -75,6 +97,35 @@ def regression_check_option(when: str, whose: str, default: str = "") -> Callabl
         "(golden cassettes, or folders of them; repeatable) and report what no longer works "
         f"(exit 1).{default}",
     )
+
+
+def world_options(function: F) -> F:
+    """``--network``, ``--keep-sandbox`` and ``--disposable``: the app's world (docs/sandbox.md)."""
+    for option in reversed(_world_options):
+        function = option(function)
+    return function
+
+
+def world(
+    config: Config, network: bool | None, keep_sandbox: bool, disposable: bool
+) -> WorldOptions:
+    """The app's world as the flags and the config say (a flag wins); orav's cassettes are
+    not copied into a sandbox."""
+    from orav.sandbox import WorldOptions
+
+    return WorldOptions(
+        files=config.sandbox_files,
+        skip=(config.recordings,),
+        network=config.network if network is None else network,
+        keep=keep_sandbox,
+        disposable=config.disposable or disposable,
+    )
+
+
+def world_argv(options: WorldOptions) -> list[str]:
+    """The flags that make ``options`` again in a worker (which reads the config itself)."""
+    flags = [("--keep-sandbox", options.keep), ("--disposable", options.disposable)]
+    return ["--network" if options.network else "--no-network"] + [f for f, on in flags if on]
 
 
 def verbosity_options(function: F) -> F:

@@ -23,6 +23,9 @@ from orav.cli.flags import (
     regression_check_option,
     verbosity,
     verbosity_options,
+    world,
+    world_argv,
+    world_options,
 )
 from orav.cli.group import cli
 from orav.cli.render import print_reports, progress_console, say_outcome, say_reasons
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
     from orav.agents import Agent
     from orav.config import Config
     from orav.judges import Judge
+    from orav.sandbox import WorldOptions
     from orav.session import Recording, Replay
     from orav.suite import Job, Outcome
 
@@ -52,8 +56,9 @@ if TYPE_CHECKING:
     default=None,
     help="'sim' (the simulator; default), 'sim:APP.yaml' (with your app model), "
     "'idb:HOST:PORT' (an idb companion; several, comma-separated, run a suite one scenario "
-    "per companion at a time), 'textual:package.module:AppClass' (a Textual app, "
-    "in-process) or 'class:package.module:Class[?name=value&...]' (a Device of your own, "
+    "per companion at a time), 'textual:package.module:AppClass' (a Textual app, in a "
+    "sandbox of its own; 'textual-in-process:...' in orav's process, in your own world) or "
+    "'class:package.module:Class[?name=value&...]' (a Device of your own, "
     "imported from the working folder; docs/guide-device.md).",
 )
 @click.option(
@@ -111,6 +116,7 @@ if TYPE_CHECKING:
 @regression_check_option(
     "Once a run reaches its goal", "its app", " Default: the config's regression_check."
 )
+@world_options
 @verbosity_options
 @click.pass_context
 def record(
@@ -132,6 +138,9 @@ def record(
     retries: int | None,
     junit: Path | None,
     regression_check: tuple[Path, ...],
+    network: bool | None,
+    keep_sandbox: bool,
+    disposable: bool,
     quiet: bool,
     verbose: int,
 ) -> None:
@@ -203,7 +212,9 @@ def record(
     jobs = [job for job in jobs if id(job) not in kept]
     if not jobs:
         _after_suite(list(replays.values()), junit, single=len(replays) == 1, revisit=revisit)
-    here = _Here(agent, pool[0], mode, seed, loud, judge)
+    here = _Here(
+        agent, pool[0], mode, seed, loud, judge, world(config, network, keep_sandbox, disposable)
+    )
     if len(jobs) == 1 and workers == 1 and not replays:
         _after_suite([here.record(jobs[0], retries, 1)], junit, single=True, revisit=revisit)
 
@@ -216,7 +227,9 @@ def record(
             jobs, lambda job, n: here.attempt(job, n).report, retries=retries, done=done
         )
     else:
-        argv = worker_argv(agent_spec, base_url, agent_options, mode, seed, judge_spec)
+        argv = worker_argv(
+            agent_spec, base_url, agent_options, mode, seed, judge_spec, world_argv(here.world)
+        )
         pool = pool if len(pool) > 1 else pool * workers
         outcomes = suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
     _after_suite([*replays.values(), *outcomes], junit, single=False, revisit=revisit)
@@ -227,10 +240,17 @@ class _Here:
     reasons printed when it did not pass."""
 
     def __init__(
-        self, agent: Agent, device: str, mode: str, seed: int, loud: int, judge: Judge | None
+        self,
+        agent: Agent,
+        device: str,
+        mode: str,
+        seed: int,
+        loud: int,
+        judge: Judge | None,
+        world: WorldOptions,
     ) -> None:
         self.agent, self.device, self.mode, self.seed, self.loud = agent, device, mode, seed, loud
-        self.judge = judge
+        self.judge, self.world = judge, world
 
     def record(self, job: Job, retries: int, attempt: int) -> Outcome:
         """Attempt ``attempt`` and up to ``retries`` more (a fresh recording each)."""
@@ -263,6 +283,7 @@ class _Here:
                 seed=self.seed,
                 progress=progress,
                 judge=self.judge,
+                world=self.world,
             )
         )
         name = self.agent.name

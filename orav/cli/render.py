@@ -75,6 +75,12 @@ def print_reports(rows: Sequence[Row], flaky: Collection[int] = frozenset()) -> 
         for error in report.errors:
             state = "resolved" if error.resolved else "[red]unresolved[/]"
             console.print(f"{report.scenario} step {error.step}: {error.error} ({state})")
+        ledger = report.side_effects
+        if ledger is not None:
+            done = "nothing changed" if not (ledger.files or ledger.deeds) else "side effects"
+            console.print(f"{report.scenario} ran in {ledger.world}: {done}", markup=False)
+            for line in ledger.lines():
+                console.print(f"  {line}", markup=False)
 
 
 def print_coverage(coverage: Coverage) -> None:

@@ -20,6 +20,8 @@ from orav.cli.flags import (
     make_agent,
     make_judge,
     needs_agent,
+    world,
+    world_options,
 )
 from orav.cli.group import cli
 from orav.cli.render import print_reports
@@ -187,6 +189,7 @@ def _candidate(
 @base_url_option
 @agent_options
 @judge_option
+@world_options
 def rerun(
     cassettes: tuple[Path, ...],
     device_spec: str | None,
@@ -198,6 +201,9 @@ def rerun(
     base_url: str | None,
     agent_options: tuple[str, ...],
     judge_spec: str | None,
+    network: bool | None,
+    keep_sandbox: bool,
+    disposable: bool,
 ) -> None:
     """Play golden cassettes live against the app: the recorded decisions on the real screens,
     each target found again on the live screen (healed when its id or label moved), the first
@@ -208,6 +214,7 @@ def rerun(
 
     from orav import golden
     from orav.cassette import read_cassette
+    from orav.config import load_config
     from orav.scenario_loader import load_scenario
 
     needs_agent(agent_spec or judge_spec, {"--base-url": base_url, "--agent-option": agent_options})
@@ -226,6 +233,7 @@ def rerun(
                 "device": device_spec,
                 "scenario": scenario,
                 "recorded": recorded,
+                "world": world(load_config(), network, keep_sandbox, disposable),
             }
             if agent_spec is not None:
                 url, settings = for_agent(agent_spec, judge_spec, base_url, agent_options)

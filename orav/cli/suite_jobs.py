@@ -109,8 +109,10 @@ def worker_argv(
     mode: str,
     seed: int,
     judge_spec: str | None = None,
+    world: Sequence[str] = (),
 ) -> Callable[[Job, int, str], list[str]]:
-    """The ``orav record`` command line of one job in a worker process."""
+    """The ``orav record`` command line of one job in a worker process; ``world``: the flags
+    of the app's world (``orav.cli.flags.world_argv``)."""
 
     def argv(job: Job, attempt: int, device: str) -> list[str]:
         command = [sys.executable, "-m", "orav", "record", str(job.path), "--out", str(job.out)]
@@ -120,6 +122,6 @@ def worker_argv(
         for option in agent_options:
             command += ["--agent-option", option]
         command += ["--judge", judge_spec] if judge_spec else []
-        return command
+        return command + list(world)
 
     return argv

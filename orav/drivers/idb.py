@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from grpclib.const import Status
 from grpclib.exceptions import GRPCError, ProtocolError, StreamTerminatedError
@@ -131,8 +131,10 @@ class IdbDevice:
         bundle_id: str,
         timeout: float,
         max_wait: float,
+        disposable: bool = False,
     ) -> None:
         self._client = client
+        self.disposable = disposable  # the target is orav's own (the simulator), or declared so
         self._stack = stack
         self._info = info
         self.bundle_id = bundle_id
@@ -143,11 +145,19 @@ class IdbDevice:
 
     @classmethod
     async def open(
-        cls, address: str, *, bundle_id: str, timeout: float = 5.0, max_wait: float = 30.0
-    ) -> IdbDevice:
+        cls,
+        address: str,
+        *,
+        bundle_id: str,
+        timeout: float = 5.0,
+        max_wait: float = 30.0,
+        disposable: bool = False,
+    ) -> Self:
         """Connect and describe the target; DeviceError when the companion cannot be reached.
 
-        ``timeout`` bounds each call to the companion, ``max_wait`` the longest Wait action.
+        ``timeout`` bounds each call to the companion, ``max_wait`` the longest Wait action;
+        ``disposable`` says the target is orav's own to throw away (the simulator, or a device
+        the user declared so), not the user's own simulator or phone.
         """
         tcp = parse_address(address)
         stack = AsyncExitStack()
@@ -169,6 +179,7 @@ class IdbDevice:
             bundle_id=bundle_id,
             timeout=timeout,
             max_wait=max_wait,
+            disposable=disposable,
         )
         try:
             await device.describe()
@@ -180,10 +191,18 @@ class IdbDevice:
     @classmethod
     @asynccontextmanager
     async def connect(
-        cls, address: str, *, bundle_id: str, timeout: float = 5.0, max_wait: float = 30.0
-    ) -> AsyncIterator[IdbDevice]:
+        cls,
+        address: str,
+        *,
+        bundle_id: str,
+        timeout: float = 5.0,
+        max_wait: float = 30.0,
+        disposable: bool = False,
+    ) -> AsyncIterator[Self]:
         """``open`` as a context manager that closes the connection on the way out."""
-        device = await cls.open(address, bundle_id=bundle_id, timeout=timeout, max_wait=max_wait)
+        device = await cls.open(
+            address, bundle_id=bundle_id, timeout=timeout, max_wait=max_wait, disposable=disposable
+        )
         try:
             yield device
         finally:
@@ -254,6 +273,7 @@ class IdbDevice:
             height=float(height),
             scale=float(scale),
             address=self.address,
+            disposable=self.disposable,
         )
         return self._info
 

@@ -30,6 +30,10 @@ class Deed:
     by: Actor = "agent"
     why: str = ""
 
+    def __str__(self) -> str:
+        why = f"; {self.why}" if self.why else ""
+        return f"step {self.step}: {self.action} ({self.kind}, by the {self.by}{why})"
+
 
 @frozen
 class FileChange:
@@ -38,6 +42,9 @@ class FileChange:
 
     path: str
     change: Change
+
+    def __str__(self) -> str:
+        return f"{self.change} {self.path}"
 
 
 @frozen
@@ -62,3 +69,15 @@ class SideEffects:
     network: str = ""
     files: tuple[FileChange, ...] = ()
     deeds: tuple[Deed, ...] = ()
+
+    @property
+    def world(self) -> str:
+        """Where the app ran, in a few words: "a disposable world, network off"."""
+        where = "a disposable world" if self.disposable else "the user's own world"
+        return f"{where}, network {self.network}" if self.network else where
+
+    def lines(self, limit: int = 20) -> list[str]:
+        """The deeds, then the files, one a line, at most ``limit`` and a count of the rest."""
+        items = [str(deed) for deed in self.deeds] + [str(file) for file in self.files]
+        rest = len(items) - limit
+        return items[:limit] + ([f"… and {rest} more"] if rest > 0 else [])

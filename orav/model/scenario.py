@@ -63,6 +63,12 @@ def _app_or_none(_: Any, attribute: Any, value: str) -> None:
         raise InvalidValue(attribute.name, "an app is its bundle id or module:Class, not spaces")
 
 
+def _file_names(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
+    for name in value:
+        if not name.strip():
+            raise InvalidValue(attribute.name, "a file path, got an empty one")
+
+
 def _tag_names(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
     for tag in value:
         if not tag or not all(c.isalnum() or c in "_-.:" for c in tag):
@@ -100,6 +106,9 @@ class Scenario:
     grant: dict[str, str] = field(factory=dict, validator=_permission_presets)
     reset: tuple[ResetStep, ...] = ()
     states: dict[str, NamedState] = field(factory=dict)
+    # Files the app needs in its sandbox beyond the working folder's copy: relative to the
+    # working folder (one the copy skips) or ``~/...`` from the user's home (orav.sandbox).
+    files: tuple[str, ...] = field(default=(), validator=_file_names)
     # ``orav record --tag smoke`` runs the scenarios tagged smoke (``--skip-tag`` leaves them out).
     tags: tuple[str, ...] = field(default=(), validator=_tag_names)
     # The environment variables the file's ``${NAME}`` placeholders read (set by the loader):

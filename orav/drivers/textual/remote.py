@@ -7,17 +7,28 @@ crash report of a failed app. Every call is bounded by ``timeout``: an app whose
 its event loop does not hold orav up; the companion is killed, the call is a DeviceError and
 the app is no longer running (a relaunch starts a new companion). A companion that exits is
 an app that is not running, with its exit status and last words as the reason.
+
+Given a ``Sandbox`` (``orav.sandbox``), the companion runs in it: its working folder the copy,
+its home, XDG folders and temporary folder inside, the network off where a namespace can be
+made; the device is then an ``orav.device.World`` that is disposable, whose ``changes`` are
+the sandbox's. ``sandboxed`` opens the device a ``textual:`` or ``textual+PYTHON:`` spec
+names this way (under orav's own interpreter when no other is named) and removes the sandbox
+after it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
+
+import attrs
 
 from orav.codec import JSONRefused, parse_json
 from orav.drivers.textual.calls import TextualCalls
@@ -25,6 +36,8 @@ from orav.drivers.textual.companion import HERE, PROTOCOL
 from orav.drivers.textual.companion.session import Refused
 from orav.drivers.textual.spec import parse_spec
 from orav.errors import DeviceError, InputError
+from orav.model import DeviceInfo, WorldChanges
+from orav.sandbox import Sandbox, WorldOptions
 
 # Loads the companion package by path under a name of its own (no clash with the app's
 # modules, no orav needed), then serves: ``python -c BOOTSTRAP PACKAGE_DIR CONFIG``.
@@ -60,7 +73,11 @@ class RemoteTextualDevice(TextualCalls):
         timeout: float = 5.0,
         max_wait: float = 30.0,
         cwd: str | Path | None = None,
+        sandbox: Sandbox | None = None,
+        paths: Sequence[str] = (),
     ) -> None:
+        """``paths`` are put before the interpreter's own import path (orav's own, when the
+        app runs under orav's interpreter, so it imports as it would in orav's process)."""
         super().__init__()
         self.app_ref = app
         # A path is taken from orav's folder, not the app's (``cwd``); a bare name from PATH.
@@ -70,7 +87,9 @@ class RemoteTextualDevice(TextualCalls):
         self.size = size
         self.timeout = timeout
         self.max_wait = max_wait
-        self.cwd = cwd
+        self.sandbox = sandbox
+        self.cwd = sandbox.work if sandbox is not None and cwd is None else cwd
+        self.paths = tuple(paths)
         self.textual_version: str | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._drain: asyncio.Task | None = None
@@ -78,6 +97,33 @@ class RemoteTextualDevice(TextualCalls):
         self._lock = asyncio.Lock()
         self._number = 0
         self._failure: str | None = None
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def sandboxed(
+        cls, spec: str, options: WorldOptions, *, timeout: float = 5.0
+    ) -> AsyncIterator[RemoteTextualDevice]:
+        """The app ``spec`` names (``textual:`` or ``textual+PYTHON:``) started in a new
+        sandbox made as ``options`` say; closed, and the sandbox thrown away, after."""
+        parsed = parse_spec(spec)
+        sandbox = await asyncio.to_thread(Sandbox.make, options=options)
+        try:
+            python, paths = parsed.python, tuple[str, ...]()
+            if python is None:  # orav's interpreter: the app imports as it would in-process
+                python, paths = sys.executable, _import_path(sandbox)
+            device = cls(
+                parsed.app,
+                python,
+                arguments=dict(parsed.arguments),
+                size=parsed.size or (80, 24),
+                timeout=timeout,
+                sandbox=sandbox,
+                paths=paths,
+            )
+            async with device:
+                yield device
+        finally:
+            await asyncio.to_thread(sandbox.remove)
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> RemoteTextualDevice:
@@ -114,13 +160,16 @@ class RemoteTextualDevice(TextualCalls):
             return
         await self._kill()
         config = {"app": self.app_ref, "arguments": self.arguments, "size": list(self.size)}
+        command = [self.python, "-c", BOOTSTRAP, str(HERE), json.dumps(config)]
+        env = dict(os.environ)
+        if self.paths:
+            env["PYTHONPATH"] = os.pathsep.join(self.paths)
+        if self.sandbox is not None:
+            command, env = self.sandbox.command(command), self.sandbox.environment(env)
         try:
             process = await asyncio.create_subprocess_exec(
-                self.python,
-                "-c",
-                BOOTSTRAP,
-                str(HERE),
-                json.dumps(config),
+                *command,
+                env=env,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -277,6 +326,25 @@ class RemoteTextualDevice(TextualCalls):
     async def terminate(self, bundle_id: str = "") -> None:
         await self._call("terminate", {"timeout": self.timeout})
 
+    # --- the app's world ---------------------------------------------------------------------
+
+    @property
+    def disposable(self) -> bool:
+        """The app runs in a sandbox orav made and throws away."""
+        return self.sandbox is not None
+
+    async def describe(self) -> DeviceInfo:
+        info = await super().describe()
+        if self.sandbox is None:
+            return info
+        return attrs.evolve(info, disposable=True, network=self.sandbox.network)
+
+    async def changes(self) -> WorldChanges:
+        """What changed in the sandbox since the last call; none without one."""
+        if self.sandbox is None:
+            return WorldChanges()
+        return await asyncio.to_thread(self.sandbox.changes)
+
     async def close(self) -> None:
         """Stop the app and the companion: ``quit``, then a kill when it does not go in time."""
         process = self._process
@@ -289,3 +357,14 @@ class RemoteTextualDevice(TextualCalls):
             except (TimeoutError, BrokenPipeError, ConnectionResetError):
                 pass
         await self._kill()
+
+
+def _import_path(sandbox: Sandbox) -> tuple[str, ...]:
+    """orav's import path beyond its interpreter's own (the working folder, a test's folder,
+    ``PYTHONPATH``), each folder of the working folder taken from its copy in the sandbox."""
+    own = (sys.prefix, sys.base_prefix)
+    return tuple(
+        str(sandbox.inside(entry))
+        for entry in sys.path
+        if entry and not entry.startswith(own) and os.path.isdir(entry)
+    )

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from orav.errors import OravError
+from orav.model import SideEffects
 from orav.report.console import reasons
 from orav.report.coverage import read_coverage
 from orav.report.files import write_text
@@ -150,7 +151,23 @@ def _header(run: RunView, regressed: int = 0) -> list[ET.Element]:
                 ],
             )
         )
+    if report is not None and report.side_effects is not None:
+        parts.append(_side_effects(report.side_effects))
     return [el("header", None, parts)]
+
+
+def _side_effects(ledger: SideEffects) -> ET.Element:
+    """The ledger at a glance: where the app ran, each deed and who did it, each file."""
+    items = [el("li", {"class": f"deed {d.kind}"}, str(d)) for d in ledger.deeds]
+    items += [el("li", {"class": f"file {f.change}"}, str(f)) for f in ledger.files]
+    said = el("ul", {"class": "side-effects"}, items) if items else el("p", None, "Nothing.")
+    return el(
+        "section",
+        {"id": "side-effects"},
+        el("h2", None, "Side effects"),
+        el("p", None, f"The app ran in {ledger.world}."),
+        said,
+    )
 
 
 def _setup(run: RunView) -> ET.Element | None:
