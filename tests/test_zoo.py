@@ -43,6 +43,7 @@ ALONE = [
     "paraphrase",
     "stale_ref",
     "off_by_n",
+    "early_done",
     "loop",
     "slow",
     "qwen_pixels",
