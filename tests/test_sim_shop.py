@@ -172,5 +172,6 @@ async def test_the_explorer_reaches_the_shops_screens_and_replays(tmp_path: Path
     assert {"Sign in", "Shop", "Cart", "Profile", "Orders", "Help"} <= seen  # every tab and more
     products = {p["title"] for p in load_app_model(SHOP_APP).data["products"].values()}
     assert len(seen & products) >= 8  # the product pages shown without scrolling
-    assert recorded.report.status in ("passed", "step_limit")  # the budget may end it
+    # the budget may end it; a keyboard over a tab is recovered on the way (a passing run)
+    assert recorded.report.ok or recorded.report.status == "step_limit"
     assert (await replay(cassette)).faithful
