@@ -1,4 +1,4 @@
-"""The zoo's tasks: a shipped scenario, the world it runs in, the policy a sensible model
+"""The zoo's tasks: a shipped scenario, the stage it runs on, the policy a sensible model
 plays on it, and the truth, read from the app's own state, that says the goal was really met.
 
 - ``login``: the demo login (``orav/scenarios/login.yaml``) on the simulator;
@@ -35,8 +35,8 @@ from orav.zoo.server import ZooServer
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 ZOO_KEY = "sk-zoo-0123456789abcdef"  # an API key the zoo must never see in a prompt
 
-# A world: the device for one run, and the truth to read from the app when the run is over.
-World = Callable[[Scenario], AbstractAsyncContextManager[tuple[Device, Callable[[], bool]]]]
+# A stage: the device for one run, and the truth to read from the app when the run is over.
+Stage = Callable[[Scenario], AbstractAsyncContextManager[tuple[Device, Callable[[], bool]]]]
 
 
 @frozen
@@ -63,7 +63,7 @@ class Task:
     name: str
     scenario: Scenario
     policy: Policy
-    world: World
+    stage: Stage
     secrets: tuple[str, ...] = ()
 
     async def play(
@@ -99,7 +99,7 @@ class Task:
         from orav.session import record
         from orav.testing import VirtualClock
 
-        async with self.world(self.scenario) as (device, truth):
+        async with self.stage(self.scenario) as (device, truth):
             done = await record(
                 self.scenario,
                 cassette,
@@ -136,7 +136,7 @@ def _two_mugs(state: object) -> bool:
     return sorted(getattr(state, "memory", {}).get("cart", [])) == ["mug", "mug"]
 
 
-def _sim_world(met: Callable[[object], bool]) -> World:
+def _sim_stage(met: Callable[[object], bool]) -> Stage:
     return lambda scenario: _simulator(scenario, met)
 
 
@@ -189,14 +189,14 @@ def tasks() -> dict[str, Task]:
             "login",
             login,
             POLICIES["login"],
-            _sim_world(_signed_in),
+            _sim_stage(_signed_in),
             _secrets(login),
         ),
         "shop": Task(
             "shop",
             shop,
             POLICIES["shop"],
-            _sim_world(_two_mugs),
+            _sim_stage(_two_mugs),
             _secrets(shop),
         ),
         "triage": Task("triage", triage, POLICIES["triage"], _planner, _secrets(triage)),
