@@ -97,7 +97,8 @@ def test_variables_come_from_the_environment_and_an_unset_one_is_located(tmp_pat
         load_scenario(path, {})
     line = next(n for n, t in enumerate(path.read_text().splitlines(), 1) if "${DEMO_PW}" in t)
     assert str(caught.value).startswith(f"{path}:{line}:")
-    assert "script[3].action.text: ${DEMO_PW}: the environment variable DEMO_PW is not set" in str(
+    # the first use of the variable is located: the credentials' password
+    assert "credentials.password: ${DEMO_PW}: the environment variable DEMO_PW is not set" in str(
         caught.value
     )
     literal = tmp_path / "literal.yaml"
