@@ -369,14 +369,7 @@ class OpenAIAgent:
             except InvalidAnswer as exc:
                 problem = redact(str(exc), [self._api_key])
                 log.info("step %d: answer %d rejected: %s", context.step, attempt, problem)
-                conversation += [
-                    {"role": "assistant", "content": _kept(text) or "(no answer)"},
-                    {
-                        "role": "user",
-                        "content": f"That answer was rejected: {problem}. "
-                        "Reply again with one JSON object that follows the schema.",
-                    },
-                ]
+                conversation += reask(text, problem, "one JSON object that follows the schema")
                 continue
             call = self._call(
                 model if isinstance(model, str) else None,
@@ -465,3 +458,14 @@ class OpenAIAgent:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+
+def reask(text: str, problem: str, wanted: str) -> list[dict[str, str]]:
+    """The turns that re-ask a model: its rejected answer (as kept), then why and what to send."""
+    return [
+        {"role": "assistant", "content": _kept(text) or "(no answer)"},
+        {
+            "role": "user",
+            "content": f"That answer was rejected: {problem}. Reply again with {wanted}.",
+        },
+    ]

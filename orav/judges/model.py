@@ -15,7 +15,7 @@ import os
 import time
 from typing import Any, Self
 
-from orav.agents.openai import OpenAIAgent, _digest, _kept, _reply, _tokens, redact
+from orav.agents.openai import OpenAIAgent, _digest, _kept, _reply, _tokens, reask, redact
 from orav.agents.prompt import encode_tree, screenshot_data_url
 from orav.agents.reply import InvalidAnswer, ToolCall, answer_object
 from orav.judges import Question
@@ -149,14 +149,7 @@ class ModelJudge:
                 judgement = parse_judgement(text, calls)
             except InvalidAnswer as exc:
                 problem = str(exc)
-                conversation += [
-                    {"role": "assistant", "content": _kept(text) or "(no answer)"},
-                    {
-                        "role": "user",
-                        "content": f"That answer was rejected: {problem}. "
-                        "Reply again with one JSON object: holds, evidence, confidence.",
-                    },
-                ]
+                conversation += reask(text, problem, "one JSON object: holds, evidence, confidence")
                 continue
             got = getattr(completion, "model", None)
             call = model._call(
