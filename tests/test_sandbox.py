@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from command import orav
 
 from orav.cassette import ObserveEvent, read_cassette
 from orav.errors import InputError
 from orav.model import Assert, Decision, Done, FileChange, Scenario, Tap, Target
 from orav.sandbox import MAX_FILES, Sandbox, WorldOptions, network_namespace
 from orav.session import record, replay
-from tests.command import orav
 
 APP = "world_app:Scribe"
 HERE = Path(__file__).parent
