@@ -35,6 +35,7 @@ docs:
     {{venv}}/bin/orav diagrams --out docs/machines.md
     {{venv}}/bin/python -c "from orav.cli.reference import cli_reference; print(cli_reference(), end='')" > docs/cli.md
     {{venv}}/bin/python -m orav.api_reference > docs/api.md
+    {{venv}}/bin/python tests/test_architecture.py
 
 # Re-record the golden cassettes after a deliberate change of behaviour.
 golden:

@@ -52,7 +52,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from orav.__version__ import __version__ as __version__
 
 # Where each public name lives: imported on first use (PEP 562), so the command line and
 # ``import orav`` load no driver, model client or cassette code they do not use. The imports
@@ -62,14 +62,7 @@ _HOMES = {
     "orav.agents": ("Agent", "AgentContext", "Closable", "HoldsSecrets", "UsesModel"),
     "orav.agents.function": ("FunctionAgent",),
     "orav.agents.scripted": ("ScriptedAgent",),
-    "orav.cassette": (
-        "Cassette",
-        "CassetteRecorder",
-        "Match",
-        "RecordMode",
-        "read_cassette",
-        "use_cassette",
-    ),
+    "orav.cassette": ("Cassette", "Match", "RecordMode", "read_cassette"),
     "orav.clock": ("Clock", "SystemClock"),
     "orav.device": ("CrashReport", "Device", "Lifecycle", "Settling"),
     "orav.engine": ("Engine",),
@@ -105,6 +98,7 @@ _HOMES = {
         "Verification",
         "Wait",
     ),
+    "orav.recorder": ("CassetteRecorder", "use_cassette"),
     "orav.scenario_loader": ("load_scenario",),
     "orav.session": ("Recording", "Replay", "record", "replay"),
     "orav.specs": ("make_agent",),
@@ -186,14 +180,7 @@ if TYPE_CHECKING:
     from orav.agents import Agent, AgentContext, Closable, HoldsSecrets, UsesModel
     from orav.agents.function import FunctionAgent
     from orav.agents.scripted import ScriptedAgent
-    from orav.cassette import (
-        Cassette,
-        CassetteRecorder,
-        Match,
-        RecordMode,
-        read_cassette,
-        use_cassette,
-    )
+    from orav.cassette import Cassette, Match, RecordMode, read_cassette
     from orav.clock import Clock, SystemClock
     from orav.device import CrashReport, Device, Lifecycle, Settling
     from orav.engine import Engine
@@ -229,6 +216,7 @@ if TYPE_CHECKING:
         Verification,
         Wait,
     )
+    from orav.recorder import CassetteRecorder, use_cassette
     from orav.scenario_loader import load_scenario
     from orav.session import Recording, Replay, record, replay
     from orav.specs import make_agent

@@ -28,7 +28,7 @@ from typing import Any
 
 from attrs import frozen
 
-from orav import __version__
+from orav.__version__ import __version__
 from orav.errors import InputError
 from orav.judges import Judge
 from orav.model import RunReport, Scenario

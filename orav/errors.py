@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # errors sit below every layer: the names are for the type checker only
     from orav.model.decision import ModelCall
-    from orav.session import Recording
+    from orav.model.recording import Recording
 
 
 class OravError(Exception):
@@ -64,7 +64,7 @@ class Interrupted(KeyboardInterrupt):
     ``except Exception`` on the way takes it for a failure, and a caller that handles Ctrl-C
     (pytest, a REPL) handles it as one.
 
-    ``recording`` is what the interrupted recording kept (an ``orav.session.Recording``), if anything.
+    ``recording`` is what the interrupted recording kept (an ``orav.model.Recording``), if anything.
     """
 
     def __init__(self, signal: str = "SIGINT") -> None:

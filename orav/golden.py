@@ -26,76 +26,15 @@ from attrs import evolve, frozen
 from orav.agents import Agent, close_agent
 from orav.cassette.judgements import RerunJudge
 from orav.cassette.redact import REDACTED
-from orav.cassette.rerun import Heal, Regression, RerunAgent, Walked
+from orav.cassette.rerun import Regression, Rerun, RerunAgent
 from orav.codec import unstructure
 from orav.errors import InputError
 from orav.judges import Judge
-from orav.model import RunReport, Scenario
+from orav.model import Scenario
 
 if TYPE_CHECKING:
     from orav.cassette import Cassette
     from orav.sandbox import WorldOptions
-
-
-@frozen
-class Rerun:
-    """One live rerun of a cassette: the live run's report, its heals and its regressions."""
-
-    cassette: Path
-    report: RunReport
-    heals: tuple[Heal, ...] = ()
-    regressions: tuple[Regression, ...] = ()
-    served: int = 0  # recorded decisions played live
-    asked: int = 0  # decisions asked of the fallback agent
-    walked: tuple[Walked, ...] = ()  # each step's live screen and the action taken there
-    judged: int = 0  # recorded judgements served: their screen was the recorded one
-    rejudged: tuple[str, ...] = ()  # the claims judged again, their screen having changed
-
-    @property
-    def status(self) -> str:
-        """``regressed`` when anything no longer matched, else ``healed`` or ``passed``."""
-        if self.regressions or not self.report.ok:
-            return "regressed"
-        return "healed" if self.heals else "passed"
-
-    @property
-    def ok(self) -> bool:
-        return self.status != "regressed"
-
-    @property
-    def first_regression(self) -> Regression | None:
-        return self.regressions[0] if self.regressions else None
-
-    def explain(self) -> str:
-        """What a person reads: the verdict, each heal, each regression."""
-        played = f"{self.served} recorded decisions played, {self.asked} asked"
-        if self.judged or self.rejudged:
-            played += f"; {self.judged} judgements served, {len(self.rejudged)} asked again"
-        lines = [f"{self.cassette.name}: {self.status} ({self.report.status}, {played})"]
-        lines += [f"  judged again (the screen changed): {claim!r}" for claim in self.rejudged]
-        lines += [
-            f"  healed step {h.step}: {h.recorded} is now {h.live} (by {h.by})" for h in self.heals
-        ]
-        lines += [f"  regression at {r}" for r in self.regressions]
-        ledger = self.report.side_effects
-        if ledger is not None:
-            lines.append(
-                f"  ran in {ledger.world}" + ("" if ledger.lines() else ": nothing changed")
-            )
-            lines += [f"    {line}" for line in ledger.lines()]
-        return "\n".join(lines)
-
-    def save_screenshots(self, folder: Path) -> list[Path]:
-        """Write each regression's recorded and live screenshots into ``folder``."""
-        written = []
-        folder.mkdir(parents=True, exist_ok=True)
-        for regression in self.regressions:
-            for which, shot in (("recorded", regression.recorded), ("live", regression.live)):
-                if shot is not None and shot.data:
-                    path = folder / f"step{regression.step}-{which}.{shot.format}"
-                    path.write_bytes(shot.data)
-                    written.append(path)
-        return written
 
 
 async def rerun(

@@ -10,7 +10,7 @@ expected and what is there, both screenshots, and what was healed on the way::
     check = await check_regressions(flows, app=scenario.app, device="sim", skip=[out])
     check.regressed                              # the flows that no longer work
     print(check.explain())
-    write_revisits(check, out)                   # orav.revisits: out.regressions.json, for reports
+    write_revisits(check, out)                   # orav.report.revisits: out.regressions.json, for reports
     add_to_junit(check, Path("junit.xml"))       # one testcase per flow revisited
 
 Bounded: ``max_steps`` steps and ``timeout`` seconds in all; each flow runs with its own limits
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from attrs import evolve
 
 from orav.errors import InputError, OravError
-from orav.revisits import RegressionCheck, Revisit, add_to_junit, write_revisits
+from orav.report.revisits import RegressionCheck, Revisit, add_to_junit, write_revisits
 
 if TYPE_CHECKING:
     from orav.cassette import Cassette

@@ -8,8 +8,8 @@ API::
     await replay(path, agent=candidate, match=Match.on("kind", "target"))
 
 These are the library functions behind ``orav record`` and ``orav replay``. The record modes
-and their policy live in ``orav.cassette.mode``, the recording wrappers in
-``orav.cassette.recorder``; a session adds the device spec, signals (SIGINT, SIGTERM end a
+and their policy live in ``orav.cassette.slot``, the recording wrappers in
+``orav.recorder``; a session adds the device spec, signals (SIGINT, SIGTERM end a
 run with an ``interrupted`` report) and the comparison of a replay with its recording.
 """
 
@@ -30,32 +30,19 @@ from orav.cassette.clock import ReplayClock
 from orav.cassette.events import Event, ReportEvent
 from orav.cassette.judgements import ComparingJudge, JudgementDiff, ReplayJudge
 from orav.cassette.match import Match
-from orav.cassette.mode import RecordMode, Slot
 from orav.cassette.reader import read_cassette
-from orav.cassette.recorder import recording
+from orav.cassette.record_mode import RecordMode
 from orav.cassette.regression import ComparingAgent, DecisionDiff
 from orav.cassette.replay import ReplayAgent, ReplayDevice
+from orav.cassette.slot import Slot
 from orav.clock import Clock
 from orav.device import Device
 from orav.errors import InputError, Interrupted, ReplayDivergence
 from orav.judges import Judge
-from orav.model import Assert, RunReport, Scenario
+from orav.model import Assert, Recording, RunReport, Scenario
+from orav.recorder import recording
 from orav.sandbox import WorldOptions
 from orav.specs import DEFAULT_DEVICE, default_judge, open_device, resolve_app
-
-
-@frozen
-class Recording:
-    """A live run's report and cassette; ``secrets`` must be scrubbed from anything written.
-
-    ``reused`` and ``asked`` count decisions when an old cassette's were reused (new_episodes).
-    """
-
-    report: RunReport
-    cassette: Path
-    secrets: tuple[str, ...] = ()
-    reused: int | None = None  # new_episodes: decisions served from the old cassette
-    asked: int | None = None  # new_episodes: decisions asked of the agent
 
 
 @frozen
@@ -98,7 +85,7 @@ async def record(
     world: WorldOptions | None = None,
 ) -> Recording | Replay:
     """Run ``scenario`` live on ``device`` and write its cassette to ``out``, in record
-    ``mode`` (default ``once``; ``orav.cassette.mode`` has the policy; ``overwrite=True`` is
+    ``mode`` (default ``once``; ``orav.cassette.slot`` has the policy; ``overwrite=True`` is
     mode ``all``).
 
     ``device`` is a Device of your own, or a spec (``orav.specs.open_device``: ``sim``,

@@ -22,7 +22,6 @@ from orav.cassette import (
     RecordMode,
     ReplayDevice,
     read_cassette,
-    use_cassette,
 )
 from orav.errors import DeviceError, InputError, ReplayDivergence
 from orav.model import (
@@ -36,6 +35,7 @@ from orav.model import (
     Target,
     TypeText,
 )
+from orav.recorder import use_cassette
 from orav.testing import FakeDevice, VirtualClock
 
 APP = "com.example.notes"

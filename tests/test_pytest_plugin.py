@@ -326,7 +326,7 @@ def test_a_marked_live_run_revisits_the_passing_flows_and_fails_on_a_regression(
 
 
 def test_the_plugins_record_modes_are_orav_records_and_rerun(pytester):
-    from orav.cassette.mode import RecordMode
+    from orav.cassette.record_mode import RecordMode
 
     pytester.makepyfile(test_app="def test_nothing():\n    pass\n")
     for mode in [*RecordMode, "rerun"]:

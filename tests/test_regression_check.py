@@ -13,7 +13,7 @@ from command import orav
 
 from orav.errors import InputError
 from orav.regression_check import check_regressions, find_flows
-from orav.revisits import add_to_junit, read_revisits, write_revisits
+from orav.report.revisits import add_to_junit, read_revisits, write_revisits
 from orav.scenario_loader import load_scenario
 from orav.session import record
 from orav.sim import DEMO_APP

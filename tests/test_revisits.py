@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from orav.cassette.rerun import Heal, Regression
 from orav.errors import InputError
 from orav.model import Screenshot
-from orav.revisits import RegressionCheck, Revisit, read_revisits, revisits_path, write_revisits
+from orav.report.revisits import (
+    RegressionCheck,
+    Revisit,
+    read_revisits,
+    revisits_path,
+    write_revisits,
+)
 
 TEXT = st.text(max_size=12)
 SHOTS = st.none() | st.builds(

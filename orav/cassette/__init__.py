@@ -6,9 +6,9 @@ and ``RecordingClock`` over a ``CassetteWriter``; read with ``read_cassette`` an
 other than what was recorded raises ``ReplayDivergence``. ``ReusingAgent`` serves an old
 cassette's decisions to a live run that is on the same screens again (``new_episodes``).
 
-``use_cassette(path, scenario, device, agent, record_mode=...)`` wires all of the recording in
-one block (``orav.cassette.recorder``); ``RecordMode`` and its policy are in
-``orav.cassette.mode``; ``Match`` is how a replayed action is matched to the recorded one.
+``orav.use_cassette(path, scenario, device, agent, record_mode=...)`` wires all of the
+recording and the engine in one block (``orav.recorder``, above the cassette); ``RecordMode`` is in
+``orav.cassette.record_mode``, its policy in ``orav.cassette.slot``; ``Match`` is how a replayed action is matched to the recorded one.
 """
 
 from orav.cassette.clock import RecordingClock, ReplayClock
@@ -42,10 +42,9 @@ from orav.cassette.events import (
     VerificationEvent,
 )
 from orav.cassette.match import MATCHERS, Match
-from orav.cassette.mode import RecordMode
 from orav.cassette.reader import Blobs, Cassette, read_cassette
 from orav.cassette.record import RecordingAgent, RecordingDevice
-from orav.cassette.recorder import CassetteRecorder, use_cassette
+from orav.cassette.record_mode import RecordMode
 from orav.cassette.redact import REDACTED, Scrubber, matches_redacted
 from orav.cassette.regression import ComparingAgent, DecisionDiff, same_action
 from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence
@@ -61,7 +60,6 @@ __all__ = [
     "BlobEvent",
     "Blobs",
     "Cassette",
-    "CassetteRecorder",
     "CassetteWriter",
     "ChangesEvent",
     "ClockEvent",
@@ -102,5 +100,4 @@ __all__ = [
     "matches_redacted",
     "read_cassette",
     "same_action",
-    "use_cassette",
 ]

@@ -21,13 +21,13 @@ from typing import Any, ClassVar
 from attrs import field, frozen
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from orav import __version__
-from orav.cassette.mode import RecordMode
+from orav.__version__ import __version__
 from orav.cassette.observation import (
     DamagedBlob,
     structure_observation,
     unstructure_observation,
 )
+from orav.cassette.record_mode import RecordMode
 from orav.codec import converter, unstructure
 from orav.codec.converter import raise_structure_error
 from orav.errors import (

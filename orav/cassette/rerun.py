@@ -24,6 +24,8 @@ scenario's script, which holds it, when the script's step is what was recorded.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from attrs import evolve, frozen
 
 from orav.agents import Agent, AgentContext, model_of
@@ -38,6 +40,7 @@ from orav.model import (
     Done,
     Element,
     Observation,
+    RunReport,
     Screenshot,
     Tap,
     Target,
@@ -86,6 +89,67 @@ class Regression:
 
     def __str__(self) -> str:
         return f"step {self.step}: {self.kind}: expected {self.expected}, found {self.found}"
+
+
+@frozen
+class Rerun:
+    """One live rerun of a cassette: the live run's report, its heals and its regressions."""
+
+    cassette: Path
+    report: RunReport
+    heals: tuple[Heal, ...] = ()
+    regressions: tuple[Regression, ...] = ()
+    served: int = 0  # recorded decisions played live
+    asked: int = 0  # decisions asked of the fallback agent
+    walked: tuple[Walked, ...] = ()  # each step's live screen and the action taken there
+    judged: int = 0  # recorded judgements served: their screen was the recorded one
+    rejudged: tuple[str, ...] = ()  # the claims judged again, their screen having changed
+
+    @property
+    def status(self) -> str:
+        """``regressed`` when anything no longer matched, else ``healed`` or ``passed``."""
+        if self.regressions or not self.report.ok:
+            return "regressed"
+        return "healed" if self.heals else "passed"
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "regressed"
+
+    @property
+    def first_regression(self) -> Regression | None:
+        return self.regressions[0] if self.regressions else None
+
+    def explain(self) -> str:
+        """What a person reads: the verdict, each heal, each regression."""
+        played = f"{self.served} recorded decisions played, {self.asked} asked"
+        if self.judged or self.rejudged:
+            played += f"; {self.judged} judgements served, {len(self.rejudged)} asked again"
+        lines = [f"{self.cassette.name}: {self.status} ({self.report.status}, {played})"]
+        lines += [f"  judged again (the screen changed): {claim!r}" for claim in self.rejudged]
+        lines += [
+            f"  healed step {h.step}: {h.recorded} is now {h.live} (by {h.by})" for h in self.heals
+        ]
+        lines += [f"  regression at {r}" for r in self.regressions]
+        ledger = self.report.side_effects
+        if ledger is not None:
+            lines.append(
+                f"  ran in {ledger.world}" + ("" if ledger.lines() else ": nothing changed")
+            )
+            lines += [f"    {line}" for line in ledger.lines()]
+        return "\n".join(lines)
+
+    def save_screenshots(self, folder: Path) -> list[Path]:
+        """Write each regression's recorded and live screenshots into ``folder``."""
+        written = []
+        folder.mkdir(parents=True, exist_ok=True)
+        for regression in self.regressions:
+            for which, shot in (("recorded", regression.recorded), ("live", regression.live)):
+                if shot is not None and shot.data:
+                    path = folder / f"step{regression.step}-{which}.{shot.format}"
+                    path.write_bytes(shot.data)
+                    written.append(path)
+        return written
 
 
 def _holds_secret(decision: Decision) -> bool:

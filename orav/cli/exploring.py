@@ -79,7 +79,7 @@ def explore(
     """
     from orav import session
     from orav.agents.explorer import ExplorerAgent
-    from orav.cassette.mode import did_not_pass
+    from orav.cassette.slot import did_not_pass
     from orav.config import load_config
     from orav.regression_check import find_flows, revisit_after
     from orav.report.console import Progress

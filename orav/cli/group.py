@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from orav import __version__
+from orav.__version__ import __version__
 from orav.errors import Interrupted, OravError
 
 

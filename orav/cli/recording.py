@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     "mode",
     metavar="MODE",
     default=None,
-    help="As in vcrpy (the policy: orav.cassette.mode). once (default): record, refuse an existing cassette of a run that "
+    help="As in vcrpy (the policy: orav.cassette.slot). once (default): record, refuse an existing cassette of a run that "
     "passed (one that did not pass is recorded over); new_episodes: re-record, reusing the "
     "existing cassette's decisions where the screen is the same and asking the agent only for "
     "new screens; all: record, replacing the cassette; none: no device or agent, replay the "
@@ -154,7 +154,7 @@ def record(
     printed on stderr; a run that did not pass says why.
     """
     from orav import suite
-    from orav.cassette.mode import RecordMode
+    from orav.cassette.record_mode import RecordMode
     from orav.cli.replaying import replay
     from orav.config import load_config
 
@@ -389,7 +389,7 @@ def recorded(coro: Coroutine[Any, Any, Recording | Replay]) -> Recording:
 def with_check(cassettes: Sequence[Path]) -> None:
     """The HTML reports of the runs a regression check followed, written again with it."""
     from orav.report.html import write_html
-    from orav.revisits import revisits_path
+    from orav.report.revisits import revisits_path
 
     for cassette in cassettes:
         if revisits_path(cassette).exists():

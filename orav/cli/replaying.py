@@ -29,7 +29,7 @@ from orav.errors import InputError
 
 if TYPE_CHECKING:
     from orav.agents import Agent
-    from orav.golden import Rerun
+    from orav.cassette.rerun import Rerun
     from orav.model import Scenario
 
 

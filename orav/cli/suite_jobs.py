@@ -65,7 +65,7 @@ def jobs_of(
 
 def kept_goldens(jobs: Sequence[Job]) -> dict[int, Job]:
     """The jobs whose cassette holds a run that passed: vcrpy's ``once`` replays them."""
-    from orav.cassette.mode import passed
+    from orav.cassette.slot import passed
 
     return {id(job): job for job in jobs if job.out.exists() and passed(job.out)}
 

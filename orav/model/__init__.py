@@ -43,6 +43,7 @@ from orav.model.fault import (
 from orav.model.geometry import Frame, Point
 from orav.model.judgement import Judged, Judgement
 from orav.model.observation import Observation, Screenshot, locate
+from orav.model.recording import Recording
 from orav.model.report import RunError, RunReport, RunStatus, Transition, Usage
 from orav.model.scenario import Credentials, Scenario
 from orav.model.step import Step
@@ -79,6 +80,7 @@ __all__ = [
     "Observation",
     "Point",
     "PressKey",
+    "Recording",
     "Recover",
     "RunError",
     "RunReport",

@@ -20,9 +20,9 @@ from orav.pytest_plugin.verdict import (
 )
 
 if TYPE_CHECKING:
-    from orav.cassette.mode import RecordMode
+    from orav.cassette.record_mode import RecordMode
     from orav.model import RunReport, Scenario
-    from orav.revisits import RegressionCheck
+    from orav.report.revisits import RegressionCheck
 
     Mode = RecordMode | Literal["rerun"]  # a record mode of orav record's, or rerun live
 
@@ -144,7 +144,8 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
     device = config.getoption("orav_device") or options.get("device")
     expect = options.get("expect", "passed")
     if mode == "once" and cassette.exists():
-        from orav.cassette.mode import RecordMode, passed
+        from orav.cassette.record_mode import RecordMode
+        from orav.cassette.slot import passed
 
         # a failed one is recorded over
         mode = RecordMode.NONE if passed(cassette) else RecordMode.ONCE
@@ -234,9 +235,9 @@ def _orav_marked(request: pytest.FixtureRequest) -> None:
 
 
 def _record_mode(config: pytest.Config) -> Mode:
-    """The mode asked for: one of ``orav.cassette.mode.RecordMode`` (imported only when a
+    """The mode asked for: one of ``orav.cassette.record_mode.RecordMode`` (imported only when a
     mode is named or a marked test runs, not whenever pytest starts) or ``rerun``."""
-    from orav.cassette.mode import RecordMode
+    from orav.cassette.record_mode import RecordMode
 
     given = config.getoption("orav_record_mode") or config.getini("orav_record_mode") or "none"
     if given == RERUN:

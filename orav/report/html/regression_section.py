@@ -13,7 +13,7 @@ from orav.report.html.elements import Child, el, field, figure
 
 if TYPE_CHECKING:
     from orav.cassette.rerun import Heal, Regression
-    from orav.revisits import RegressionCheck
+    from orav.report.revisits import RegressionCheck
 
 VERDICT_CLASS = {
     "passed": "ok",

@@ -2,7 +2,7 @@
 heal, and each regression candidate as a card with the recorded and the live screenshot,
 linked from the top. Several runs of one cassette (``--repeat``) share a page under pass@k.
 
-It reads what ``orav.golden.rerun`` returns (``Rerun``: heals, regressions with their
+It reads what ``orav.golden.rerun`` returns (``orav.cassette.rerun.Rerun``: heals, regressions with their
 screenshots); the golden's own run report, when it is beside the cassette, is linked.
 """
 
@@ -27,7 +27,7 @@ from orav.report.html.elements import (
 from orav.report.html.regression_section import heals_table, regression_card, verdict_badge
 
 if TYPE_CHECKING:
-    from orav.golden import Rerun
+    from orav.cassette.rerun import Rerun
 
 
 def write_rerun_html(runs: Sequence[Rerun], out: Path) -> Path:

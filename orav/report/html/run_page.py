@@ -35,8 +35,8 @@ from orav.report.html.elements import (
 )
 from orav.report.html.machine_section import machines_section
 from orav.report.html.regression_section import regression_check_section
+from orav.report.revisits import RegressionCheck, read_revisits
 from orav.report.timeline import RunView, StepView, read_run
-from orav.revisits import RegressionCheck, read_revisits
 
 
 def write_html(run: RunView | Path, out: Path | None = None) -> Path:

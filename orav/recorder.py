@@ -8,7 +8,7 @@ writer; forget one wrapper and the cassette does not replay. ``use_cassette`` do
 
 ``rec.device``, ``rec.agent`` and ``rec.clock`` are the recording wrappers, ``rec.writer``
 the cassette writer, ``rec.engine(**options)`` an ``Engine`` wired to all of them (for a run
-of your own). The record mode's policy (``orav.cassette.mode``) applies: ``once`` refuses a
+of your own). The record mode's policy (``orav.cassette.slot``) applies: ``once`` refuses a
 passing cassette, the others write a temp file that replaces ``path`` when the block ends
 without an error. Secrets (the scenario's password, secure text, ``${VAR}`` values, the
 agent's ``secrets``) are scrubbed from everything written. The device stays the caller's:
@@ -21,24 +21,23 @@ import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from orav.agents import Agent, HoldsSecrets, model_of, reconsiders
 from orav.cassette.clock import RecordingClock
 from orav.cassette.events import Event, Header
 from orav.cassette.judgements import RecordingJudge
-from orav.cassette.mode import RecordMode, Slot
 from orav.cassette.record import RecordingAgent, RecordingDevice
+from orav.cassette.record_mode import RecordMode
 from orav.cassette.reuse import ReusingAgent
+from orav.cassette.slot import Slot
 from orav.cassette.writer import CassetteWriter
 from orav.clock import Clock, SystemClock
 from orav.device import Device
+from orav.engine import Engine
 from orav.errors import Interrupted
 from orav.judges import Judge
 from orav.model import Scenario, TypeText
-
-if TYPE_CHECKING:
-    from orav.engine import Engine
 
 
 class CassetteRecorder:
@@ -73,8 +72,6 @@ class CassetteRecorder:
     def engine(self, **options: Any) -> Engine:
         """An Engine over the recording wrappers that writes its own events (transitions,
         verifications, the report) to the cassette; ``options`` go to ``Engine``."""
-        from orav.engine import Engine  # the engine imports the cassette, not the other way
-
         return Engine(
             self.device,
             self.agent,

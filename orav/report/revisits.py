@@ -19,6 +19,7 @@ from orav.codec import converter, decode_json
 from orav.codec.converter import raise_structure_error
 from orav.errors import InputError
 from orav.model import Screenshot
+from orav.report.files import write_text
 
 SUFFIX = ".regressions.json"  # beside the run's cassette
 
@@ -87,8 +88,6 @@ def write_revisits(check: RegressionCheck, cassette: Path, run_id: str = "") -> 
     """Write ``check`` beside the run's ``cassette`` (``NAME.regressions.json``) for the
     reports: each flow's verdict, heals and regressions with both screenshots (base64), and
     the ``run_id`` of the run it followed (a later run of that cassette does not show it)."""
-    from orav.report.files import write_text
-
     data = _converter.unstructure(_File(run_id, check.revisits, check.not_goldens))
     return write_text(revisits_path(cassette), json.dumps(data, indent=1) + "\n")
 
@@ -167,8 +166,6 @@ def add_to_junit(check: RegressionCheck, junit: Path, *, app: str = "") -> Path:
     """Add a testsuite ``orav regression check`` to the JUnit XML at ``junit`` (written by
     ``orav.report.junit``; a new file when there is none): one testcase per flow revisited, a
     ``failure`` when it regressed, ``skipped`` when unchecked, heals as properties."""
-    from orav.report.files import write_text
-
     root = ET.parse(junit).getroot() if junit.exists() else ET.Element("testsuites")
     suite = ET.SubElement(root, "testsuite", {"name": "orav regression check"})
     for revisit in check.revisits:

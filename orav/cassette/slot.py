@@ -1,10 +1,8 @@
-"""Record modes, vcrpy's: what a recording does with the cassette already at its path, and
-how the new one gets there. The one place the modes are listed, validated and enforced.
+"""Where a recording writes its cassette, by its record mode (``orav.cassette.record_mode``):
+the one place the modes' policy is enforced.
 
 API::
 
-    RecordMode.parse("new_episodes")            # RecordMode.NEW_EPISODES; InputError if unknown
-    RecordMode.of(None, overwrite=True)         # --overwrite is all; with another mode, an error
     slot = Slot.prepare(out, mode)              # check ``out``, refuse or reuse what is there
     slot.path                                   # where the writer writes (a temp file, or ``out``)
     slot.keep() / slot.keep_interrupted(kept) / slot.discard()
@@ -27,53 +25,14 @@ one file; temp files of killed runs are removed first.
 from __future__ import annotations
 
 import os
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from orav.cassette.reader import Cassette, read_cassette
+from orav.cassette.record_mode import RecordMode
+from orav.cassette.writer import Beside, remove_stale
 from orav.errors import InputError
-
-if TYPE_CHECKING:
-    from orav.cassette.reader import Cassette
-    from orav.cassette.writer import Beside
-    from orav.model import RunReport
-
-
-class RecordMode(StrEnum):
-    """How a recording treats the cassette already at its path, as vcrpy's record modes.
-
-    ``once`` (the default) records a new cassette and refuses one of a run that passed (one
-    that did not pass is no golden: recorded over); ``new_episodes`` records again, reusing
-    the old cassette's decisions where the run stands on the same screen; ``all`` records,
-    replacing it; ``none`` records nothing and replays it. Every mode but ``once`` writes a
-    temp file that replaces the old cassette only when the run ends.
-    """
-
-    ONCE = "once"
-    NEW_EPISODES = "new_episodes"
-    ALL = "all"
-    NONE = "none"
-
-    @classmethod
-    def parse(cls, value: str, where: str = "--record-mode") -> RecordMode:
-        """The mode named ``value``; an InputError naming ``where`` and the modes otherwise."""
-        try:
-            return cls(value)
-        except ValueError:
-            known = ", ".join(mode.value for mode in cls)
-            raise InputError(
-                f"unknown record mode {value!r}; expected one of {known}", where
-            ) from None
-
-    @classmethod
-    def of(cls, value: str | None, *, overwrite: bool = False) -> RecordMode:
-        """The mode asked for: ``value``, else ``once``; ``overwrite`` (``--overwrite``) is a
-        short way to say ``all`` and contradicts any other mode named."""
-        if overwrite and value is not None and value != cls.ALL:
-            raise InputError(f"--overwrite means --record-mode all, not {value}", "--overwrite")
-        if overwrite:
-            return cls.ALL
-        return cls.parse(value) if value is not None else cls.ONCE
+from orav.model import RunReport
 
 
 class Slot:
@@ -96,9 +55,6 @@ class Slot:
     @classmethod
     def prepare(cls, out: Path, mode: RecordMode) -> Slot:
         """Check ``out`` and apply ``mode``'s policy to what is there (InputError: refused)."""
-        from orav.cassette.reader import read_cassette
-        from orav.cassette.writer import Beside, remove_stale
-
         if mode is RecordMode.NONE:
             raise InputError("record mode none records nothing: replay the cassette", str(out))
         check_out(out)
@@ -190,8 +146,6 @@ def did_not_pass(cassette: Path) -> bool:
 
 def _ending(cassette: Path) -> RunReport | None | Literal[False]:
     """The cassette's report, None when it has none, False when it cannot be read."""
-    from orav.cassette.reader import read_cassette
-
     try:
         return read_cassette(cassette).report()
     except (InputError, OSError):
