@@ -311,7 +311,7 @@ def test_a_resolved_recovery_is_shown_with_its_path(recovered_run: Path, tmp_pat
     assert recovery.attrs["data-outcome"] == "resolved"
     assert "failed" not in recovery.classes
     assert "dismissing_alert —cleared→ resolved" in recovery.text
-    assert "tap 'OK'" in recovery.text
+    assert "tap 'Cancel'" in recovery.text  # an alert is dismissed by its declining answer
     assert dom.one("header").one("span", "status").text == "completed with errors"
     # The fault's screen is the alert the engine saw: its image, or a link to the same screen
     # shown earlier on the page (each screen is stored once).
