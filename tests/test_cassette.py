@@ -115,10 +115,12 @@ def redacted_decision(decision: Decision) -> Decision:
 
 def redacted_observation(observation: Observation, held: set = frozenset()) -> Observation:
     """As the cassette stores it: a secure field's value, and that of a field a secret was
-    typed into (``held``: its id, else its label), as one bullet per character."""
+    typed into (``held``: its id, else its label), as one bullet per character. A field held
+    by its label hides the value of every element with that label, with an id or not: the
+    field may have gained one, and a secret is better hidden twice than shown once."""
 
     def hides(e: Element) -> bool:
-        return e.secure or (e.unique_id or ("label", e.label)) in held
+        return e.secure or e.unique_id in held or ("label", e.label) in held
 
     elements = tuple(
         evolve(e, value="•" * len(e.value)) if e.value is not None and hides(e) else e
