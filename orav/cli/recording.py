@@ -155,7 +155,6 @@ def record(
     """
     from orav import suite
     from orav.cassette.record_mode import RecordMode
-    from orav.cli.replaying import replay
     from orav.config import load_config
 
     loud = verbosity(quiet, verbose)
@@ -175,31 +174,61 @@ def record(
     revisit = _revisit(flows, config, jobs, device.split(",")[0], seed)
     if mode == "none":  # no device, no agent: exactly what orav replay does
         seeded = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
-        given = [
-            flag
-            for flag, value in (
-                ("--device", device != config.device),
-                ("--agent", agent_spec != config.agent),
-                ("--seed", seeded),
-                ("--workers", workers > 1),
-                ("--retries", retries > 0),
-                ("--regression-check", bool(regression_check)),
-                ("--judge", bool(judge_spec)),
-            )
-            if value
-        ]
-        if given or (base_url and base_url != config.base_url) or agent_options:
-            flags = ", ".join(given + ["--base-url"] * bool(base_url))
-            raise click.UsageError(
-                f"--record-mode none only replays: {flags or '--agent-option'} has no effect"
-            )
-        for job in jobs:
-            same_scenario(job.out, job.scenario)
-        ctx.invoke(replay, cassettes=tuple(job.out for job in jobs))  # exits with its status
+        live = {
+            "--device": device != config.device,
+            "--agent": agent_spec != config.agent,
+            "--seed": seeded,
+            "--workers": workers > 1,
+            "--retries": retries > 0,
+            "--regression-check": bool(regression_check),
+            "--judge": bool(judge_spec),
+        }
+        _replay_instead(ctx, jobs, live, base_url, config.base_url, agent_options)
     pool = devices(device, workers)
     agent_url, agent_settings = for_agent(agent_spec, judge_spec, base_url, agent_options)
     agent = make_agent(agent_spec, agent_url, agent_settings, config)  # refuse a bad one up front
     judge = make_judge(judge_spec, base_url, agent_options)
+    replays, jobs = _kept_replayed(jobs, mode)
+    if not jobs:
+        _after_suite(replays, junit, single=len(replays) == 1, revisit=revisit)
+    here = _Here(
+        agent, pool[0], mode, seed, loud, judge, world(config, network, keep_sandbox, disposable)
+    )
+    argv = worker_argv(
+        agent_spec, base_url, agent_options, mode, seed, judge_spec, world_argv(here.world)
+    )
+    if len(jobs) == 1 and workers == 1 and not replays:
+        _after_suite([here.record(jobs[0], retries, 1)], junit, single=True, revisit=revisit)
+    outcomes = _record_suite(jobs, here, argv, pool, workers=workers, retries=retries)
+    _after_suite([*replays, *outcomes], junit, single=False, revisit=revisit)
+
+
+def _replay_instead(
+    ctx: click.Context,
+    jobs: Sequence[Job],
+    live: dict[str, bool],
+    base_url: str | None,
+    config_base_url: str | None,
+    agent_options: Sequence[str],
+) -> None:
+    """Record mode ``none``: each job's cassette replayed (the command exits with the replay's
+    status); a flag of a live run (``live``: given or not) is refused, as it has no effect."""
+    from orav.cli.replaying import replay
+
+    given = [flag for flag, value in live.items() if value]
+    if given or (base_url and base_url != config_base_url) or agent_options:
+        flags = ", ".join(given + ["--base-url"] * bool(base_url))
+        raise click.UsageError(
+            f"--record-mode none only replays: {flags or '--agent-option'} has no effect"
+        )
+    for job in jobs:
+        same_scenario(job.out, job.scenario)
+    ctx.invoke(replay, cassettes=tuple(job.out for job in jobs))  # exits with its status
+
+
+def _kept_replayed(jobs: Sequence[Job], mode: str) -> tuple[list[Outcome], list[Job]]:
+    """Record mode ``once``: the jobs whose cassette passed, replayed instead (each said on
+    stderr); and the jobs left to record."""
     kept = kept_goldens(jobs) if mode == "once" else {}
     console = progress_console()
     for job in kept.values():
@@ -208,31 +237,35 @@ def record(
             "(--record-mode all records it again)",
             markup=False,
         )
-    replays = {id(job): replay_golden(job) for job in kept.values()}
-    jobs = [job for job in jobs if id(job) not in kept]
-    if not jobs:
-        _after_suite(list(replays.values()), junit, single=len(replays) == 1, revisit=revisit)
-    here = _Here(
-        agent, pool[0], mode, seed, loud, judge, world(config, network, keep_sandbox, disposable)
-    )
-    if len(jobs) == 1 and workers == 1 and not replays:
-        _after_suite([here.record(jobs[0], retries, 1)], junit, single=True, revisit=revisit)
+    replays = [replay_golden(job) for job in kept.values()]
+    return replays, [job for job in jobs if id(job) not in kept]
+
+
+def _record_suite(
+    jobs: Sequence[Job],
+    here: _Here,
+    argv: Callable[[Job, int, str], list[str]],
+    pool: Sequence[str],
+    *,
+    workers: int,
+    retries: int,
+) -> list[Outcome]:
+    """The jobs recorded one after the other in this process, or in worker processes (one per
+    device of ``pool``, else ``workers`` on its one device); each outcome said as it comes."""
+    from orav import suite
+
+    console = progress_console()
 
     def done(outcome: Outcome) -> None:
-        if loud:
+        if here.loud:
             say_outcome(console, outcome)
 
     if workers == 1 and len(pool) == 1:
-        outcomes = suite.run_serial(
+        return suite.run_serial(
             jobs, lambda job, n: here.attempt(job, n).report, retries=retries, done=done
         )
-    else:
-        argv = worker_argv(
-            agent_spec, base_url, agent_options, mode, seed, judge_spec, world_argv(here.world)
-        )
-        pool = pool if len(pool) > 1 else pool * workers
-        outcomes = suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
-    _after_suite([*replays.values(), *outcomes], junit, single=False, revisit=revisit)
+    pool = pool if len(pool) > 1 else [*pool] * workers
+    return suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
 
 
 class _Here:
@@ -323,8 +356,6 @@ def _after_suite(
 ) -> None:
     """The summary table, the report files' names, JUnit, the regression check (``revisit``);
     exit 0 when every goal was met and no earlier flow regressed."""
-    from orav.report.console import reasons
-
     rows = [(o.report, o.job.out, o.replayed, o) for o in outcomes if o.report is not None]
     print_reports([row[:3] for row in rows], flaky={id(o.report) for *_, o in rows if o.flaky})
     if single and outcomes[0].report is not None:
@@ -334,37 +365,59 @@ def _after_suite(
             f"html:     {out.with_suffix('.html')}"
         )
     if not single:
-        bad = [o for o in outcomes if not o.ok]
-        for outcome in bad:  # every reason again, together, below the table
-            if outcome.report is None:
-                click.echo(f"{outcome.job.path}: {outcome.error}", err=True)
-            for line in reasons(outcome.report) if outcome.report else ():
-                click.echo(f"{outcome.job.out}: {line}", err=True)
-            if outcome.replayed is not None and outcome.replayed.differences:
-                first = outcome.replayed.differences[0]
-                click.echo(f"{outcome.job.out}: replay diverged: {first[:300]}", err=True)
-        flaky = sum(o.flaky for o in outcomes)
-        click.echo(
-            f"{len(outcomes) - len(bad)} of {len(outcomes)} passed"
-            + (f" ({flaky} flaky)" if flaky else "")
-            + (f", {len(bad)} did not" if bad else "")
-        )
+        _say_suite(outcomes)
     if junit is not None:
-        from orav.report.junit import write_junit
-        from orav.report.timeline import read_run
+        _write_junit(outcomes, junit)
+    checked = revisit is None or _checked(outcomes, junit, revisit)
+    sys.exit(_status(outcomes, checked))
 
-        runs = [read_run(o.job.out) for o in outcomes if o.report is not None]
-        attempts = {o.job.out: o.attempts for o in outcomes}
-        with file_errors("write", junit):
-            click.echo(f"junit:    {write_junit(runs, junit, attempts=attempts)}")
-    checked = True
-    if revisit is not None:
-        ran = [(o.job.out, o.job.scenario.app, o.ok) for o in outcomes if o.report is not None]
-        checked = revisit(ran, junit=junit, say=click.echo)
-        with_check([out for out, _, _ in ran])
+
+def _status(outcomes: Sequence[Outcome], checked: bool) -> int:
+    """2 when a run left no report, 0 when every goal was met and the check passed, else 1."""
     if any(o.report is None for o in outcomes):
-        sys.exit(2)
-    sys.exit(0 if all(o.ok for o in outcomes) and checked else 1)
+        return 2
+    return 0 if all(o.ok for o in outcomes) and checked else 1
+
+
+def _checked(outcomes: Sequence[Outcome], junit: Path | None, revisit: Callable[..., bool]) -> bool:
+    """The regression check after the runs that left a cassette (their HTML reports written
+    again with it): whether no earlier flow regressed."""
+    ran = [(o.job.out, o.job.scenario.app, o.ok) for o in outcomes if o.report is not None]
+    checked = revisit(ran, junit=junit, say=click.echo)
+    with_check([out for out, _, _ in ran])
+    return checked
+
+
+def _say_suite(outcomes: Sequence[Outcome]) -> None:
+    """Below a suite's table: every reason a run did not pass, together, then the count."""
+    from orav.report.console import reasons
+
+    bad = [o for o in outcomes if not o.ok]
+    for outcome in bad:
+        if outcome.report is None:
+            click.echo(f"{outcome.job.path}: {outcome.error}", err=True)
+        for line in reasons(outcome.report) if outcome.report else ():
+            click.echo(f"{outcome.job.out}: {line}", err=True)
+        if outcome.replayed is not None and outcome.replayed.differences:
+            first = outcome.replayed.differences[0]
+            click.echo(f"{outcome.job.out}: replay diverged: {first[:300]}", err=True)
+    flaky = sum(o.flaky for o in outcomes)
+    click.echo(
+        f"{len(outcomes) - len(bad)} of {len(outcomes)} passed"
+        + (f" ({flaky} flaky)" if flaky else "")
+        + (f", {len(bad)} did not" if bad else "")
+    )
+
+
+def _write_junit(outcomes: Sequence[Outcome], junit: Path) -> None:
+    """The runs that left a cassette as JUnit XML, with each scenario's attempts."""
+    from orav.report.junit import write_junit
+    from orav.report.timeline import read_run
+
+    runs = [read_run(o.job.out) for o in outcomes if o.report is not None]
+    attempts = {o.job.out: o.attempts for o in outcomes}
+    with file_errors("write", junit):
+        click.echo(f"junit:    {write_junit(runs, junit, attempts=attempts)}")
 
 
 def recorded(coro: Coroutine[Any, Any, Recording | Replay]) -> Recording:

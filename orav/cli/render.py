@@ -47,40 +47,44 @@ def print_reports(rows: Sequence[Row], flaky: Collection[int] = frozenset()) -> 
             overflow="fold",
             no_wrap=whole,
         )
-    for report, path, outcome in rows:
-        if report is None:  # a cassette cut off mid-run, replayed as far as it goes
-            assert outcome is not None, "a run without a report is a replay's"
-            cut = f"cut after step {outcome.cut_after}"
-            table.add_row(outcome.scenario, "[yellow]incomplete[/]", "", "", cut, str(path))
-            continue
-        colour = "green" if report.ok else "red"
-        status = f"[{colour}]{report.status}[/]" + (" (flaky)" if id(report) in flaky else "")
-        replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")
-        if outcome is not None and outcome.decisions:
-            replayed += f", {len(outcome.decisions)} decisions differ"
-        table.add_row(
-            report.scenario,
-            status,
-            str(report.total_steps),
-            f"{report.duration_seconds:.2f} s",
-            replayed,
-            str(path),
-        )
+    for row in rows:
+        table.add_row(*_cells(*row, flaky=flaky))
     # Not a terminal (CI logs, pipes): wide enough that paths are not folded.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     console.print(table)
     for report in (row[0] for row in rows):
-        if report is None:
-            continue
-        for error in report.errors:
-            state = "resolved" if error.resolved else "[red]unresolved[/]"
-            console.print(f"{report.scenario} step {error.step}: {error.error} ({state})")
-        ledger = report.side_effects
-        if ledger is not None:
-            done = "nothing changed" if not (ledger.files or ledger.deeds) else "side effects"
-            console.print(f"{report.scenario} ran in {ledger.world}: {done}", markup=False)
-            for line in ledger.lines():
-                console.print(f"  {line}", markup=False)
+        if report is not None:
+            _say_errors(console, report)
+
+
+def _cells(
+    report: RunReport | None, path: Path, outcome: Replay | None, *, flaky: Collection[int]
+) -> list[str]:
+    """One run's row of the table."""
+    if report is None:  # a cassette cut off mid-run, replayed as far as it goes
+        assert outcome is not None, "a run without a report is a replay's"
+        cut = f"cut after step {outcome.cut_after}"
+        return [outcome.scenario, "[yellow]incomplete[/]", "", "", cut, str(path)]
+    colour = "green" if report.ok else "red"
+    status = f"[{colour}]{report.status}[/]" + (" (flaky)" if id(report) in flaky else "")
+    replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")
+    if outcome is not None and outcome.decisions:
+        replayed += f", {len(outcome.decisions)} decisions differ"
+    duration = f"{report.duration_seconds:.2f} s"
+    return [report.scenario, status, str(report.total_steps), duration, replayed, str(path)]
+
+
+def _say_errors(console: Console, report: RunReport) -> None:
+    """Every error the run met, resolved or not, and what it changed in its world."""
+    for error in report.errors:
+        state = "resolved" if error.resolved else "[red]unresolved[/]"
+        console.print(f"{report.scenario} step {error.step}: {error.error} ({state})")
+    ledger = report.side_effects
+    if ledger is not None:
+        done = "nothing changed" if not (ledger.files or ledger.deeds) else "side effects"
+        console.print(f"{report.scenario} ran in {ledger.world}: {done}", markup=False)
+        for line in ledger.lines():
+            console.print(f"  {line}", markup=False)
 
 
 def print_coverage(coverage: Coverage) -> None:

@@ -30,7 +30,9 @@ from orav.errors import InputError
 if TYPE_CHECKING:
     from orav.agents import Agent
     from orav.cassette.rerun import Rerun
+    from orav.judges import Judge
     from orav.model import Scenario
+    from orav.session import Replay
 
 
 @cli.command()
@@ -101,29 +103,35 @@ def replay(
             bad = True
             continue
         rows.append((outcome.report, path, outcome))
-        for difference in outcome.differences:
-            click.echo(f"{path}: {difference}", err=True)
-        if agent is not None:
-            same = outcome.compared - len(outcome.decisions)
-            click.echo(f"{path}: {same} of {outcome.compared} decisions of {agent.name} matched")
-            for diff in outcome.decisions:
-                click.echo(
-                    f"{path}: step {diff.step}: recorded {diff.recorded}, "
-                    f"{agent.name}: {diff.candidate}"
-                )
-        if judge is not None:
-            same = outcome.judged - len(outcome.judgements)
-            click.echo(f"{path}: {same} of {outcome.judged} judgements of {judge.name} matched")
-            for judged in outcome.judgements:
-                click.echo(
-                    f"{path}: step {judged.step}: {judged.claim!r}: recorded {judged.recorded}, "
-                    f"{judge.name}: {judged.candidate}"
-                )
+        _say_differences(path, outcome, agent, judge)
     if rows:
         print_reports(rows)
     if bad:
         sys.exit(2)
     sys.exit(0 if not failed and all(outcome.ok for _, _, outcome in rows) else 1)
+
+
+def _say_differences(path: Path, outcome: Replay, agent: Agent | None, judge: Judge | None) -> None:
+    """Where the replay differed from the cassette, and how far a candidate agent or judge
+    decided as recorded, on stderr (differences) and stdout (the candidates)."""
+    for difference in outcome.differences:
+        click.echo(f"{path}: {difference}", err=True)
+    if agent is not None:
+        same = outcome.compared - len(outcome.decisions)
+        click.echo(f"{path}: {same} of {outcome.compared} decisions of {agent.name} matched")
+        for diff in outcome.decisions:
+            click.echo(
+                f"{path}: step {diff.step}: recorded {diff.recorded}, "
+                f"{agent.name}: {diff.candidate}"
+            )
+    if judge is not None:
+        same = outcome.judged - len(outcome.judgements)
+        click.echo(f"{path}: {same} of {outcome.judged} judgements of {judge.name} matched")
+        for judged in outcome.judgements:
+            click.echo(
+                f"{path}: step {judged.step}: {judged.claim!r}: recorded {judged.recorded}, "
+                f"{judge.name}: {judged.candidate}"
+            )
 
 
 def _candidate(

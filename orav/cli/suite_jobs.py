@@ -28,10 +28,7 @@ def jobs_of(
 ) -> list[Job]:
     """The scenarios a record command runs, loaded (a bad one stops it before any runs), with
     their cassettes; filtered by tags, then sharded."""
-    from attrs import evolve
-
     from orav import suite
-    from orav.scenario_loader import load_scenario
 
     if paths == config.scenarios and not any(Path(p).exists() for p in paths):
         raise InputError(
@@ -41,6 +38,32 @@ def jobs_of(
         )
     files, roots = suite.expand_with_roots(paths)
     names = suite.cassette_names(files, roots, config.scenarios)
+    jobs = _selected(files, names, config, tags, skip_tags)
+    if out is not None:
+        if len(jobs) != 1:
+            raise InputError(f"names one cassette, but {len(jobs)} scenarios are selected", "--out")
+        jobs = [suite.Job(jobs[0].path, jobs[0].scenario, out)]
+    outs = [job.out for job in jobs]
+    twice = next((o for o in outs if outs.count(o) > 1), None)
+    if twice is not None:
+        raise InputError(f"two scenarios would both record {twice}; record them apart", "--out")
+    return suite.shard_of(jobs, shard)
+
+
+def _selected(
+    files: Sequence[Path],
+    names: Sequence[Path],
+    config: Config,
+    tags: Sequence[str],
+    skip_tags: Sequence[str],
+) -> list[Job]:
+    """Every scenario file loaded (with the config's settle), those the tags select as jobs;
+    tags that select none of them are an InputError."""
+    from attrs import evolve
+
+    from orav import suite
+    from orav.scenario_loader import load_scenario
+
     folder = Path(config.recordings)
     jobs = []
     for file, name in zip(files, names, strict=True):
@@ -52,15 +75,7 @@ def jobs_of(
     if not jobs and (tags or skip_tags):
         flags = " ".join([f"--tag {t}" for t in tags] + [f"--skip-tag {t}" for t in skip_tags])
         raise InputError(f"no scenario of {len(files)} is selected by {flags}", "--tag")
-    if out is not None:
-        if len(jobs) != 1:
-            raise InputError(f"names one cassette, but {len(jobs)} scenarios are selected", "--out")
-        jobs = [suite.Job(jobs[0].path, jobs[0].scenario, out)]
-    outs = [job.out for job in jobs]
-    twice = next((o for o in outs if outs.count(o) > 1), None)
-    if twice is not None:
-        raise InputError(f"two scenarios would both record {twice}; record them apart", "--out")
-    return suite.shard_of(jobs, shard)
+    return jobs
 
 
 def kept_goldens(jobs: Sequence[Job]) -> dict[int, Job]:
