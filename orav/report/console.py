@@ -29,7 +29,7 @@ from orav.cassette.events import (
     StepEvent,
     TransitionEvent,
 )
-from orav.model import Done, RunReport, show_action
+from orav.model import Done, ModelCall, RunReport, show_action
 
 FAILED = ("failed", "step_limit", "timed_out", "aborted", "interrupted")
 
@@ -81,27 +81,8 @@ class Progress:
         match event:
             case StepEvent(step=step):
                 self.step = step
-            case DecideEvent(decision=decision, raised=raised, reused=reused):
-                call = decision.call if decision is not None else event.call
-                if call is not None and not reused:
-                    self.calls += 1
-                    self.tokens += call.prompt_tokens + call.completion_tokens
-                    self.cost = (
-                        None if self.cost is None or call.cost is None else self.cost + call.cost
-                    )
-                if raised is not None:
-                    self.line(
-                        f"step {self.step}/{self.max_steps}",
-                        f"[red]the agent failed[/]: {escape(raised.message)}",
-                    )
-                elif decision is not None and isinstance(decision.action, Done):
-                    self.line("decided", escape(show_action(decision.action)))
-                elif decision is not None:
-                    what = escape(show_action(decision.action))
-                    self.line(
-                        f"step {self.step}/{self.max_steps}",
-                        f"[bold]{what}[/]" + (" (reused)" if reused else ""),
-                    )
+            case DecideEvent():
+                self.decided(event)
             case RecoveryEndEvent(fault=fault, resolved=resolved):
                 colour = "green" if resolved else "red"
                 self.line(
@@ -122,6 +103,32 @@ class Progress:
                 status = str(report.get("status", ""))
                 colour = "green" if status in ("passed", "completed_with_errors") else "red"
                 self.line("end", f"[{colour}]{escape(status)}[/]")
+
+    def decided(self, event: DecideEvent) -> None:
+        """A model call adds to the usage; the decision, or the agent's failure, is a line."""
+        decision, raised, reused = event.decision, event.raised, event.reused
+        call = decision.call if decision is not None else event.call
+        if call is not None and not reused:
+            self.used(call)
+        if raised is not None:
+            self.line(
+                f"step {self.step}/{self.max_steps}",
+                f"[red]the agent failed[/]: {escape(raised.message)}",
+            )
+        elif decision is not None and isinstance(decision.action, Done):
+            self.line("decided", escape(show_action(decision.action)))
+        elif decision is not None:
+            what = escape(show_action(decision.action))
+            self.line(
+                f"step {self.step}/{self.max_steps}",
+                f"[bold]{what}[/]" + (" (reused)" if reused else ""),
+            )
+
+    def used(self, call: ModelCall) -> None:
+        """One more model call: its tokens, and its cost (unknown once one call's is)."""
+        self.calls += 1
+        self.tokens += call.prompt_tokens + call.completion_tokens
+        self.cost = None if self.cost is None or call.cost is None else self.cost + call.cost
 
     def line(self, what: str, text: str) -> None:
         elapsed = self.clock() - self.started

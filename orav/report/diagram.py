@@ -123,6 +123,22 @@ def draw_machine(cls: type[StateChart], name: str, taken: Sequence[Transition]) 
 
     focused = len(states) > FULL_STATES
     core = (visited or {initial}) if focused else set(states)
+    edges, summarised = _edges(transitions, core)
+    shown = core | {s for edge in edges for s in (edge.source, edge.target)}
+    nodes = [s for s in states if s in shown]
+    last = _last_state(taken, name)
+
+    svg = _Layout(nodes, initial, edges).draw(name, visited, finals, last)
+    caption = _caption(len(states), len(nodes), visited, focused=focused)
+    return Drawing(svg, caption + _not_drawn(summarised))
+
+
+def _edges(
+    transitions: Sequence[Fired], core: set[str]
+) -> tuple[list[_Edge], dict[tuple[str, str], set[str]]]:
+    """The edges drawn: every transition taken, and the idle ones from the ``core`` states;
+    and the idle events from many drawn states into one (event and target → their sources),
+    named in the caption, not drawn."""
     edges: dict[tuple[str, str], _Edge] = {}
     idle: list[tuple[str, str, str]] = []
     for t in transitions:
@@ -130,43 +146,49 @@ def draw_machine(cls: type[StateChart], name: str, taken: Sequence[Transition]) 
             _edge(edges, t.source, t.target).events.append((t.event, t.count))
         elif t.source in core:
             idle.append((t.source, t.event, t.target))
-    # An idle event from many drawn states into one: named in the caption, not drawn.
     sources: dict[tuple[str, str], set[str]] = defaultdict(set)
     for source, event, target in idle:
         sources[(event, target)].add(source)
-    summarised = {key for key, found in sources.items() if len(found) >= CATCH_ALL}
+    summarised = {key: found for key, found in sources.items() if len(found) >= CATCH_ALL}
     for source, event, target in idle:
         if (event, target) not in summarised:
             _edge(edges, source, target).events.append((event, 0))
-    shown = core | {s for edge in edges.values() for s in (edge.source, edge.target)}
-    nodes = [s for s in states if s in shown]
-    last = _last_state(taken, name)
+    return list(edges.values()), summarised
 
-    svg = _Layout(nodes, initial, list(edges.values())).draw(name, visited, finals, last)
+
+def _caption(states: int, nodes: int, visited: set[str], *, focused: bool) -> str:
+    """Which states the drawing shows, and how it marks the transitions taken."""
     if not focused:
-        caption = f"All {len(states)} states."
+        caption = f"All {states} states."
     elif visited:
         plural = "s" if len(visited) != 1 else ""
         caption = (
             f"The {len(visited)} state{plural} this run entered and every state one transition "
-            f"from them ({len(nodes)} of {len(states)}); every transition is in the table."
+            f"from them ({nodes} of {states}); every transition is in the table."
         )
     else:
         caption = (
             f"This run entered none of its states: the initial state and every state one "
-            f"transition from it ({len(nodes)} of {len(states)}); every transition is in the table."
+            f"transition from it ({nodes} of {states}); every transition is in the table."
         )
-    caption += " Blue and bold: transitions this run took, with how often."
-    if summarised:
-        notes = defaultdict(list)
-        for event, target in sorted(summarised):
-            notes[(target, len(sources[(event, target)]))].append(event)
-        caption += " Not drawn from each state: " + "; ".join(
+    return caption + " Blue and bold: transitions this run took, with how often."
+
+
+def _not_drawn(summarised: dict[tuple[str, str], set[str]]) -> str:
+    """The caption's note of the idle events not drawn from each state, by target."""
+    if not summarised:
+        return ""
+    notes = defaultdict(list)
+    for event, target in sorted(summarised):
+        notes[(target, len(summarised[(event, target)]))].append(event)
+    return (
+        " Not drawn from each state: "
+        + "; ".join(
             f"{', '.join(events)} → {target} (from {count} states)"
             for (target, count), events in notes.items()
         )
-        caption += "."
-    return Drawing(svg, caption)
+        + "."
+    )
 
 
 def _edge(edges: dict[tuple[str, str], _Edge], source: str, target: str) -> _Edge:

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from orav.model import RunReport
 from orav.report.files import write_text
 from orav.report.timeline import RunView
 
@@ -71,7 +72,7 @@ def junit_xml(
 def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Element:
     """One run; when several runs share a scenario, the cassette's name tells them apart
     (CI tools fold test cases with the same class and name into one)."""
-    header, report = run.header, run.report
+    header = run.header
     name = header.scenario.name if unique else f"{header.scenario.name} [{run.path}]"
     case = ET.Element(
         "testcase",
@@ -82,7 +83,27 @@ def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Ele
             "file": _text(str(run.path)),
         },
     )
-    properties = ET.SubElement(case, "properties")
+    _properties(case, run, attempts)
+    report = run.report
+    if report is None:
+        _unfinished(case, run)
+        return case
+    errors = [
+        f"step {e.step}: {e.error}" + (" (resolved)" if e.resolved else "") for e in report.errors
+    ]
+    if not report.ok:
+        _failure(case, report, errors)
+    out = [report.summary] if report.summary else []
+    if report.ok:
+        out += errors
+    if out:
+        ET.SubElement(case, "system-out").text = _text("\n".join(out))
+    return case
+
+
+def _properties(case: ET.Element, run: RunView, attempts: int) -> None:
+    """The run's facts as the case's properties, those with a value only."""
+    header, report = run.header, run.report
     facts = {
         "status": run.status,
         "run_id": header.run_id,
@@ -93,42 +114,40 @@ def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Ele
         "attempts": str(attempts) if attempts > 1 else "",
         "flaky": "true" if attempts > 1 and report is not None and report.ok else "",
     }
+    properties = ET.SubElement(case, "properties")
     for name, value in facts.items():
         if value:
             ET.SubElement(properties, "property", {"name": name, "value": _text(value)})
-    if report is None:
-        cut = f"; the cassette was cut off at {run.truncated}" if run.truncated else ""
-        error = ET.SubElement(
-            case,
-            "error",
-            {"type": "incomplete", "message": _text(f"the recording did not finish{cut}")},
-        )
-        found = [*run.errors, *(f"step {s.number}: {e}" for s in run.steps for e in s.errors)]
-        error.text = _text("\n".join(found))
-        return case
-    errors = [
-        f"step {e.step}: {e.error}" + (" (resolved)" if e.resolved else "") for e in report.errors
+
+
+def _unfinished(case: ET.Element, run: RunView) -> None:
+    """A cassette without a report: an ``error`` with every error the run met."""
+    cut = f"; the cassette was cut off at {run.truncated}" if run.truncated else ""
+    error = ET.SubElement(
+        case,
+        "error",
+        {"type": "incomplete", "message": _text(f"the recording did not finish{cut}")},
+    )
+    found = [*run.errors, *(f"step {s.number}: {e}" for s in run.steps for e in s.errors)]
+    error.text = _text("\n".join(found))
+
+
+def _failure(case: ET.Element, report: RunReport, errors: list[str]) -> None:
+    """A run that missed its goal: a ``failure`` typed by its status, with its errors and the
+    goals it missed (and what it found instead)."""
+    seen = dict(zip(report.goals_missed, report.goals_found, strict=False))
+    missed = [
+        f"goal missed: {goal}" + (f"; found {seen[goal]}" if goal in seen else "")
+        for goal in report.goals_missed
     ]
-    if not report.ok:
-        seen = dict(zip(report.goals_missed, report.goals_found, strict=False))
-        missed = [
-            f"goal missed: {goal}" + (f"; found {seen[goal]}" if goal in seen else "")
-            for goal in report.goals_missed
-        ]
-        unresolved = next((e.error for e in report.errors if not e.resolved), None)
-        message = report.summary or unresolved or ", ".join(report.goals_missed) or report.status
-        failure = ET.SubElement(
-            case,
-            "failure",
-            {"type": report.status, "message": _text(f"{report.status}: {message}")},
-        )
-        failure.text = _text("\n".join(errors + missed))
-    out = [report.summary] if report.summary else []
-    if report.ok:
-        out += errors
-    if out:
-        ET.SubElement(case, "system-out").text = _text("\n".join(out))
-    return case
+    unresolved = next((e.error for e in report.errors if not e.resolved), None)
+    message = report.summary or unresolved or ", ".join(report.goals_missed) or report.status
+    failure = ET.SubElement(
+        case,
+        "failure",
+        {"type": report.status, "message": _text(f"{report.status}: {message}")},
+    )
+    failure.text = _text("\n".join(errors + missed))
 
 
 def _duration(run: RunView) -> float:

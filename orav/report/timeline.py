@@ -213,13 +213,8 @@ class _Walk:
             case StepEvent(step=number):
                 self.close_block()
                 self.block = StepView(number, before=self.screenshot, tree=self.tree)
-            case ObserveEvent(observation=observation, raised=raised):
-                if raised is not None:
-                    self.add_error(f"observe failed: {raised.message}")
-                elif observation is not None and observation.screenshot is not None:
-                    self.screenshot = observation.screenshot
-                    self.tree = observation.elements
-                    self.on_screen(self.screenshot)
+            case ObserveEvent():
+                self.observed(event)
             case DecideEvent(decision=decision, raised=raised, reused=reused) if isinstance(
                 self.block, StepView
             ):
@@ -232,30 +227,48 @@ class _Walk:
                 self.add_action(Performed(Launch(bundle), None, _message(raised)))
             case TerminateEvent(bundle_id=bundle, raised=raised):
                 self.add_action(Performed(Terminate(bundle), None, _message(raised)))
-            case VerificationEvent(verification=verification):
-                if isinstance(self.block, StepView):
-                    self.block = evolve(self.block, verification=verification)
-            case TransitionEvent(machine=machine, target=target):
-                transition = event.transition
-                self.transitions.append(transition)
-                if machine == "run":
-                    self.state = target
-                elif isinstance(self.block, RecoveryView):
-                    transitions = (*self.block.transitions, transition)
-                    self.block = evolve(self.block, transitions=transitions)
-            case RecoveryBeginEvent(step=step, fault=fault, note=note, set_aside=set_aside):
-                block, self.block = self.block, None
-                decided = block if set_aside and isinstance(block, StepView) else None
-                if decided is None and block is not None:
-                    self.timeline.append(block)  # not set aside: acted on, if only by failing
-                recovery = RecoveryView(step, fault, note, screenshot=self.screenshot)
-                if decided is not None:  # decided again after the recovery: no step of its own
-                    recovery = evolve(recovery, set_aside=decided.decision, errors=decided.errors)
-                self.block = recovery
+            case VerificationEvent(verification=verification) if isinstance(self.block, StepView):
+                self.block = evolve(self.block, verification=verification)
+            case TransitionEvent():
+                self.transitioned(event)
+            case RecoveryBeginEvent():
+                self.recovery_begins(event)
             case RecoveryEndEvent() if isinstance(self.block, RecoveryView):
                 self.block = evolve(self.block, end=event)
             case ErrorEvent(message=message):
                 self.add_error(message)
+
+    def observed(self, event: ObserveEvent) -> None:
+        """A failed look is an error; a screen seen becomes the one every later block starts on."""
+        observation = event.observation
+        if event.raised is not None:
+            self.add_error(f"observe failed: {event.raised.message}")
+        elif observation is not None and observation.screenshot is not None:
+            self.screenshot = observation.screenshot
+            self.tree = observation.elements
+            self.on_screen(self.screenshot)
+
+    def transitioned(self, event: TransitionEvent) -> None:
+        """The run machine's move sets the state the run ends in; a recovery's, its block's."""
+        transition = event.transition
+        self.transitions.append(transition)
+        if event.machine == "run":
+            self.state = event.target
+        elif isinstance(self.block, RecoveryView):
+            transitions = (*self.block.transitions, transition)
+            self.block = evolve(self.block, transitions=transitions)
+
+    def recovery_begins(self, event: RecoveryBeginEvent) -> None:
+        """A recovery opens its block; a step it sets aside is folded into it (decided again
+        after the recovery, it has no step of its own), any other block closes as acted on."""
+        block, self.block = self.block, None
+        decided = block if event.set_aside and isinstance(block, StepView) else None
+        if decided is None and block is not None:
+            self.timeline.append(block)  # not set aside: acted on, if only by failing
+        recovery = RecoveryView(event.step, event.fault, event.note, screenshot=self.screenshot)
+        if decided is not None:
+            recovery = evolve(recovery, set_aside=decided.decision, errors=decided.errors)
+        self.block = recovery
 
     def on_screen(self, screenshot: Screenshot) -> None:
         """The first screen observed after a step's decision is the one its verification saw."""

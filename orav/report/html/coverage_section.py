@@ -83,48 +83,10 @@ def _graph(coverage: Coverage) -> ET.Element:
         if t.source != t.target and t.source in where and t.target in where:
             labels.setdefault((t.source, t.target), []).append(t.element)
     for (source, target), elements in labels.items():
-        (x1, y1), (x2, y2) = where[source], where[target]
-        forward = x2 > x1
-        start = (x1 + BOX_W, y1 + BOX_H * 0.4) if forward else (x1, y1 + BOX_H * 0.6)
-        end = (x2, y2 + BOX_H * 0.4) if forward else (x2 + BOX_W, y2 + BOX_H * 0.6)
-        if x1 == x2:  # same column: bend out to the right
-            start, end = (x1 + BOX_W, y1 + BOX_H * 0.7), (x2 + BOX_W, y2 + BOX_H * 0.3)
-            bend = x1 + BOX_W + GAP_X * 0.6
-            path = f"M {start[0]} {start[1]} C {bend} {start[1]} {bend} {end[1]} {end[0]} {end[1]}"
-        else:
-            path = f"M {start[0]} {start[1]} L {end[0]} {end[1]}"
-        edge = ET.SubElement(svg, "path", {"class": "edge", "d": path})
-        ET.SubElement(edge, "title").text = ", ".join(elements)
-        label = elements[0] + (f" +{len(elements) - 1}" if len(elements) > 1 else "")
-        text = ET.SubElement(
-            svg,
-            "text",
-            {
-                "class": "edge-label",
-                "x": f"{(start[0] + end[0]) / 2:.0f}",
-                "y": f"{(start[1] + end[1]) / 2 - 3:.0f}",
-                "text-anchor": "middle",
-            },
-        )
-        text.text = _short(label, 22)
+        _arrow(svg, where[source], where[target], elements)
     dead = set(coverage.dead_ends)
     for screen in coverage.screens:
-        x, y = where[screen.key]
-        kind = "dead" if screen.key in dead else "pending" if screen.untried else ""
-        group = ET.SubElement(svg, "g", {"class": f"screen {kind}".strip()})
-        ET.SubElement(group, "title").text = (
-            f"{screen.name}: {len(screen.tried)} of {len(screen.elements)} tried"
-            + (f"; untried: {', '.join(screen.untried)}" if screen.untried else "")
-        )
-        ET.SubElement(
-            group, "rect", {"x": str(x), "y": str(y), "width": str(BOX_W), "height": str(BOX_H)}
-        ).set("rx", "6")
-        name = ET.SubElement(group, "text", {"x": str(x + 8), "y": str(y + 18)})
-        name.text = _short(screen.name, 24)
-        ET.SubElement(group, "text", {"x": str(x + 8), "y": str(y + 36)}).text = (
-            f"{len(screen.tried)}/{len(screen.elements)} tried"
-            + (" · dead end" if screen.key in dead else "")
-        )
+        _screen_box(svg, screen, where[screen.key], dead=screen.key in dead)
     figure = ET.Element("figure")
     figure.append(svg)
     ET.SubElement(figure, "figcaption").text = (
@@ -133,6 +95,58 @@ def _graph(coverage: Coverage) -> ET.Element:
         "led there (hover for all of them)."
     )
     return figure
+
+
+def _arrow(
+    svg: ET.Element, at: tuple[float, float], to: tuple[float, float], elements: list[str]
+) -> None:
+    """An arrow between two screens' boxes (bent out to the right within a column), labelled
+    with the first of the ``elements`` that led there (hover: all of them)."""
+    (x1, y1), (x2, y2) = at, to
+    forward = x2 > x1
+    start = (x1 + BOX_W, y1 + BOX_H * 0.4) if forward else (x1, y1 + BOX_H * 0.6)
+    end = (x2, y2 + BOX_H * 0.4) if forward else (x2 + BOX_W, y2 + BOX_H * 0.6)
+    if x1 == x2:  # same column: bend out to the right
+        start, end = (x1 + BOX_W, y1 + BOX_H * 0.7), (x2 + BOX_W, y2 + BOX_H * 0.3)
+        bend = x1 + BOX_W + GAP_X * 0.6
+        path = f"M {start[0]} {start[1]} C {bend} {start[1]} {bend} {end[1]} {end[0]} {end[1]}"
+    else:
+        path = f"M {start[0]} {start[1]} L {end[0]} {end[1]}"
+    edge = ET.SubElement(svg, "path", {"class": "edge", "d": path})
+    ET.SubElement(edge, "title").text = ", ".join(elements)
+    label = elements[0] + (f" +{len(elements) - 1}" if len(elements) > 1 else "")
+    text = ET.SubElement(
+        svg,
+        "text",
+        {
+            "class": "edge-label",
+            "x": f"{(start[0] + end[0]) / 2:.0f}",
+            "y": f"{(start[1] + end[1]) / 2 - 3:.0f}",
+            "text-anchor": "middle",
+        },
+    )
+    text.text = _short(label, 22)
+
+
+def _screen_box(
+    svg: ET.Element, screen: ScreenCoverage, at: tuple[float, float], *, dead: bool
+) -> None:
+    """A screen's box: its name and how much of it was tried, coloured by what is left."""
+    x, y = at
+    kind = "dead" if dead else "pending" if screen.untried else ""
+    group = ET.SubElement(svg, "g", {"class": f"screen {kind}".strip()})
+    ET.SubElement(group, "title").text = (
+        f"{screen.name}: {len(screen.tried)} of {len(screen.elements)} tried"
+        + (f"; untried: {', '.join(screen.untried)}" if screen.untried else "")
+    )
+    ET.SubElement(
+        group, "rect", {"x": str(x), "y": str(y), "width": str(BOX_W), "height": str(BOX_H)}
+    ).set("rx", "6")
+    name = ET.SubElement(group, "text", {"x": str(x + 8), "y": str(y + 18)})
+    name.text = _short(screen.name, 24)
+    ET.SubElement(group, "text", {"x": str(x + 8), "y": str(y + 36)}).text = (
+        f"{len(screen.tried)}/{len(screen.elements)} tried" + (" · dead end" if dead else "")
+    )
 
 
 def _table(coverage: Coverage) -> ET.Element:

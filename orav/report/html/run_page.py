@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from orav.errors import OravError
-from orav.model import SideEffects
+from orav.model import RunReport, SideEffects
 from orav.report.console import reasons
 from orav.report.coverage import read_coverage
 from orav.report.files import write_text
@@ -81,8 +81,27 @@ def _body(run: RunView) -> ET.Element:
 
 
 def _header(run: RunView, regressed: int = 0) -> list[ET.Element]:
-    header, report = run.header, run.report
-    scenario = header.scenario
+    report = run.report
+    scenario = run.header.scenario
+    parts: list[Child] = [
+        el("h1", None, scenario.name, " ", status(run.status)),
+        _verdict(run, regressed),
+        el("p", {"class": "goal"}, scenario.goal),
+        el(
+            "table",
+            {"class": "facts"},
+            [el("tr", None, el("th", None, k), el("td", None, v)) for k, v in _facts(run)],
+        ),
+        *_run_errors(run),
+    ]
+    if report is not None and report.side_effects is not None:
+        parts.append(_side_effects(report.side_effects))
+    return [el("header", None, parts)]
+
+
+def _facts(run: RunView) -> list[tuple[str, Child]]:
+    """The header's table: who ran it, on what, when, from which cassette; then the report's."""
+    header = run.header
     facts: list[tuple[str, Child]] = [("agent", header.agent or "?")]
     if header.model:
         facts.append(("model", header.model))
@@ -93,36 +112,49 @@ def _header(run: RunView, regressed: int = 0) -> list[ET.Element]:
     facts.append(("recorded", f"{when(header.created_at)} (orav {header.orav_version})"))
     facts.append(("cassette", el("code", None, run.path.name)))
     facts.append(("run id", el("code", None, header.run_id)))
-    if report is not None:
-        facts.append(("duration", seconds(report.duration_seconds)))
-        actions = f"{report.successful_actions} succeeded, {report.failed_actions} failed"
-        facts.append(("steps", f"{report.total_steps} (actions: {actions})"))
-        costs = f"{report.retries} retries, {report.crashes_recovered} crashes recovered"
-        facts.append(("recoveries", f"{len(run.recoveries)} ({costs})"))
-        if report.usage is not None:
-            usage = report.usage
-            tokens = (
-                f"{usage.calls} model calls, {usage.prompt_tokens} prompt + "
-                f"{usage.completion_tokens} completion tokens"
-            )
-            cost = f", ${usage.cost:.4f}" if usage.cost is not None else ""
-            facts.append(("model usage", tokens + cost))
-        if report.goals_achieved:
-            facts.append(("goals met", chips(report.goals_achieved, "ok")))
-        if report.goals_missed:
-            facts.append(("goals missed", chips(report.goals_missed, "bad")))
-        if report.summary:
-            facts.append(("summary", report.summary))
-    parts: list[Child] = [
-        el("h1", None, scenario.name, " ", status(run.status)),
-        _verdict(run, regressed),
-        el("p", {"class": "goal"}, scenario.goal),
-        el(
-            "table",
-            {"class": "facts"},
-            [el("tr", None, el("th", None, k), el("td", None, v)) for k, v in facts],
-        ),
+    if run.report is not None:
+        facts += _report_facts(run, run.report)
+    return facts
+
+
+def _report_facts(run: RunView, report: RunReport) -> list[tuple[str, Child]]:
+    """What the report counts: time, steps, recoveries, model usage, goals, its summary."""
+    actions = f"{report.successful_actions} succeeded, {report.failed_actions} failed"
+    costs = f"{report.retries} retries, {report.crashes_recovered} crashes recovered"
+    facts: list[tuple[str, Child]] = [
+        ("duration", seconds(report.duration_seconds)),
+        ("steps", f"{report.total_steps} (actions: {actions})"),
+        ("recoveries", f"{len(run.recoveries)} ({costs})"),
     ]
+    if report.usage is not None:
+        usage = report.usage
+        tokens = (
+            f"{usage.calls} model calls, {usage.prompt_tokens} prompt + "
+            f"{usage.completion_tokens} completion tokens"
+        )
+        cost = f", ${usage.cost:.4f}" if usage.cost is not None else ""
+        facts.append(("model usage", tokens + cost))
+    facts += _goals(report)
+    if report.summary:
+        facts.append(("summary", report.summary))
+    return facts
+
+
+def _goals(report: RunReport) -> list[tuple[str, Child]]:
+    """The goals met and those missed, as chips (none: no line)."""
+    goals: list[tuple[str, Child]] = []
+    if report.goals_achieved:
+        goals.append(("goals met", chips(report.goals_achieved, "ok")))
+    if report.goals_missed:
+        goals.append(("goals missed", chips(report.goals_missed, "bad")))
+    return goals
+
+
+def _run_errors(run: RunView) -> list[Child]:
+    """Under the facts: a cassette cut off, a recording that did not finish, or the run's
+    errors."""
+    report = run.report
+    parts: list[Child] = []
     if run.truncated:
         parts.append(el("p", {"class": "warning"}, f"The cassette was cut off at {run.truncated}."))
     if report is None:
@@ -151,9 +183,7 @@ def _header(run: RunView, regressed: int = 0) -> list[ET.Element]:
                 ],
             )
         )
-    if report is not None and report.side_effects is not None:
-        parts.append(_side_effects(report.side_effects))
-    return [el("header", None, parts)]
+    return parts
 
 
 def _side_effects(ledger: SideEffects) -> ET.Element:
@@ -269,28 +299,13 @@ def _conclusion(run: RunView) -> ET.Element:
     tally = f"after {steps} step{'s' if steps != 1 else ''}"
     if run.recoveries:
         tally += f" and {len(run.recoveries)} recover{'ies' if len(run.recoveries) != 1 else 'y'}"
-    done = end.done
     fields: list[Child] = [
         el("h3", None, VERDICTS.get(run.status, run.status), status(run.status)),
         field("after", tally.removeprefix("after ")),
+        *_ending(run),
     ]
-    if done is not None:  # what the agent said, under the verdict that weighs it
-        said = "the goal is reached" if done.success else "the goal cannot be reached"
-        fields.append(field("the agent said", said))
-        if done.summary:
-            fields.append(field("summary", done.summary))
-        if end.decision is not None and end.decision.reasoning:
-            fields.append(field("reasoning", end.decision.reasoning))
-    else:
-        if end.decision is not None:
-            fields.append(field("last decision", decision_fields(end.decision), " (not acted on)"))
-        if report is not None and report.summary:
-            fields.append(field("why", report.summary))
     if report is not None:
-        if report.goals_achieved:
-            fields.append(field("goals met", chips(report.goals_achieved, "ok")))
-        if report.goals_missed:
-            fields.append(field("goals missed", chips(report.goals_missed, "bad")))
+        fields += [field(name, value) for name, value in _goals(report)]
     elif run.truncated or not end.state:
         fields.append(field("ended", "the recording stops here: the cassette has no report"))
     if run.errors:
@@ -310,6 +325,27 @@ def _conclusion(run: RunView) -> ET.Element:
             el("div", None, fields),
         ),
     )
+
+
+def _ending(run: RunView) -> list[Child]:
+    """What the agent said when it was done, under the verdict that weighs it; else its last
+    decision, never acted on, and why the run ended."""
+    end, report = run.conclusion, run.report
+    done = end.done
+    fields: list[Child] = []
+    if done is not None:
+        said = "the goal is reached" if done.success else "the goal cannot be reached"
+        fields.append(field("the agent said", said))
+        if done.summary:
+            fields.append(field("summary", done.summary))
+        if end.decision is not None and end.decision.reasoning:
+            fields.append(field("reasoning", end.decision.reasoning))
+        return fields
+    if end.decision is not None:
+        fields.append(field("last decision", decision_fields(end.decision), " (not acted on)"))
+    if report is not None and report.summary:
+        fields.append(field("why", report.summary))
+    return fields
 
 
 def _judgements(run: RunView) -> ET.Element | None:
