@@ -496,34 +496,42 @@ class IdbDevice:
                     client.swipe((start.x, start.y), (end.x, end.y), duration or None),
                     duration,
                 )
-            case PressKey(key="home"):
-                await self._rpc("home button", client.button(HIDButtonType.HOME))
-            case PressKey(key=str() as key) if key not in KEYCODES:
-                raise _Invalid(
-                    f"key {key!r} has no iOS keycode here; press one of "
-                    f"{', '.join([*KEYCODES, 'home'])} or a HID keycode"
-                )
             case PressKey(key=key):
-                code = KEYCODES[key] if isinstance(key, str) else key  # 1-255: the model checks
-                await self._rpc(f"key {key}", client.key(code))
+                await self._press(key)
             case Wait(seconds=seconds):
                 if not 0 <= seconds <= self.max_wait:
                     raise _Invalid(f"wait of {seconds:g} s is outside 0..{self.max_wait:g} s")
                 await asyncio.sleep(seconds)
             case Launch(bundle_id=bundle_id, fresh=fresh):
-                bundle_id = bundle_id or self.bundle_id
-                if fresh:
-                    await self._stop(client, bundle_id)
-                await self._rpc(
-                    f"launch of {bundle_id}",
-                    client.launch(bundle_id, foreground_if_running=True),
-                    limit=max(self.timeout, LAUNCH_TIMEOUT),
-                )
+                await self._launch(bundle_id or self.bundle_id, fresh=fresh)
             case Terminate(bundle_id=bundle_id):
                 await self._stop(client, bundle_id or self.bundle_id)
             case _:
                 raise _Invalid(f"{action.kind} is not a device action")
         return None
+
+    async def _press(self, key: str | int) -> None:
+        """The home button, a named key (KEYCODES) or a HID keycode (1-255: the model checks)."""
+        if key == "home":
+            await self._rpc("home button", self._client.button(HIDButtonType.HOME))
+            return
+        if isinstance(key, str) and key not in KEYCODES:
+            raise _Invalid(
+                f"key {key!r} has no iOS keycode here; press one of "
+                f"{', '.join([*KEYCODES, 'home'])} or a HID keycode"
+            )
+        code = KEYCODES[key] if isinstance(key, str) else key
+        await self._rpc(f"key {key}", self._client.key(code))
+
+    async def _launch(self, bundle_id: str, *, fresh: bool) -> None:
+        """Launch the app (foreground if it runs), stopped first when ``fresh``."""
+        if fresh:
+            await self._stop(self._client, bundle_id)
+        await self._rpc(
+            f"launch of {bundle_id}",
+            self._client.launch(bundle_id, foreground_if_running=True),
+            limit=max(self.timeout, LAUNCH_TIMEOUT),
+        )
 
     async def _stop(self, client: Any, bundle_id: str) -> None:
         await self._rpc(

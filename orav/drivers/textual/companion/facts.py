@@ -20,7 +20,7 @@ kind's facts: the module is long because the widget kinds are many.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -179,44 +179,71 @@ def _walk(widget: Widget, screen: Any, strips: list[Strip], bindings: dict) -> I
     if not visible.area:
         return
     name = _textual_class(widget)
-    traits = list(bindings.get(id(widget), ()))
+    role, inside = _role(widget, name)
+    own = _own_fact(widget, name, role, visible, strips, bindings.get(id(widget), ()))
+    if own is not None:
+        yield own, widget
+    for item in _items(widget, name, visible, strips):
+        yield item, widget
+    for child in _looked_into(widget, name, inside):
+        yield from _walk(child, screen, strips, bindings)
+
+
+def _role(widget: Widget, name: str | None) -> tuple[str, bool]:
+    """The widget's role and whether the walk looks inside it: its Textual class's, else a
+    group when made of others, else a plain element."""
     if name is not None:
-        role, inside = ROLES[name]
-    elif widget.children:  # a container, or a widget made of others
-        role, inside = "AXGroup", True
-    else:
-        role, inside = "AXOther", False
+        return ROLES[name]
+    if widget.children:  # a container, or a widget made of others
+        return "AXGroup", True
+    return "AXOther", False
+
+
+def _own_fact(
+    widget: Widget,
+    name: str | None,
+    role: str,
+    visible: Region,
+    strips: list[Strip],
+    bound: Iterable[str],
+) -> Fact | None:
+    """The widget's own fact, unless it tells a reader nothing: an anonymous container (its
+    children stand for it), a Footer (its keys only), a generic element with no words, id,
+    page or click handler."""
+    traits = list(bound)
     clickable = role in _GENERIC and _clickable(widget)
     if clickable:
         traits.append("button")
     page = _page(widget) if name == "ContentSwitcher" else None
     if page is not None:
         traits.append(f"page:{page}")
-    if role == "AXGroup" and widget.id is None and not clickable and page is None:
-        pass  # an anonymous container: its children stand for it
-    elif role:
-        found = _fact(widget, name, role, visible, strips, traits)
-        if (
-            clickable
-            or page
-            or found["role"] not in ("AXOther", "AXGroup")
-            or found.keys() & _NAMED
-        ):
-            yield found, widget
-    if name in _ITEMS:
-        try:
-            items = list(_ITEMS[name](widget, visible, strips))
-        except AttributeError:  # private state this Textual lacks: the widget stands alone
-            items = []
-        for item in items:
-            yield item, widget
+    if clickable or page is not None:
+        return _fact(widget, name, role, visible, strips, traits)
+    if not role or (role == "AXGroup" and widget.id is None):
+        return None
+    found = _fact(widget, name, role, visible, strips, traits)
+    if found["role"] not in ("AXOther", "AXGroup") or found.keys() & _NAMED:
+        return found
+    return None
+
+
+def _items(widget: Widget, name: str | None, visible: Region, strips: list[Strip]) -> list[Fact]:
+    """The facts of the items inside the widget a user reads and clicks one by one."""
+    read = _ITEMS.get(name or "")
+    if read is None:
+        return []
+    try:
+        return list(read(widget, visible, strips))
+    except AttributeError:  # private state this Textual lacks: the widget stands alone
+        return []
+
+
+def _looked_into(widget: Widget, name: str | None, inside: bool) -> Iterable[Widget]:
+    """The children the walk goes on with: an expanded Select's overlay (its options), else
+    every child of a widget the walk looks inside."""
     if name == "Select" and widget.expanded:
-        inside, children = True, [c for c in widget.children if type(c).__name__ == "SelectOverlay"]
-    else:
-        children = widget.children
-    if inside:
-        for child in children:
-            yield from _walk(child, screen, strips, bindings)
+        return [c for c in widget.children if type(c).__name__ == "SelectOverlay"]
+    return widget.children if inside else ()
 
 
 _GENERIC = ("AXOther", "AXGroup", "AXStaticText")
@@ -274,63 +301,101 @@ def _fact(
     strips: list[Strip],
     traits: list[str],
 ) -> Fact:
-    label = value = placeholder = None
-    secure = False
-    if name == "Button":
-        label = _plain_text(widget.label)
-    elif name == "Input":
-        placeholder = widget.placeholder or None
-        label = placeholder
-        secure = bool(widget.password)
-        value = (BULLET * len(widget.value) if secure else widget.value) or None
-    elif name == "TextArea":
-        value = widget.text or None
-    elif name == "Switch":
-        value = "1" if widget.value else "0"
-    elif name in ("Checkbox", "RadioButton"):
-        label = _plain_text(widget.label)
-        value = "1" if widget.value else "0"
-    elif name == "Header":
-        label = widget.screen_title
-        traits = ["Header", *traits]
-    elif name == "FooterKey":
-        label = widget.description or widget.key_display
-        traits = [f"binding:{widget.key}", *traits]
-    elif name == "ProgressBar":
-        value = None if widget.percentage is None else f"{widget.percentage:.0%}"
-    elif name == "Select":
-        placeholder = str(widget.prompt)
-        shown = _selected_prompt(widget)
-        label, value = shown or placeholder, shown
-        traits = [*traits, "expanded" if widget.expanded else "collapsed"]
-    elif name == "Tab":
-        label = _plain_text(widget.label)
-        if widget.has_class("-active"):
-            traits = [*traits, "selected"]
-    elif name == "Digits":  # large digits drawn with box characters: the text they show
-        label = str(widget.value)
-    elif name == "Toast":
-        label = _plain(widget) or _text_in(strips, widget.content_region.intersection(visible))
-        severity = getattr(getattr(widget, "_notification", None), "severity", "information")
-        traits = ["toast", f"severity:{severity}", *traits]
-    elif role in ("AXStaticText", "AXLink"):
-        label = _plain(widget) or _text_in(strips, widget.content_region.intersection(visible))
-    elif role in ("AXCell", "AXOther"):
-        label = _text_in(strips, widget.content_region.intersection(visible))
+    read = _SHOWN_BY_CLASS.get(name or "") or _SHOWN_BY_ROLE.get(role)
+    shown = read(widget, visible, strips, traits) if read is not None else {}
+    traits = shown.get("traits", traits)
     if name == "ListItem" and getattr(widget, "highlighted", False):
         traits = [*traits, "selected"]
     return fact(
         role,
         _frame(visible),
-        label=label,
+        label=shown.get("label"),
         unique_id=_own_id(widget),
-        value=value,
+        value=shown.get("value"),
         enabled=not compat.disabled(widget),
         traits=traits,
         focused=widget.has_focus,
-        placeholder=placeholder,
-        secure=secure,
+        placeholder=shown.get("placeholder"),
+        secure=shown.get("secure", False),
     )
+
+
+# What a widget kind shows: (widget, visible region, strips, traits) → the fields it sets
+# (``label``, ``value``, ``placeholder``, ``secure``, and ``traits`` when it adds some).
+Shown = Callable[[Widget, Region, list[Strip], list[str]], dict[str, Any]]
+
+
+def _on_off(widget: Widget) -> str:
+    return "1" if widget.value else "0"
+
+
+def _words(widget: Widget, visible: Region, strips: list[Strip]) -> str | None:
+    """The widget's own text, else what the screen shows inside it."""
+    return _plain(widget) or _text_in(strips, widget.content_region.intersection(visible))
+
+
+def _input(widget: Widget, visible: Region, strips: list[Strip], traits: list[str]) -> Fact:
+    placeholder = widget.placeholder or None
+    secure = bool(widget.password)
+    value = (BULLET * len(widget.value) if secure else widget.value) or None
+    return {"label": placeholder, "placeholder": placeholder, "secure": secure, "value": value}
+
+
+def _select(widget: Widget, visible: Region, strips: list[Strip], traits: list[str]) -> Fact:
+    placeholder = str(widget.prompt)
+    shown = _selected_prompt(widget)
+    expanded = "expanded" if widget.expanded else "collapsed"
+    return {
+        "label": shown or placeholder,
+        "value": shown,
+        "placeholder": placeholder,
+        "traits": [*traits, expanded],
+    }
+
+
+def _tab(widget: Widget, visible: Region, strips: list[Strip], traits: list[str]) -> Fact:
+    selected = ["selected"] if widget.has_class("-active") else []
+    return {"label": _plain_text(widget.label), "traits": [*traits, *selected]}
+
+
+def _toast(widget: Widget, visible: Region, strips: list[Strip], traits: list[str]) -> Fact:
+    severity = getattr(getattr(widget, "_notification", None), "severity", "information")
+    return {
+        "label": _words(widget, visible, strips),
+        "traits": ["toast", f"severity:{severity}", *traits],
+    }
+
+
+def _progress(widget: Widget, visible: Region, strips: list[Strip], traits: list[str]) -> Fact:
+    return {"value": None if widget.percentage is None else f"{widget.percentage:.0%}"}
+
+
+_SHOWN_BY_CLASS: dict[str, Shown] = {
+    "Button": lambda w, v, s, t: {"label": _plain_text(w.label)},
+    "Input": _input,
+    "TextArea": lambda w, v, s, t: {"value": w.text or None},
+    "Switch": lambda w, v, s, t: {"value": _on_off(w)},
+    "Checkbox": lambda w, v, s, t: {"label": _plain_text(w.label), "value": _on_off(w)},
+    "RadioButton": lambda w, v, s, t: {"label": _plain_text(w.label), "value": _on_off(w)},
+    "Header": lambda w, v, s, t: {"label": w.screen_title, "traits": ["Header", *t]},
+    "FooterKey": lambda w, v, s, t: {
+        "label": w.description or w.key_display,
+        "traits": [f"binding:{w.key}", *t],
+    },
+    "ProgressBar": _progress,
+    "Select": _select,
+    "Tab": _tab,
+    # large digits drawn with box characters: the text they show
+    "Digits": lambda w, v, s, t: {"label": str(w.value)},
+    "Toast": _toast,
+}
+# Widgets of no kind above: what their role shows.
+_SHOWN_BY_ROLE: dict[str, Shown] = {
+    "AXStaticText": lambda w, v, s, t: {"label": _words(w, v, s)},
+    "AXLink": lambda w, v, s, t: {"label": _words(w, v, s)},
+    "AXCell": lambda w, v, s, t: {"label": _text_in(s, w.content_region.intersection(v))},
+    "AXOther": lambda w, v, s, t: {"label": _text_in(s, w.content_region.intersection(v))},
+}
 
 
 def _own_id(widget: Widget) -> str | None:

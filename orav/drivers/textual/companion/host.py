@@ -107,6 +107,10 @@ class Host:
             return {"running": self.session is not None, "failure": self.failure}
         if name == "settle" and self.session is None:
             return None
+        return await self._in_app(name, args)
+
+    async def _in_app(self, name: str, args: dict[str, Any]) -> Any:
+        """Do job ``name`` in the running app; Refused when none runs or the app refuses it."""
         job = _JOBS.get(name)
         if job is None:
             raise Refused(f"unknown call {name!r}")
