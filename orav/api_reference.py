@@ -102,17 +102,9 @@ def _class(name: str, cls: type) -> Iterator[str]:
     yield f"### `{name}`"
     bases = [base.__name__ for base in cls.__bases__ if base is not object]
     heading = f"class {name}" + (f"({', '.join(bases)})" if bases else "") + ":"
-    if issubclass(cls, enum.Enum):
-        body = [f"    {m.name} = {_show_value(m.value)}" for m in cls]
-    elif attrs.has(cls):
-        heading = "@frozen\n" + heading if _frozen(cls) else heading
-        body = [f"    {_attrs_field(cls, field)}" for field in attrs.fields(cls) if field.init]
-    elif "__init__" in vars(cls) and not _is_protocol(cls):
-        init = vars(cls)["__init__"]
-        signature = _signature(init, wrap=True, indent="    ", lead=len("    def __init__"))
-        body = [f"    def __init__{signature}: ..."]
-    else:
-        body = []
+    if attrs.has(cls) and _frozen(cls):
+        heading = "@frozen\n" + heading
+    body = _class_body(cls)
     # Valid Python as ruff formats it: CI's ``ruff format --check`` reads markdown code blocks.
     yield from _code("\n".join([heading, *body]) if body else f"{heading} ...")
     yield from _doc(cls)
@@ -120,6 +112,20 @@ def _class(name: str, cls: type) -> Iterator[str]:
     if members:
         yield ""
         yield from members
+
+
+def _class_body(cls: type) -> list[str]:
+    """What the class's code block shows under its heading: an enum's members, an attrs
+    class's fields, else its own ``__init__`` (a protocol's is not its own)."""
+    if issubclass(cls, enum.Enum):
+        return [f"    {m.name} = {_show_value(m.value)}" for m in cls]
+    if attrs.has(cls):
+        return [f"    {_attrs_field(cls, field)}" for field in attrs.fields(cls) if field.init]
+    if "__init__" in vars(cls) and not _is_protocol(cls):
+        init = vars(cls)["__init__"]
+        signature = _signature(init, wrap=True, indent="    ", lead=len("    def __init__"))
+        return [f"    def __init__{signature}: ..."]
+    return []
 
 
 def _frozen(cls: type) -> bool:
@@ -210,32 +216,33 @@ def _signature(
     if drop_self and parameters and parameters[0].name in ("self", "cls"):
         parameters = parameters[1:]
     for parameter in parameters:
-        kind = parameter.kind
-        if kind is parameter.KEYWORD_ONLY and not star:
+        if parameter.kind is parameter.KEYWORD_ONLY and not star:
             parts.append("*")
-            star = True
-        prefix = (
-            "*"
-            if kind is parameter.VAR_POSITIONAL
-            else "**"
-            if kind is parameter.VAR_KEYWORD
-            else ""
-        )
-        star = star or kind is parameter.VAR_POSITIONAL
-        text = prefix + parameter.name
-        if parameter.annotation is not parameter.empty:
-            text += f": {_annotation(parameter.annotation)}"
-        if parameter.default is not parameter.empty:
-            text += (" = " if parameter.annotation is not parameter.empty else "=") + _show_value(
-                parameter.default
-            )
-        parts.append(text)
+        star = star or parameter.kind in (parameter.KEYWORD_ONLY, parameter.VAR_POSITIONAL)
+        parts.append(_parameter(parameter))
     returns = signature.return_annotation
     tail = f" -> {_annotation(returns)}" if returns is not signature.empty else ""
     one_line = f"({', '.join(parts)}){tail}"
     if not wrap or lead + len(one_line) + len(": ...") <= 100:  # ruff's line length here
         return one_line
     return "(\n" + "".join(f"{indent}    {part},\n" for part in parts) + f"{indent}){tail}"
+
+
+_STARS: dict[object, str] = {
+    inspect.Parameter.VAR_POSITIONAL: "*",
+    inspect.Parameter.VAR_KEYWORD: "**",
+}
+
+
+def _parameter(parameter: inspect.Parameter) -> str:
+    """``name: T = default`` (``*args``, ``**kwargs``), as the source writes it."""
+    text = _STARS.get(parameter.kind, "") + parameter.name
+    annotated = parameter.annotation is not parameter.empty
+    if annotated:
+        text += f": {_annotation(parameter.annotation)}"
+    if parameter.default is not parameter.empty:
+        text += (" = " if annotated else "=") + _show_value(parameter.default)
+    return text
 
 
 def _annotation(annotation: Any) -> str:

@@ -9,6 +9,7 @@ secret: an API key or a password comes from the environment (``${NAME}`` in a sc
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,6 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "disposable": (bool,),
 }
 _LIMITS = {"workers": (1, 64), "retries": (0, 10), "settle_seconds": (0, 60)}
-_FOLDERS = ("scenarios", "regression_check")  # a path or a list of them, relative to the file
 
 
 def find_config(start: Path | None = None) -> Path | None:
@@ -108,20 +108,33 @@ def _checked(path: Path, key: str, value: object, name: str, where: str) -> obje
         low, high = _LIMITS[key]
         if not low <= value <= high:
             raise InputError(f"{name}: expected {low} to {high}, got {value!r}", where)
-    if key in _FOLDERS:
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
-            raise InputError(f"{name}: expected paths or globs", where)
-        return tuple(_relative(path, item) for item in items)
-    if key == "recordings" and isinstance(value, str):
-        return _relative(path, value)
-    if key == "sandbox_files" and isinstance(value, list):
-        if not all(isinstance(item, str) and item.strip() for item in value):
-            raise InputError(f"{name}: expected file paths", where)
-        return tuple(value)
-    if key == "settle_seconds" and isinstance(value, (int, float)):
-        return float(value)
-    return value
+    held = _HELD.get(key)
+    return value if held is None else held(path, value, name, where)
+
+
+def _folders(path: Path, value: Any, name: str, where: str) -> tuple[str, ...]:
+    """A path or a list of them, each relative to the file."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise InputError(f"{name}: expected paths or globs", where)
+    return tuple(_relative(path, item) for item in items)
+
+
+def _files(path: Path, value: Any, name: str, where: str) -> tuple[str, ...]:
+    if not all(isinstance(item, str) and item.strip() for item in value):
+        raise InputError(f"{name}: expected file paths", where)
+    return tuple(value)
+
+
+# The settings Config holds otherwise than TOML writes them (their type already checked):
+# (config file, value, setting's name, where) -> the value held.
+_HELD: dict[str, Callable[[Path, Any, str, str], object]] = {
+    "scenarios": _folders,
+    "regression_check": _folders,
+    "recordings": lambda path, value, name, where: _relative(path, value),
+    "sandbox_files": _files,
+    "settle_seconds": lambda path, value, name, where: float(value),
+}
 
 
 def _relative(config: Path, item: str) -> str:

@@ -30,7 +30,7 @@ from orav.cassette.rerun import Regression, Rerun, RerunAgent
 from orav.codec import unstructure
 from orav.errors import InputError
 from orav.judges import Judge
-from orav.model import Scenario
+from orav.model import RunReport, Scenario
 
 if TYPE_CHECKING:
     from orav.cassette import Cassette
@@ -70,10 +70,7 @@ async def rerun(
     if report is None or not report.ok:
         status = report.status if report is not None else "unfinished"
         raise InputError(f"the recorded run did not pass ({status}): no golden", str(cassette))
-    if scenario is None:
-        scenario = scenario_of(cassette, recorded.header.scenario)
-    if not scenario.app:  # the device's only app, as recorded
-        scenario = evolve(scenario, app=recorded.header.scenario.app)
+    scenario = _played(cassette, recorded, scenario)
     deciding = RerunAgent(recorded, agent)
     judging = RerunJudge(recorded, judge or (default_judge(agent) if agent else None))
     device = device or default_device(scenario)
@@ -85,12 +82,7 @@ async def rerun(
                 await close_agent(agent)
     regressions = list(deciding.regressions)
     if not result.ok and not regressions:
-        missed = ", ".join(result.goals_missed) or result.summary or result.status
-        if result.status == "aborted" and result.summary:  # what ended it, before the goals
-            missed = result.summary
-        regressions.append(
-            Regression(result.total_steps, "goal", report.status, f"{result.status}: {missed}")
-        )
+        regressions.append(_missed_goal(result, report.status))
     return Rerun(
         cassette,
         result,
@@ -102,6 +94,25 @@ async def rerun(
         judging.served,
         tuple(judging.asked),
     )
+
+
+def _played(cassette: Path, recorded: Cassette, scenario: Scenario | None) -> Scenario:
+    """The scenario the rerun plays (the one given, else ``scenario_of``), on the recorded app
+    when it names none."""
+    if scenario is None:
+        scenario = scenario_of(cassette, recorded.header.scenario)
+    if not scenario.app:  # the device's only app, as recorded
+        scenario = evolve(scenario, app=recorded.header.scenario.app)
+    return scenario
+
+
+def _missed_goal(result: RunReport, was: str) -> Regression:
+    """A rerun that stayed on the recorded path yet did not pass: the goal regressed (what
+    ended an aborted run, before the goals it missed)."""
+    missed = ", ".join(result.goals_missed) or result.summary or result.status
+    if result.status == "aborted" and result.summary:
+        missed = result.summary
+    return Regression(result.total_steps, "goal", was, f"{result.status}: {missed}")
 
 
 def default_device(scenario: Scenario) -> str:

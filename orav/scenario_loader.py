@@ -15,6 +15,7 @@ from orav.codec import converter, locate, parse_yaml, plain, read_text, show
 from orav.codec.converter import raise_structure_error
 from orav.errors import InputError
 from orav.model import Assert, Done, Scenario
+from orav.model.scenario import NamedState
 
 # The seed's goal YAML names states in preconditions and success criteria: ``{logged_in: false}``.
 # Each such item is held by a placeholder while the rest is structured, then replaced.
@@ -176,40 +177,52 @@ def _resolve_named_states(
     for key, index, name, value in named:
         where = locate(text, (key, index, name, None), source)
         state = scenario.states.get(name)
-        if name == LAUNCHED and key == "preconditions":
-            if not value:
-                raise InputError(f"{key}[{index}]: a run always launches the app", where)
-            preconditions[index] = None  # every run launches the app
-            continue
-        if state is None:  # not defined by selectors: judged in words
-            check = _in_words(name, value)
-            (preconditions if key == "preconditions" else criteria)[index] = check
-            continue
-        if key == "preconditions" and value:
-            if not state.setup:
-                what = f"state {name!r} has no `setup`: say which actions make it true"
-                raise InputError(f"{key}[{index}].{name}: {what}", where)
-            preconditions[index] = state.setup
-        elif key == "preconditions":
-            if not state.reset:
-                what = f"state {name!r} has no `reset`: say how a run starts without it"
-                raise InputError(f"{key}[{index}].{name}: {what}", where)
-            reset += [step for step in state.reset if step not in reset]
-            preconditions[index] = None
-        elif value:
-            if not state.check:
-                what = f"state {name!r} has no `check`: say which assertions show it"
-                raise InputError(f"{key}[{index}].{name}: {what}", where)
-            criteria[index] = tuple(evolve(c, name=name) for c in state.check)
+        if key == "preconditions":
+            preconditions[index], undo = _precondition(name, state, value, f"{key}[{index}]", where)
+            reset += [step for step in undo if step not in reset]
         else:
-            negated = _negated(state.check, f"{key}[{index}].{name}", where)
-            criteria[index] = (evolve(negated, name=f"not {name}"),)
+            criteria[index] = _criterion(name, state, value, f"{key}[{index}]", where)
     return evolve(
         scenario,
         preconditions=tuple(_flatten(preconditions)),
         success_criteria=tuple(_flatten(criteria)),
         reset=tuple(reset),
     )
+
+
+def _precondition(
+    name: str, state: NamedState | None, value: bool, field: str, where: str
+) -> tuple[Any, tuple[Any, ...]]:
+    """What a named state as a precondition stands for (None: nothing to do before the run),
+    and the steps that undo it: its ``setup`` when true, its ``reset`` when false."""
+    if name == LAUNCHED:
+        if not value:
+            raise InputError(f"{field}: a run always launches the app", where)
+        return None, ()  # every run launches the app
+    if state is None:  # not defined by selectors: judged in words
+        return _in_words(name, value), ()
+    if value:
+        if not state.setup:
+            what = f"state {name!r} has no `setup`: say which actions make it true"
+            raise InputError(f"{field}.{name}: {what}", where)
+        return state.setup, ()
+    if not state.reset:
+        what = f"state {name!r} has no `reset`: say how a run starts without it"
+        raise InputError(f"{field}.{name}: {what}", where)
+    return None, tuple(state.reset)
+
+
+def _criterion(name: str, state: NamedState | None, value: bool, field: str, where: str) -> Any:
+    """The checks a named state as a success criterion stands for (negated when false)."""
+    if state is None:  # not defined by selectors: judged in words
+        return _in_words(name, value)
+    if value:
+        if not state.check:
+            what = f"state {name!r} has no `check`: say which assertions show it"
+            raise InputError(f"{field}.{name}: {what}", where)
+        return tuple(evolve(c, name=name) for c in state.check)
+    negated = _negated(state.check, f"{field}.{name}", where)
+    return (evolve(negated, name=f"not {name}"),)
 
 
 def _negated(check: tuple[Assert, ...], field: str, where: str) -> Assert:

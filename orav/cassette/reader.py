@@ -194,10 +194,7 @@ def read_cassette(path: str | Path) -> Cassette:
 
     blobs = Blobs(source)
     resolver = _Resolver(source, blobs)
-    events: list[Event] = []
-    lines: list[int] = []
-    steps: list[int] = []
-    step = 0
+    read = _Events(source)
     truncated = None
     offset = len(raw) if header_end < 0 else header_end + 1
     number = 1
@@ -212,36 +209,57 @@ def read_cassette(path: str | Path) -> Cassette:
             except DamagedBlob:
                 raise  # a whole line that refers to what is not there: damage, not a cut
             except InputError as exc:
-                cut = "an incomplete event (no newline at the end)" if end < 0 else exc.what
-                following = None if end < 0 else _next_whole_event(raw, end + 1, number + 1)
-                if following is not None:
-                    raise InputError(
-                        f"{exc.what}; the cassette is damaged here (a whole event follows on "
-                        f"line {following}), expected one event per line",
-                        f"{source}:{number}",
-                    ) from None
-                truncated = f"line {number} (byte {offset}): {cut}"
+                truncated = _cut_off(raw, exc, offset, end, number, source)
                 break
             if isinstance(event, BlobEvent):
                 blobs._add(number, event)  # a whole line: damage here is not a cut
             else:
-                if events and isinstance(events[-1], ReportEvent):
-                    raise InputError(
-                        f"a {event.type!r} event after the run's report; the report ends a "
-                        "cassette",
-                        f"{source}:{number}",
-                    )
-                if isinstance(event, StepEvent):
-                    step = event.step
-                events.append(event)
-                lines.append(number)
-                steps.append(step)
+                read.add(event, number)
             if end < 0:
                 break
             offset = end + 1
+    events, lines, steps = read.events, read.lines, read.steps
     if four_phase(events):  # recorded before acting verified (issue 15): read as today's
         return Cassette(path, header, *fold_verifying(events, lines, steps), blobs, truncated)
     return Cassette(path, header, tuple(events), tuple(lines), tuple(steps), blobs, truncated)
+
+
+class _Events:
+    """The run's events as read, each with its line and the step under way; nothing after
+    the report."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.events: list[Event] = []
+        self.lines: list[int] = []
+        self.steps: list[int] = []
+        self.step = 0
+
+    def add(self, event: Event, number: int) -> None:
+        if self.events and isinstance(self.events[-1], ReportEvent):
+            raise InputError(
+                f"a {event.type!r} event after the run's report; the report ends a cassette",
+                f"{self.source}:{number}",
+            )
+        if isinstance(event, StepEvent):
+            self.step = event.step
+        self.events.append(event)
+        self.lines.append(number)
+        self.steps.append(self.step)
+
+
+def _cut_off(raw: bytes, exc: InputError, offset: int, end: int, number: int, source: str) -> str:
+    """Where and why the cassette was cut off at line ``number`` that does not parse; when a
+    whole event follows it, the cassette is damaged, not cut: an InputError."""
+    cut = "an incomplete event (no newline at the end)" if end < 0 else exc.what
+    following = None if end < 0 else _next_whole_event(raw, end + 1, number + 1)
+    if following is not None:
+        raise InputError(
+            f"{exc.what}; the cassette is damaged here (a whole event follows on "
+            f"line {following}), expected one event per line",
+            f"{source}:{number}",
+        ) from None
+    return f"line {number} (byte {offset}): {cut}"
 
 
 def _read_header(line: bytes, cut: bool, source: str) -> Header:

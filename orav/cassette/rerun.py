@@ -47,7 +47,7 @@ from orav.model import (
     show_action,
 )
 from orav.perceive import screen_id, screen_name
-from orav.perceive.occlusion import cover_at, cover_of, modal_elements, reachable
+from orav.perceive.occlusion import Cover, cover_at, cover_of, modal_elements, reachable
 from orav.perceive.screens import is_control
 from orav.perceive.targets import target_element
 
@@ -174,6 +174,24 @@ def heal_target(
     if found is not None and reachable(live, found):
         return found, ""
     was = target_element(recorded, target)
+    named = _by_name(live, target, was, found)
+    if named is not None:
+        return named
+    cover = cover_of(live, found) if found is not None else None
+    placed = _by_position(recorded, live, was, cover) if was is not None else None
+    if placed is not None:
+        return placed, "position"
+    if found is not None and _played_covered(recorded, was, cover):
+        return found, ""
+    return None, ""
+
+
+def _by_name(
+    live: Observation, target: Target, was: Element | None, found: Element | None
+) -> tuple[Element, str] | None:
+    """The reachable live element (other than the covered ``found``) named by the target's id,
+    the recorded element's id, the target's label or the recorded element's label, and by
+    which."""
     ids = (target.id, was.unique_id if was else None)
     labels = (target.label, was.label if was else None)
     for by, tries in (("id", ids), ("label", labels)):
@@ -181,27 +199,35 @@ def heal_target(
             healed = target_element(live, Target(**{by: value}))
             if healed is not None and healed is not found and reachable(live, healed):
                 return healed, by
-    cover = cover_of(live, found) if found is not None else None
-    if was is not None and not was.frame.is_empty:
-        # never onto what covers the target, unless the target was a dialog's own answer
-        over = () if cover is None or was in modal_elements(recorded.elements) else cover.elements
-        centre = was.frame.center
-        at = [
-            e
-            for e in live.elements
-            if e.role == was.role
-            and is_control(e)
-            and e.frame.contains(centre)
-            and cover_at(live, e, centre) is None
-            and e not in over
-        ]
-        if at:
-            return at[-1], "position"  # the innermost in pre-order
-    if found is not None:
-        covered_then = was is not None and not reachable(recorded, was)
-        if cover is None or cover.kind != "modal" or covered_then:
-            return found, ""
-    return None, ""
+    return None
+
+
+def _by_position(
+    recorded: Observation, live: Observation, was: Element, cover: Cover | None
+) -> Element | None:
+    """The innermost live control of the recorded element's role at its centre, under no
+    cover; never one of what covers the target, unless the target was a dialog's own answer."""
+    if was.frame.is_empty:
+        return None
+    over = () if cover is None or was in modal_elements(recorded.elements) else cover.elements
+    centre = was.frame.center
+    at = [
+        e
+        for e in live.elements
+        if e.role == was.role
+        and is_control(e)
+        and e.frame.contains(centre)
+        and cover_at(live, e, centre) is None
+        and e not in over
+    ]
+    return at[-1] if at else None  # the innermost in pre-order
+
+
+def _played_covered(recorded: Observation, was: Element | None, cover: Cover | None) -> bool:
+    """Whether the target found but covered live is played as recorded: the cover is one the
+    engine clears (not a modal), or the target was covered when it was recorded too."""
+    covered_then = was is not None and not reachable(recorded, was)
+    return cover is None or cover.kind != "modal" or covered_then
 
 
 class RerunAgent:

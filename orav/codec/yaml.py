@@ -167,28 +167,31 @@ class _Plain:
             }
         if isinstance(node, CommentedSeq):
             return [self(v, self._at(node, i, where), within) for i, v in enumerate(node)]
-        tag = getattr(node, "tag", None)
-        tag_value = getattr(tag, "value", tag) if tag is not None else None
-        if tag_value and isinstance(tag_value, str) and tag_value.startswith("!"):
-            raise InputError(f"unsupported YAML tag {clip(tag_value)}", where)
-        if isinstance(node, bool) or type(node).__name__ == "ScalarBoolean":
-            return bool(node)
-        if isinstance(node, int):
-            return int(node)
-        if isinstance(node, float):
-            return float(node)
-        if isinstance(node, str):
-            return str(node)
-        if node is None:
-            return None
-        kind = type(node).__name__.removeprefix("Commented").lower()
-        raise InputError(
-            f"unsupported YAML value ({kind}); expected text, a number or true/false", where
-        )
+        return _scalar(node, where)
 
     def _at(self, node: Any, key: Any, where: str) -> str:
         position = _child(node, key)
         return _where(self.source, position) if position else where
+
+
+def _scalar(node: Any, where: str) -> Any:
+    """A scalar node as plain Python: text, a number, true/false or null; a tag YAML core does
+    not define, or any other value, is an InputError."""
+    tag = getattr(node, "tag", None)
+    tag_value = getattr(tag, "value", tag) if tag is not None else None
+    if tag_value and isinstance(tag_value, str) and tag_value.startswith("!"):
+        raise InputError(f"unsupported YAML tag {clip(tag_value)}", where)
+    if isinstance(node, bool) or type(node).__name__ == "ScalarBoolean":
+        return bool(node)
+    for plain_type in (int, float, str):
+        if isinstance(node, plain_type):
+            return plain_type(node)
+    if node is None:
+        return None
+    kind = type(node).__name__.removeprefix("Commented").lower()
+    raise InputError(
+        f"unsupported YAML value ({kind}); expected text, a number or true/false", where
+    )
 
 
 def _start(root: Any, source: str) -> str:

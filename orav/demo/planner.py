@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from datetime import date
 from pathlib import Path
-from typing import ClassVar, cast
+from typing import ClassVar, NamedTuple, cast
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -347,6 +347,40 @@ class ConfirmDelete(ModalScreen[bool]):
         self.dismiss(event.button.id == "confirm_delete")
 
 
+GRADES = (("A", 0.9), ("B", 0.8), ("C", 0.7), ("D", 0.6), ("F", 0))
+
+
+class Kept(NamedTuple):
+    """How well commitments are kept by a day: how many were done on time, done late, are
+    overdue; and those at risk."""
+
+    kept: int
+    late: int
+    overdue: int
+    at_risk: list[Item]
+
+    @classmethod
+    def of(cls, store: Store, today: str) -> Kept:
+        items = store.commitments()
+        finished = [(i.done_on, i.due) for i in items if i.status == "done"]
+        done = [on <= due for on, due in finished if on and due]  # on time, else late
+        overdue = [i for i in items if i.status != "done" and i.due and i.due < today]
+        at_risk = [i for i in items if store.at_risk(i)]
+        return cls(done.count(True), done.count(False), len(overdue), at_risk)
+
+    @property
+    def judged(self) -> int:
+        return self.kept + self.late + self.overdue
+
+    @property
+    def score(self) -> float:
+        return self.kept / self.judged if self.judged else 1.0
+
+    @property
+    def grade(self) -> str:
+        return next(grade for grade, floor in GRADES if self.score >= floor)
+
+
 class IntegrityScreen(PlannerScreen):
     """How well commitments are kept: a grade, metrics, a meter, and the at-risk ones."""
 
@@ -354,33 +388,20 @@ class IntegrityScreen(PlannerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("r", "at_risk", "At risk")]
 
     def compose(self) -> ComposeResult:
-        store = self.store
-        items = store.commitments()
-        today = planner(self).today.isoformat()
-        done = [(i, i.done_on, i.due) for i in items if i.status == "done"]
-        kept = [i for i, on, due in done if on and due and on <= due]
-        late = [i for i, on, due in done if on and due and on > due]
-        overdue = [i for i in items if i.status != "done" and i.due and i.due < today]
-        at_risk = [i for i in items if store.at_risk(i)]
-        judged = len(kept) + len(late) + len(overdue)
-        score = len(kept) / judged if judged else 1.0
-        grade = next(
-            g
-            for g, floor in (("A", 0.9), ("B", 0.8), ("C", 0.7), ("D", 0.6), ("F", 0))
-            if score >= floor
-        )
+        kept = Kept.of(self.store, planner(self).today.isoformat())
+        at_risk = kept.at_risk
         yield Header()
         with Vertical(id="integrity"):
-            yield Label(f"Grade {grade}", id="grade")
-            yield Label(f"Kept {len(kept)} of {judged} due so far", id="kept")
+            yield Label(f"Grade {kept.grade}", id="grade")
+            yield Label(f"Kept {kept.kept} of {kept.judged} due so far", id="kept")
             yield ProgressBar(total=100, show_eta=False, id="kept_meter")
-            yield Label(f"Overdue {len(overdue)}, done late {len(late)}", id="missed")
+            yield Label(f"Overdue {kept.overdue}, done late {kept.late}", id="missed")
             yield Label(f"At risk {len(at_risk)}", id="at_risk_count")
             for item in at_risk[:5]:
                 yield Label(f"- {item.title} ({show_due(item.due)})", classes="at_risk")
             yield Button(f"View at-risk ({len(at_risk)})", id="view_at_risk")
         yield Footer()
-        self.score = score
+        self.score = kept.score
 
     def on_mount(self) -> None:
         self.query_one(ProgressBar).update(progress=round(self.score * 100))

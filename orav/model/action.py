@@ -148,38 +148,24 @@ class Assert:
 
     def __attrs_post_init__(self) -> None:
         if self.claim is not None:
-            if self.target is not None or self.value is not None or self.condition != "visible":
-                what = "a claim in words stands alone: no target, value or condition"
-                raise InvalidValue("claim", what)
-            if not self.claim.strip():
-                raise InvalidValue("claim", "a claim needs words: say what should hold")
-            if len(self.claim) > MAX_CLAIM:
-                raise InvalidValue("claim", f"a claim is at most {MAX_CLAIM} characters")
+            self._check_claim(self.claim)
             return
         if self.target is None and self.condition not in TEXT_CONDITIONS:
             raise ValueError(f"an assert {self.condition} needs a target")
-        if self.condition in TEXT_CONDITIONS:
-            if not self.value:
-                raise InvalidValue("value", f"an assert {self.condition} needs a text to find")
-            if self.condition == "matches":
-                if len(self.value) > MAX_PATTERN:
-                    raise InvalidValue("value", f"a regex is at most {MAX_PATTERN} characters")
-                try:
-                    parsed = re._parser.parse(self.value)  # type: ignore[attr-defined]  # private: typeshed lacks re._parser
-                except re.error as exc:
-                    raise InvalidValue("value", f"not a regular expression: {exc}") from None
-                if _nested_repeat(parsed):
-                    raise InvalidValue(
-                        "value",
-                        "a repeated group that repeats or branches inside, like (a+)+, can "
-                        "take forever on a long screen; write it without the nesting",
-                    )
-                if _unbounded(parsed) > MAX_UNBOUNDED:
-                    raise InvalidValue(
-                        "value",
-                        f"a regex has at most {MAX_UNBOUNDED} unbounded repeat (+, *, {{n,}}): "
-                        "more can take minutes on a long screen; bound the others ({1,20})",
-                    )
+        if self.condition in TEXT_CONDITIONS and not self.value:
+            raise InvalidValue("value", f"an assert {self.condition} needs a text to find")
+        if self.condition == "matches" and self.value:
+            _check_pattern(self.value)
+
+    def _check_claim(self, claim: str) -> None:
+        """A claim in words stands alone, has words, and is short enough for a judge."""
+        if self.target is not None or self.value is not None or self.condition != "visible":
+            what = "a claim in words stands alone: no target, value or condition"
+            raise InvalidValue("claim", what)
+        if not claim.strip():
+            raise InvalidValue("claim", "a claim needs words: say what should hold")
+        if len(claim) > MAX_CLAIM:
+            raise InvalidValue("claim", f"a claim is at most {MAX_CLAIM} characters")
 
     def finds(self, text: str | None) -> bool:
         """``contains`` / ``matches`` on one text (a label, a value, the screen's text)."""
@@ -188,6 +174,28 @@ class Assert:
         if self.condition == "matches":
             return re.search(self.value, text) is not None
         return self.value in text
+
+
+def _check_pattern(value: str) -> None:
+    """A ``matches`` regex is short, parses, and cannot take minutes on a long screen."""
+    if len(value) > MAX_PATTERN:
+        raise InvalidValue("value", f"a regex is at most {MAX_PATTERN} characters")
+    try:
+        parsed = re._parser.parse(value)  # type: ignore[attr-defined]  # private: typeshed lacks re._parser
+    except re.error as exc:
+        raise InvalidValue("value", f"not a regular expression: {exc}") from None
+    if _nested_repeat(parsed):
+        raise InvalidValue(
+            "value",
+            "a repeated group that repeats or branches inside, like (a+)+, can "
+            "take forever on a long screen; write it without the nesting",
+        )
+    if _unbounded(parsed) > MAX_UNBOUNDED:
+        raise InvalidValue(
+            "value",
+            f"a regex has at most {MAX_UNBOUNDED} unbounded repeat (+, *, {{n,}}): "
+            "more can take minutes on a long screen; bound the others ({1,20})",
+        )
 
 
 def _unbounded(items) -> int:
@@ -210,23 +218,21 @@ def _unbounded(items) -> int:
 def _nested_repeat(items, inside: bool = False) -> bool:
     """True when a repeat (``+``, ``*``, ``{n,}``) holds another repeat or a branch: the shapes
     that make Python's backtracking regex engine exponential."""
-    for op, arg in items:
-        name = str(op)
-        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            _low, high, body = arg
-            repeats = high is re._constants.MAXREPEAT or high > 1  # type: ignore[attr-defined]  # typeshed lacks re._constants
-            if inside and repeats:
-                return True
-            if _nested_repeat(body, inside or repeats):
-                return True
-        elif name == "BRANCH":
-            if inside or any(_nested_repeat(b, inside) for b in arg[1]):
-                return True
-        elif name == "SUBPATTERN":
-            if _nested_repeat(arg[-1], inside):
-                return True
-        elif name in ("ASSERT", "ASSERT_NOT") and _nested_repeat(arg[1], inside):
-            return True
+    return any(_nests(str(op), arg, inside) for op, arg in items)
+
+
+def _nests(name: str, arg, inside: bool) -> bool:
+    """Whether one parsed item is, or holds, a repeat or a branch inside a repeat."""
+    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        _low, high, body = arg
+        repeats = high is re._constants.MAXREPEAT or high > 1  # type: ignore[attr-defined]  # typeshed lacks re._constants
+        return (inside and repeats) or _nested_repeat(body, inside or repeats)
+    if name == "BRANCH":
+        return inside or any(_nested_repeat(b, inside) for b in arg[1])
+    if name == "SUBPATTERN":
+        return _nested_repeat(arg[-1], inside)
+    if name in ("ASSERT", "ASSERT_NOT"):
+        return _nested_repeat(arg[1], inside)
     return False
 
 
@@ -269,13 +275,8 @@ def _num(value: float) -> str:
 def show_action(action: Action) -> str:
     """A short human form of an action, as divergence messages and reports show it."""
     match action:
-        case Tap(x=x, y=y, target=target):
-            parts = ["tap"]
-            if target is not None:
-                parts.append(str(target))
-            if x is not None and y is not None:
-                parts.append(f"({_num(x)}, {_num(y)})")
-            return " ".join(parts)
+        case Tap():
+            return _show_tap(action)
         case TypeText(secure=True):
             return "type a secret (secure)"  # never print it: a live value may be the real one
         case TypeText(text=text):
@@ -288,13 +289,28 @@ def show_action(action: Action) -> str:
             return f"wait {_num(seconds)}s"
         case Launch(bundle_id=bundle_id) | Terminate(bundle_id=bundle_id):
             return f"{action.kind} {bundle_id or 'the app'}"
-        case Assert(claim=str(claim)):
-            return f"assert {claim!r}"
-        case Assert(target=target, condition=condition, value=value):
-            where = "the screen" if target is None else str(target)
-            return f"assert {where} {condition}" + (f" {value!r}" if value is not None else "")
+        case Assert():
+            return _show_assert(action)
         case Done(success=success):
             return "done (" + ("success" if success else "failure") + ")"
         case Recover():
             return "recover from the interruption"
     return repr(action)
+
+
+def _show_assert(check: Assert) -> str:
+    if check.claim is not None:
+        return f"assert {check.claim!r}"
+    where = "the screen" if check.target is None else str(check.target)
+    return f"assert {where} {check.condition}" + (
+        f" {check.value!r}" if check.value is not None else ""
+    )
+
+
+def _show_tap(tap: Tap) -> str:
+    parts = ["tap"]
+    if tap.target is not None:
+        parts.append(str(tap.target))
+    if tap.x is not None and tap.y is not None:
+        parts.append(f"({_num(tap.x)}, {_num(tap.y)})")
+    return " ".join(parts)
