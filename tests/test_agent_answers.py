@@ -12,26 +12,25 @@ import base64
 import io
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image
-from test_agent_openai import (
+from model_server import (
     API_KEY,
     DEVICE,
     LOGIN,
     PASSWORD,
     SCENARIO,
     TAP_SIGN_IN,
-    ModelServer,
-    _user_content,
-    _user_text,
     answer,
     make_agent,
+    png,
+    user_content,
+    user_text,
 )
+from PIL import Image
 
 from orav.agents import AgentContext
 from orav.agents.answer import InvalidAnswer, ToolCall, parse_answer
@@ -60,16 +59,6 @@ SCREEN = screen_of(AgentContext(SCENARIO, LOGIN, 1, device=DEVICE))
 
 def decode(text: str | None, tool_calls=(), **options: Any):
     return parse_answer(text, REFS, screen=SCREEN, tool_calls=tool_calls, **options)
-
-
-@pytest.fixture
-def server() -> Iterator[ModelServer]:
-    model = ModelServer()
-    model.thread.start()
-    yield model
-    model.release.set()
-    model.httpd.shutdown()
-    model.httpd.server_close()
 
 
 # --- wherever the server put it --------------------------------------------------------------
@@ -323,7 +312,7 @@ def test_qwen_pixels_of_the_padded_image_become_points():
 
 
 def test_qwen_pads_its_image_to_its_block_and_the_pixels_stay_put():
-    shot = Screenshot.of(_png(390, 844), 390, 844)
+    shot = Screenshot.of(png(390, 844), 390, 844)
     url, size = screenshot_data_url(shot, 1024, FAMILIES["qwen2.5"].block)
     image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
     assert size == (390, 844) and image.size == (392, 868)
@@ -333,12 +322,6 @@ def test_qwen_pads_its_image_to_its_block_and_the_pixels_stay_put():
 # --- one coordinate space ---------------------------------------------------------------------
 
 
-def _png(width: int, height: int) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (width, height), "white").save(buffer, "PNG")
-    return buffer.getvalue()
-
-
 TERMINAL = DeviceInfo("textual", "planner", width=120, height=40)
 CELLS = Observation(
     elements=(
@@ -346,7 +329,7 @@ CELLS = Observation(
         Element("AXButton", "Save", "save", frame=Frame(100, 30, 10, 3)),
         Element("AXTextField", "Title", "title", frame=Frame(2, 4, 60, 3)),
     ),
-    screenshot=Screenshot.of(_png(960, 640), 960, 640),
+    screenshot=Screenshot.of(png(960, 640), 960, 640),
 )
 TEXTUAL = Scenario(name="t", app="planner", goal="Save the item.")
 
@@ -356,10 +339,10 @@ async def test_a_terminal_prompt_says_cells_and_the_image_and_pixels_are_underst
     server.answer(tap_pixels)
     async with make_agent(server) as agent:
         decision = await agent.decide(AgentContext(TEXTUAL, CELLS, 1, device=TERMINAL))
-    text = _user_text(server.bodies()[0])
+    text = user_text(server.bodies()[0])
     assert "120x40 cells (the screenshot is 960x640 pixels, 8x16 pixels a cell" in text
     assert 'e1 Button "Save" @105,32' in text  # the tree in cells, as taps are
-    image = _user_content(server.bodies()[0])[1]["image_url"]["url"]
+    image = user_content(server.bodies()[0])[1]["image_url"]["url"]
     assert Image.open(io.BytesIO(base64.b64decode(image.split(",", 1)[1]))).size == (960, 640)
     assert decision.action == Tap(105, 31.5, Target("Save", "save"))
 
@@ -369,7 +352,7 @@ async def test_a_pixel_family_sees_the_tree_in_the_pixels_it_answers_in(server):
     server.answer(f"<tool_call>{json.dumps(call)}</tool_call>")
     async with make_agent(server, family="qwen2.5") as agent:
         decision = await agent.decide(AgentContext(TEXTUAL, CELLS, 1, device=TERMINAL))
-    text = _user_text(server.bodies()[0])
+    text = user_text(server.bodies()[0])
     assert "960x640 pixels (the screenshot's pixels (960x640))" in text
     assert 'e2 TextField "Title" @256,88' in text
     assert decision.action.target == Target("Title", "title")
@@ -491,7 +474,7 @@ async def test_marks_number_the_elements_on_the_screenshot_and_a_number_is_a_ref
     context = AgentContext(SCENARIO, LOGIN, 1, device=DEVICE)
     async with make_agent(server, marks=True) as agent:
         decision = await agent.decide(context)
-    content = _user_content(server.bodies()[0])
+    content = user_content(server.bodies()[0])
     assert "the number at an element's top left corner is its reference" in content[0]["text"]
     url = content[1]["image_url"]["url"]
     image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB")

@@ -6,13 +6,11 @@ generates what the model answers."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import attrs
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_agent_openai import ModelServer, _user_text, answer, make_agent
+from model_server import answer, make_agent, user_text
 
 from orav.agents.function import FunctionAgent
 from orav.agents.scripted import ScriptedAgent
@@ -36,16 +34,6 @@ from orav.testing import FakeDevice, VirtualClock
 
 TAP = {"kind": "tap", "x": None, "y": None, "duration": None}
 DONE = answer({"kind": "done", "success": True, "summary": "Signed in."}, None, True)
-
-
-@pytest.fixture
-def server() -> Iterator[ModelServer]:
-    model = ModelServer()
-    model.thread.start()
-    yield model
-    model.release.set()
-    model.httpd.shutdown()
-    model.httpd.server_close()
 
 
 def _login() -> Scenario:
@@ -73,7 +61,7 @@ async def test_an_early_done_is_told_what_fails_and_the_run_goes_on_to_pass(serv
     assert report.status == "passed", report.errors
     assert report.errors == () and report.warnings == ()
     assert report.total_steps == 6 and report.failed_actions == 1  # the unproven done
-    told = _user_text(server.bodies()[1])
+    told = user_text(server.bodies()[1])
     assert "1. [Sign in] done (success);" in told and "result: failed (not proven:" in told
     assert "#settings is visible (instead: no #settings on the last screen)" in told
     assert "#sign_in is absent (instead: it is still there ('Sign in'))" in told
@@ -107,8 +95,8 @@ async def test_a_model_going_round_in_circles_is_told_and_then_stopped(server, t
     bodies = server.bodies()
     # step 1 focuses the field (a new screen), steps 2.. tap the focused field: no progress
     assert len(bodies) == 2 + RunMachine.REPEATS
-    assert "same action on the same screen as step 2" in _user_text(bodies[3])
-    assert "same action on the same screen" not in _user_text(bodies[2])
+    assert "same action on the same screen as step 2" in user_text(bodies[3])
+    assert "same action on the same screen" not in user_text(bodies[2])
 
 
 async def test_a_scripted_done_ends_the_run_as_before():

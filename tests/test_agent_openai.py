@@ -9,17 +9,28 @@ import json
 import logging
 import os
 import re
-import threading
 import time
-from collections import deque
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from model_server import (
+    API_KEY,
+    HOME,
+    LOGIN,
+    PASSWORD,
+    SCENARIO,
+    TAP_SIGN_IN,
+    agent_context,
+    answer,
+    decide,
+    make_agent,
+    user_content,
+    user_text,
+)
 from PIL import Image
 
 from orav.agents import AgentContext
@@ -33,17 +44,12 @@ from orav.codec import to_json
 from orav.errors import AgentError, InputError
 from orav.model import (
     ActionResult,
-    Assert,
-    Credentials,
     Decision,
-    DeviceInfo,
     Done,
     Element,
     Frame,
     Observation,
     PressKey,
-    Scenario,
-    Screenshot,
     Step,
     Tap,
     Target,
@@ -52,68 +58,6 @@ from orav.model import (
     Verification,
     Wait,
 )
-
-API_KEY = "sk-test-SECRET-0123456789abcdef"
-PASSWORD = "Orav-Demo-1!"
-
-
-# --- a demo-like app ---------------------------------------------------------------------------
-
-
-def _png(width: int, height: int) -> bytes:
-    image = Image.new("RGB", (width, height), "white")
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-SCREENSHOT = Screenshot.of(_png(1170, 2532), 1170, 2532, scale=3.0)
-
-LOGIN = Observation(
-    elements=(
-        Element("AXApplication", "Orav Demo", frame=Frame(0, 0, 390, 844)),
-        Element("AXOther", frame=Frame(0, 0, 390, 844)),
-        Element("AXStaticText", "Welcome back", frame=Frame(20, 120, 350, 40)),
-        Element(
-            "AXTextField",
-            "Email",
-            "email",
-            frame=Frame(20, 220, 350, 44),
-            placeholder="you@example.com",
-        ),
-        Element("AXTextField", "Password", "password", frame=Frame(20, 280, 350, 44), secure=True),
-        Element("AXButton", "Sign in", "sign_in", frame=Frame(20, 360, 350, 50)),
-        Element("AXButton", "Forgot password?", "forgot", frame=Frame(20, 430, 350, 30)),
-        Element("AXOther", "spacer", frame=Frame(0, 0, 0, 0)),
-    ),
-    screenshot=SCREENSHOT,
-    app="com.orav.demo",
-)
-
-HOME = Observation(
-    elements=(
-        Element("AXApplication", "Orav Demo", frame=Frame(0, 0, 390, 844)),
-        Element("AXStaticText", "Home", frame=Frame(20, 60, 350, 40)),
-        Element("AXCell", "Getting started", "item_1", frame=Frame(0, 120, 390, 60)),
-        Element("AXButton", "Settings", "settings", frame=Frame(300, 780, 80, 44)),
-    ),
-    app="com.orav.demo",
-)
-
-SCENARIO = Scenario(
-    name="login",
-    app="com.orav.demo",
-    goal="Sign in with the demo account and reach the home screen.",
-    success_criteria=(Assert(Target(id="settings")), Assert(Target(id="sign_in"), "absent")),
-    credentials=Credentials("demo@orav.dev", PASSWORD),
-    max_steps=12,
-)
-
-DEVICE = DeviceInfo("ios", "iPhone 15", width=390, height=844, scale=3.0)
-
-
-def _context(step: int = 1, history: tuple[Step, ...] = (), observation=LOGIN) -> AgentContext:
-    return AgentContext(SCENARIO, observation, step, history, device=DEVICE)
 
 
 def _history() -> tuple[Step, ...]:
@@ -132,144 +76,12 @@ def _history() -> tuple[Step, ...]:
     )
 
 
-def answer(
-    action: dict[str, Any],
-    element: str | None = None,
-    met: bool | None = None,
-    reasoning: str = "the next step towards the goal",
-    expected: str = "something visible changes",
-) -> str:
-    return json.dumps(
-        {
-            "previous_outcome_met": met,
-            "reasoning": reasoning,
-            "element": element,
-            "action": action,
-            "expected_outcome": expected,
-        }
-    )
-
-
-TAP_SIGN_IN = answer({"kind": "tap", "x": None, "y": None, "duration": None}, "e5")
-
-
-# --- the loopback model server ------------------------------------------------------------------
-
-
-class ModelServer:
-    """A scripted /v1/chat/completions on 127.0.0.1: one queued reply per request."""
-
-    def __init__(self) -> None:
-        self.replies: deque[dict[str, Any]] = deque()
-        self.requests: list[dict[str, Any]] = []
-        self.release = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", 0))
-                body = json.loads(self.rfile.read(length))
-                server.requests.append(
-                    {
-                        "path": self.path,
-                        "headers": {k.lower(): v for k, v in self.headers.items()},
-                        "body": body,
-                    }
-                )
-                reply = server.replies.popleft() if server.replies else {"status": 500}
-                if reply.get("hang"):
-                    server.release.wait(10)
-                    return
-                status = reply.get("status", 200)
-                if "raw" in reply:
-                    payload = reply["raw"]
-                elif status == 200:
-                    payload = server.completion(reply, body.get("model", "?"))
-                else:
-                    error = {"message": reply.get("message", "scripted error"), "type": "x"}
-                    payload = json.dumps({"error": error})
-                data = payload.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in reply.get("headers", {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    @staticmethod
-    def completion(reply: dict[str, Any], model: str) -> str:
-        message = {"role": "assistant", "content": reply.get("content")}
-        if reply.get("refusal"):
-            message["refusal"] = reply["refusal"]
-        return json.dumps(
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 1700000000,
-                "model": reply.get("model", model),
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": reply.get("finish_reason", "stop"),
-                        "message": message,
-                    }
-                ],
-                "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050},
-            }
-        )
-
-    def answer(self, *contents: str) -> None:
-        self.replies.extend({"content": content} for content in contents)
-
-    def bodies(self) -> list[dict[str, Any]]:
-        return [request["body"] for request in self.requests]
-
-
-@pytest.fixture
-def server() -> Iterator[ModelServer]:
-    model = ModelServer()
-    model.thread.start()
-    yield model
-    model.release.set()
-    model.httpd.shutdown()
-    model.httpd.server_close()
-
-
-def make_agent(server: ModelServer, **options: Any) -> OpenAIAgent:
-    options = {"base_url": server.url, "api_key": API_KEY, "max_retries": 0, **options}
-    return OpenAIAgent.from_spec("openai:gpt-4o-mini", **options)
-
-
-async def decide(server: ModelServer, context: AgentContext | None = None, **options) -> Decision:
-    async with make_agent(server, **options) as agent:
-        return await agent.decide(context or _context())
-
-
-def _user_content(body: dict[str, Any]) -> Any:
-    return next(m for m in body["messages"] if m["role"] == "user")["content"]
-
-
-def _user_text(body: dict[str, Any]) -> str:
-    content = _user_content(body)
-    return content if isinstance(content, str) else content[0]["text"]
-
-
 # --- request shape --------------------------------------------------------------------------------
 
 
 async def test_request_carries_schema_screenshot_tree_history_and_key(server):
     server.answer(TAP_SIGN_IN)
-    decision = await decide(server, _context(step=3, history=_history()))
+    decision = await decide(server, agent_context(step=3, history=_history()))
     assert isinstance(decision.action, Tap)
     (request,) = server.requests
     assert request["path"] == "/v1/chat/completions"
@@ -283,7 +95,7 @@ async def test_request_carries_schema_screenshot_tree_history_and_key(server):
     assert fmt["json_schema"]["strict"] is True
     assert fmt["json_schema"]["schema"] == ANSWER_SCHEMA
     assert body["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
-    text_part, image_part = _user_content(body)
+    text_part, image_part = user_content(body)
     assert image_part["type"] == "image_url"
     url = image_part["image_url"]["url"]
     assert url.startswith("data:image/png;base64,")
@@ -307,9 +119,9 @@ async def test_tree_only_mode_sends_no_image(server):
     server.answer(TAP_SIGN_IN)
     await decide(server, send_screenshot=False)
     body = server.bodies()[0]
-    assert isinstance(_user_content(body), str)
+    assert isinstance(user_content(body), str)
     assert "image_url" not in json.dumps(body)
-    assert 'e3 TextField "Email" @195,242' in _user_text(body)
+    assert 'e3 TextField "Email" @195,242' in user_text(body)
 
 
 def test_openai_url_gets_max_completion_tokens_and_seed(monkeypatch):
@@ -333,7 +145,7 @@ async def test_json_object_mode_puts_the_schema_in_the_prompt(server):
 
 async def test_reference_resolves_to_centre_and_call_is_recorded(server):
     server.answer(answer({"kind": "tap", "x": 5, "y": 5, "duration": None}, "e5", met=True))
-    decision = await decide(server, _context(step=3, history=_history()))
+    decision = await decide(server, agent_context(step=3, history=_history()))
     assert decision.action == Tap(195, 385, Target("Sign in", "sign_in"))
     assert decision.element_label == "Sign in"
     assert decision.previous_outcome_met is True
@@ -438,7 +250,7 @@ async def test_malformed_answer_is_reasked_with_the_error(server, case):
 async def test_reask_budget_exhausted_raises_agent_error(server):
     server.answer(*["not json"] * 5)
     with pytest.raises(AgentError) as caught:
-        await decide(server, _context(step=4), reasks=2)
+        await decide(server, agent_context(step=4), reasks=2)
     assert len(server.requests) == 3
     message = str(caught.value)
     assert message.startswith("openai:gpt-4o-mini: no valid decision after 3 answers")
@@ -479,7 +291,7 @@ async def test_an_unreachable_server_is_an_agent_error():
         "openai:m", base_url="http://user:pw@127.0.0.1:9/v1", api_key=API_KEY, max_retries=0
     )
     with pytest.raises(AgentError, match="cannot reach the model server at http://127.0.0.1:9/v1"):
-        await agent.decide(_context())
+        await agent.decide(agent_context())
     await agent.close()
 
 
@@ -513,7 +325,7 @@ async def test_env_base_url_and_dummy_key_for_local_servers(server, monkeypatch)
     monkeypatch.setenv("OPENAI_BASE_URL", server.url)
     server.answer(TAP_SIGN_IN)
     async with OpenAIAgent.from_spec("openai:llava:7b", max_retries=0) as agent:
-        decision = await agent.decide(_context())
+        decision = await agent.decide(agent_context())
     assert decision.call.model == "llava:7b"
     assert server.requests[0]["headers"]["authorization"] == "Bearer unused"
 
@@ -668,7 +480,7 @@ _actions = st.one_of(
 )
 def test_any_schema_conforming_answer_parses(action, met, element):
     _, refs = encode_tree(LOGIN)
-    screen = screen_of(_context())
+    screen = screen_of(agent_context())
     decision = parse_answer(answer(action, element, met), refs, screen=screen, password=PASSWORD)
     assert decision.action.kind == action["kind"]
     assert decision.previous_outcome_met is met
@@ -706,7 +518,7 @@ def test_typing_into_a_secure_field_is_marked_secure():
 async def test_live_model_decides_one_step_on_the_login_screen():
     model = os.environ.get("ORAV_LIVE_MODEL", "gpt-4o-mini")
     async with OpenAIAgent.from_spec(f"openai:{model}", timeout=60) as agent:
-        decision = await agent.decide(_context())
+        decision = await agent.decide(agent_context())
     assert decision.action.kind in {"tap", "type_text"}
     assert decision.call is not None and decision.call.prompt_tokens > 0
 
@@ -746,10 +558,10 @@ async def test_engine_runs_the_demo_login_on_scripted_model_answers(server):
     assert report.usage.calls >= 5 and report.usage.prompt_tokens >= 6000  # re-ask counted
     bodies = server.bodies()
     assert len(bodies) == 7
-    first = _user_text(bodies[0])
+    first = user_text(bodies[0])
     assert 'e3 TextField "Email"' in first and 'e5 Button "Sign in"' in first
-    assert _user_content(bodies[0])[1]["image_url"]["url"].startswith("data:image/png;base64,")
-    second = _user_text(bodies[2])
+    assert user_content(bodies[0])[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    second = user_text(bodies[2])
     assert re.search(
         r"\[Sign in\] tap #email \([\d.]+, [\d.]+\); expected: The email field has focus; "
         r"result: ok",
@@ -757,7 +569,7 @@ async def test_engine_runs_the_demo_login_on_scripted_model_answers(server):
     )
     assert "Keyboard @195,698 (30 keys: use type_text and press_key)" in second
     assert 'Button "q"' not in second
-    assert "type a secret (secure)" in _user_text(bodies[6])
+    assert "type a secret (secure)" in user_text(bodies[6])
     assert PASSWORD not in json.dumps(bodies)
 
 

@@ -5,10 +5,9 @@ huge answer, a body that is not a chat completion, a model typing the API key, h
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
-from test_agent_openai import API_KEY, PASSWORD, TAP_SIGN_IN, ModelServer, answer, decide
+from model_server import API_KEY, PASSWORD, TAP_SIGN_IN, answer, decide
 
 from orav.agents.answer import MAX_TEXT_CHARACTERS, InvalidAnswer, parse_answer
 from orav.agents.openai import MAX_RAW_RESPONSE, NOT_A_COMPLETION
@@ -16,16 +15,6 @@ from orav.errors import AgentError
 from orav.model import Tap
 
 TYPE = {"kind": "type_text", "text": None}
-
-
-@pytest.fixture
-def server() -> Iterator[ModelServer]:
-    model = ModelServer()
-    model.thread.start()
-    yield model
-    model.release.set()
-    model.httpd.shutdown()
-    model.httpd.server_close()
 
 
 async def test_5_an_answer_past_the_bound_is_reasked_and_only_its_start_is_kept(server):

@@ -157,11 +157,9 @@ def test_at_risk_with_a_model(uat_driver):
 
 
 def test_a_live_ai_test_talks_to_the_model_server(pytester, monkeypatch):
-    from test_agent_openai import ModelServer, answer
+    from model_server import answer, serving
 
-    model = ModelServer()
-    model.thread.start()
-    try:
+    with serving() as model:
         model.answer(
             answer({"kind": "press_key", "key": "i"}, expected='The dashboard shows "Grade C".'),
             answer({"kind": "press_key", "key": "r"}, expected="The at-risk list opens."),
@@ -180,9 +178,6 @@ def test_a_live_ai_test_talks_to_the_model_server(pytester, monkeypatch):
         prompts = [body["messages"][1]["content"] for body in model.bodies()]
         first = prompts[0] if isinstance(prompts[0], str) else prompts[0][0]["text"]
         assert 'App "Planner" keys: t, i, q, c, l, p, s' in first
-    finally:
-        model.httpd.shutdown()
-        model.httpd.server_close()
 
 
 # --- goldens: failed recordings, the orav marker, record modes, live reruns -------------------
