@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from idb.common.types import AccessibilityInfoOptions, TCPAddress
@@ -15,62 +16,8 @@ from orav.model import Fault
 from orav.sim import SimCompanion, load_app_model
 from orav.sim.view import SPRINGBOARD_PID
 
-APP = """\
-name: Tabs
-bundle_id: com.example.tabs
-start: home
-tabs:
-  - {id: tab_home, label: Home, screen: home}
-  - {id: tab_cart, label: Cart, screen: cart}
-screens:
-  home:
-    title: Home
-    elements:
-      - {role: AXCell, id: item, label: Item, frame: [0, 100, 390, 56], on_tap: [{to: detail}]}
-      - {role: AXTextField, id: search, label: Search, frame: [20, 200, 350, 44]}
-      - {role: AXButton, id: to_cart, label: Go to cart, frame: [20, 300, 350, 50],
-         on_tap: [{tab: tab_cart}]}
-  detail:
-    title: Detail
-    hides_tab_bar: false
-    elements:
-      - {role: AXButton, id: back, label: Back, frame: [8, 47, 80, 44], on_tap: [{to: back}]}
-  cart:
-    title: Cart
-    elements:
-      - {role: AXStaticText, id: status, label: 3 items, frame: [20, 100, 350, 40]}
-      - {role: AXStaticText, id: emptied, label: Cart is empty, hidden: true,
-         frame: [20, 150, 350, 40]}
-      - role: AXButton
-        id: clear
-        label: Delete all
-        frame: [20, 300, 350, 50]
-        on_tap:
-          - alert:
-              id: confirm_delete
-              title: Delete all items?
-              message: This cannot be undone.
-              buttons:
-                - {label: Delete, id: confirm, style: destructive,
-                   on_tap: [{hide: status, show: emptied}]}
-                - {label: Cancel, style: cancel}
-      - role: AXButton
-        id: sign_out
-        label: Sign out
-        frame: [20, 400, 350, 50]
-        on_tap:
-          - alert:
-              title: Sign out?
-              style: action_sheet
-              buttons:
-                - {label: Sign out, style: destructive, on_tap: [{to: login, reset: true}]}
-                - {label: Keep shopping}
-                - {label: Cancel, style: cancel}
-  login:
-    elements:
-      - {role: AXButton, id: sign_in, label: Sign in, frame: [20, 300, 350, 50],
-         on_tap: [{to: home, reset: true}]}
-"""
+# The shop with tabs, an alert and an action sheet (its own file: tests/apps/tabs.yaml).
+APP = (Path(__file__).parent / "apps" / "tabs.yaml").read_text()
 
 
 class Phone:
@@ -205,11 +152,11 @@ async def test_a_fault_waits_behind_the_apps_alert() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "where", "what"),
     [
-        ("screen: cart}", "screen: basket}", "6:41", "unknown screen 'basket'"),
-        ("label: Cart, screen: cart}", "label: Cart, screen: home}", "6:41", "root of two tabs"),
-        ("{tab: tab_cart}", "{tab: tab_basket}", "14:25", "unknown tab 'tab_basket'"),
-        ("on_tap: [{hide: status,", "on_tap: [{hide: nope,", "37:36", "unknown element id"),
-        ("style: action_sheet", "style: popover", "46:22", "got 'popover'"),
+        ("screen: cart}", "screen: basket}", "11:41", "unknown screen 'basket'"),
+        ("label: Cart, screen: cart}", "label: Cart, screen: home}", "11:41", "root of two tabs"),
+        ("{tab: tab_cart}", "{tab: tab_basket}", "24:25", "unknown tab 'tab_basket'"),
+        ("on_tap: [{hide: status,", "on_tap: [{hide: nope,", "47:36", "unknown element id"),
+        ("style: action_sheet", "style: popover", "56:22", "got 'popover'"),
     ],
 )
 def test_tab_and_alert_errors_name_file_line_col(old: str, new: str, where: str, what: str):
