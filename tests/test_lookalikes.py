@@ -12,14 +12,13 @@ the simulator; a correct engine rides it out.
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from pathlib import Path
 
 import pytest
 from attrs import evolve
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_recovery_matrix import scaled_time
+from recovery_paths import recoveries, scaled_time, walked
 
 from orav.demo.notes import NotesApp
 from orav.drivers.textual import TextualDevice
@@ -28,7 +27,6 @@ from orav.model import (
     Decision,
     Done,
     Observation,
-    RunReport,
     Scenario,
     Tap,
     Target,
@@ -119,17 +117,6 @@ async def test_the_script_reaches_the_goal_without_the_engine(path: Path):
         observation = await device.observe()
         for criterion in scenario.success_criteria:
             assert holds(criterion, observation), criterion
-
-
-def recoveries(report: RunReport) -> list[list[tuple[str, str, str]]]:
-    """The recovery machine's transitions, one list per recovery the run started."""
-    found: list[list[tuple[str, str, str]]] = []
-    for t in report.transitions:
-        if t.machine == "recovery":
-            if t.source == "detected":
-                found.append([])
-            found[-1].append((t.source, t.event, t.target))
-    return found
 
 
 @pytest.mark.parametrize("path", scenarios())
@@ -272,20 +259,7 @@ async def test_benign_moves_in_any_order_start_no_remedy(walk):
     """Whatever order a user goes through Ledger's look-alikes in, the only recovery is a
     no-op tap retried and handed back: nothing is dismissed, typed, retried or restarted."""
     base = load_scenario(LOOKALIKES / "bank_answer_no.yaml")
-    script = (*(step for move in walk for step in move), Decision(Done(summary="walked")))
-    scenario = evolve(
-        base,
-        name="bank_walk",
-        max_steps=len(script) + 1,
-        script=script,
-        success_criteria=(Assert(Target(id="tab_accounts")),),
-    )
-    with tempfile.TemporaryDirectory() as folder:
-        report = (
-            await record(
-                scenario, Path(folder) / "walk.cassette", device=f"sim:{BANK}", clock=VirtualClock()
-            )
-        ).report
+    report = await walked(base, walk, "tab_accounts", f"sim:{BANK}")
     paths = recoveries(report)
     assert all(p[0][1] == "no_effect" and p[-1][2] == "handed_back" for p in paths), paths
     assert report.status == "passed", report.errors

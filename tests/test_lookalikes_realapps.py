@@ -8,16 +8,14 @@ own Delete and its alert, a selected tab) start none. Each run replays faithfull
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from pathlib import Path
 
 import pytest
-from attrs import evolve
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_lookalikes import recoveries
+from recovery_paths import recoveries, walked
 
-from orav.model import Assert, Decision, Done, Point, Swipe, Tap, Target
+from orav.model import Decision, Point, Swipe, Tap, Target
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 from orav.testing import VirtualClock
@@ -111,23 +109,7 @@ async def test_clocks_that_run_start_no_remedy_in_any_order(walk):
     met in, the only recovery is a tap that rightly changed nothing (the selected tab while
     the stopwatch is stopped; while it runs, its label changes), handed back."""
     base = load_scenario(SCENARIOS / "clock_delete_city.yaml")
-    script = (*(step for move in walk for step in move), Decision(Done(summary="walked")))
-    scenario = evolve(
-        base,
-        name="clock_walk",
-        max_steps=len(script) + 1,
-        script=script,
-        success_criteria=(Assert(Target(id="tab_world_clock")),),
-    )
-    with tempfile.TemporaryDirectory() as folder:
-        report = (
-            await record(
-                scenario,
-                Path(folder) / "walk.cassette",
-                device=device_of(scenario.app),
-                clock=VirtualClock(),
-            )
-        ).report
+    report = await walked(base, walk, "tab_world_clock", device_of(base.app))
     paths = recoveries(report)
     assert all(p[0][1] == "no_effect" and p[-1][2] == "handed_back" for p in paths), paths
     assert report.status == "passed", report.errors

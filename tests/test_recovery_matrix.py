@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve, field, frozen
+from recovery_paths import recoveries, scaled_time
 
 from orav.drivers.idb import IdbDevice
 from orav.errors import DeviceError
@@ -28,7 +29,6 @@ from orav.model import (
     Done,
     Fault,
     PressKey,
-    RunReport,
     Scenario,
     Tap,
     Target,
@@ -195,18 +195,6 @@ def scenario_of(case: Case) -> Scenario:
     return evolve(scenario, settle_seconds=0.05, **case.changes)
 
 
-def recoveries(report: RunReport) -> list[list[tuple[str, str, str]]]:
-    """The recovery machine's transitions of a run, one list per recovery."""
-    found: list[list[tuple[str, str, str]]] = []
-    for t in report.transitions:
-        if t.machine != "recovery":
-            continue
-        if t.source == "detected":
-            found.append([])
-        found[-1].append((t.source, t.event, t.target))
-    return found
-
-
 def limit(state: str) -> int:
     """The most entries the reference allows ``state`` in one recovery (machine tables)."""
     machine = RecoveryMachine
@@ -220,28 +208,6 @@ def limit(state: str) -> int:
 
 def restarted(path: list[tuple[str, str, str]]) -> bool:
     return any(target in ("relaunching", "restarting") for _, _, target in path)
-
-
-# Slow RPC faults stall the simulator in real time, against the driver's real timeouts. Scaled
-# runs keep every ratio of the ladder (an 8 s stall against the 5 s describe-all rung and the
-# 30 s restart rung) at TIME_SCALE of the wall time: the relations under test, not the waiting.
-TIME_SCALE = 0.1
-
-
-def scaled_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    import orav.drivers.idb
-    import orav.sim.server
-    import orav.specs
-
-    stall = orav.sim.server._stall
-
-    async def scaled_stall(seconds: float) -> None:
-        await stall(seconds * TIME_SCALE)
-
-    monkeypatch.setattr(orav.sim.server, "_stall", scaled_stall)
-    monkeypatch.setattr(orav.drivers.idb, "LAUNCH_TIMEOUT", 30.0 * TIME_SCALE)
-    defaults = orav.specs.open_device.__wrapped__.__kwdefaults__
-    monkeypatch.setitem(defaults, "timeout", 5.0 * TIME_SCALE)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

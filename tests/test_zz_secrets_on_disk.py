@@ -2,8 +2,9 @@
 secret and no 4-character-or-longer prefix of one (what is left of a secret after backspaces).
 
 The file's name makes it run last (pytest runs test files in name order), so it sees the
-cassettes of the whole session under pytest's base temp folder, plus the repository's golden
-recordings; run alone, it records the hostile cases itself first. The app's own texts (labels,
+cassettes of the whole session under pytest's base temp folder (with pytest-xdist, every
+worker's: its tests are handed out last, and those of the other worker may still be writing),
+plus the repository's golden recordings; run alone, it records the hostile cases itself first. The app's own texts (labels,
 placeholders, ids) are allowed a secret's first characters (the demo app is called "Orav Demo"
 and its password is "Orav-Demo-1!"), never the whole secret; element values, typed text and
 everything else are not. Screenshots are PNG: their pixels are the simulator's to mask.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,7 +106,10 @@ def test_the_hostile_runs_register_the_secrets_this_test_looks_for(hostile: Path
 
 
 def test_no_cassette_the_suite_wrote_holds_a_secret_or_its_prefix(hostile: Path, tmp_path_factory):
-    roots = [tmp_path_factory.getbasetemp(), ROOT / "recordings"]
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # each worker writes under its own base/../gwN
+        base = base.parent
+    roots = [base, ROOT / "recordings"]
     cassettes = sorted({p for root in roots for p in root.rglob("*.cassette") if p.is_file()})
     assert len(cassettes) >= 2
     found = {str(path): leaks(path) for path in cassettes}

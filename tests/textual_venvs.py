@@ -1,8 +1,10 @@
 """Virtualenvs with a given Textual (or a Textual app) from the package registry, made once
-under a cache folder and reused; ``Unavailable`` when pip cannot install it (no registry)."""
+under a cache folder and reused; ``Unavailable`` when pip cannot install it (no registry).
+Safe when pytest-xdist's workers ask for the same venv at once: one makes it, the others wait."""
 
 from __future__ import annotations
 
+import fcntl
 import re
 import shutil
 import subprocess
@@ -19,6 +21,14 @@ class Unavailable(Exception):
 def venv_python(root: Path, *requirements: str) -> Path:
     """The interpreter of a venv under ``root`` holding ``requirements`` (made on first use)."""
     venv = root / re.sub(r"[^A-Za-z0-9.]+", "-", "-".join(requirements))
+    root.mkdir(parents=True, exist_ok=True)
+    # Held while the venv is made: pip's own timeout bounds how long another worker waits.
+    with open(root / f"{venv.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _made(venv, requirements)
+
+
+def _made(venv: Path, requirements: tuple[str, ...]) -> Path:
     python = venv / "bin" / "python"
     ready = venv / ".ready"
     if ready.exists() and python.exists():
