@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from attrs import frozen
+
 from orav.model import Frame
 from orav.sim import chrome
 from orav.sim.appmodel import AlertButton
@@ -130,47 +132,77 @@ def element_node(
     (``covered``) no field shows focus."""
     spec = inst.spec
     scope = {**base, **dict(inst.bindings)} if inst.bindings else base
-    key = inst.id or ""
-    label = current.labels.get(key)
+    label = current.labels.get(inst.id or "")
     if label is None and spec.label is not None:
         label = render(spec.label, scope)
-    value: str | None = None
-    placeholder = None
-    focused = None
-    subrole = None
-    if spec.is_text_field:
-        text = current.values.get(key, "")
-        value = (BULLET * len(text) if spec.secure else text) or None
-        placeholder = render(spec.placeholder, scope) if spec.placeholder else None
-        focused = focus == inst.id and not covered
-        subrole = "AXSecureTextField" if spec.secure else None
-    elif spec.role == "AXSwitch":
-        value = current.values.get(key) or (render(spec.value, scope) if spec.value else "0")
-    elif spec.value is not None:
-        value = render(spec.value, scope)
+    field = _field(current, inst, scope, focus, covered) if spec.is_text_field else _Field()
+    value = field.value if spec.is_text_field else _value(current, inst, scope)
     flag = spec.enabled
     enabled = truthy(evaluate(flag, scope)) if isinstance(flag, str) else bool(flag)
-    traits = (*DEFAULT_TRAITS.get(spec.role, ()), *spec.traits)
-    if not enabled:
-        traits = (*traits, "notEnabled")
-    if spec.role == "AXSwitch" and value == "1":
-        traits = (*traits, "selected")
-    style = "" if spec.tone == "normal" else spec.tone
     return Node(
         spec.role,
         label,
         inst.frame,
         unique_id=inst.id,
         value=value,
-        subrole=subrole,
+        subrole=field.subrole,
         enabled=enabled,
-        traits=tuple(dict.fromkeys(traits)),
-        placeholder=placeholder,
-        focused=focused,
+        traits=_traits(inst, enabled, value),
+        placeholder=field.placeholder,
+        focused=field.focused,
         pid=pid,
-        style=style,
+        style="" if spec.tone == "normal" else spec.tone,
         action=f"el:{inst.id}" if inst.id is not None else "",
     )
+
+
+@frozen
+class _Field:
+    """What a text field shows beside its label (nothing, for any other element)."""
+
+    value: str | None = None
+    placeholder: str | None = None
+    focused: bool | None = None
+    subrole: str | None = None
+
+
+def _field(
+    current: ScreenState,
+    inst: Instance,
+    scope: Mapping[str, Any],
+    focus: str | None,
+    covered: bool,
+) -> _Field:
+    """A text field: its text (a secure field's as bullets), its placeholder, its focus."""
+    spec = inst.spec
+    text = current.values.get(inst.id or "", "")
+    return _Field(
+        value=(BULLET * len(text) if spec.secure else text) or None,
+        placeholder=render(spec.placeholder, scope) if spec.placeholder else None,
+        focused=focus == inst.id and not covered,
+        subrole="AXSecureTextField" if spec.secure else None,
+    )
+
+
+def _value(current: ScreenState, inst: Instance, scope: Mapping[str, Any]) -> str | None:
+    """Any other element's value: a switch's "0" or "1", else its templated ``value``."""
+    spec = inst.spec
+    if spec.role == "AXSwitch":
+        return current.values.get(inst.id or "") or (
+            render(spec.value, scope) if spec.value else "0"
+        )
+    return render(spec.value, scope) if spec.value is not None else None
+
+
+def _traits(inst: Instance, enabled: bool, value: str | None) -> tuple[str, ...]:
+    """The role's traits, the element's own, and what its state adds (off, on)."""
+    spec = inst.spec
+    traits = (*DEFAULT_TRAITS.get(spec.role, ()), *spec.traits)
+    if not enabled:
+        traits = (*traits, "notEnabled")
+    if spec.role == "AXSwitch" and value == "1":
+        traits = (*traits, "selected")
+    return tuple(dict.fromkeys(traits))
 
 
 def alert_node(overlay: Overlay, width: float, height: float, pid: int) -> Node:

@@ -135,100 +135,167 @@ _OPERATORS = (ast.operator, ast.cmpop, ast.boolop, ast.unaryop, ast.expr_context
 
 def _check(node: ast.AST, names: set[str], bound: frozenset[str]) -> None:
     """Refuse every construct the language lacks; collect free names."""
-    col = getattr(node, "col_offset", 0)
-    if isinstance(node, ast.Name):
-        if node.id not in bound and node.id not in CONSTANTS:
-            names.add(node.id)
-    elif isinstance(node, ast.Constant):
-        if not isinstance(node.value, (str, int, float, bool)):
-            raise ExprError(f"constant {node.value!r} is not allowed", col)
-    elif isinstance(node, ast.Call):
-        func = node.func.id if isinstance(node.func, ast.Name) else None
-        if func not in FUNCTIONS or node.keywords:
-            raise ExprError(f"unknown function; known are {sorted(FUNCTIONS)}", col)
-        for arg in node.args:
-            _check(arg, names, bound)
-    elif isinstance(node, ast.ListComp):
-        gen = node.generators[0]
-        if len(node.generators) != 1 or not isinstance(gen.target, ast.Name):
-            raise ExprError("a list comprehension takes one `for NAME in ...`", col)
-        _check(gen.iter, names, bound)
-        inner = bound | {gen.target.id}
-        for cond in gen.ifs:
-            _check(cond, names, inner)
-        _check(node.elt, names, inner)
-    elif isinstance(node, (*_COMPOUND, ast.List, ast.Tuple)):
-        if isinstance(node, ast.BinOp) and type(node.op) not in _BINARY:
-            raise ExprError("only + - * / // % are arithmetic here", col)
-        if isinstance(node, ast.UnaryOp) and not isinstance(node.op, (ast.Not, ast.USub)):
-            raise ExprError("only `not` and `-` apply to one value", col)
-        if isinstance(node, ast.Compare) and not all(type(o) in _COMPARE for o in node.ops):
-            raise ExprError("unsupported comparison", col)
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            raise ExprError("slices are not allowed", col)
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, _OPERATORS):
-                _check(child, names, bound)
-    else:
-        raise ExprError(f"{type(node).__name__} is not allowed in an app-model expression", col)
+    check = _CHECKS.get(type(node))
+    if check is None:
+        what = f"{type(node).__name__} is not allowed in an app-model expression"
+        raise ExprError(what, getattr(node, "col_offset", 0))
+    check(node, names, bound)
+
+
+def _check_name(node: ast.Name, names: set[str], bound: frozenset[str]) -> None:
+    if node.id not in bound and node.id not in CONSTANTS:
+        names.add(node.id)
+
+
+def _check_constant(node: ast.Constant, names: set[str], bound: frozenset[str]) -> None:
+    if not isinstance(node.value, (str, int, float, bool)):
+        raise ExprError(f"constant {node.value!r} is not allowed", node.col_offset)
+
+
+def _check_call(node: ast.Call, names: set[str], bound: frozenset[str]) -> None:
+    func = node.func.id if isinstance(node.func, ast.Name) else None
+    if func not in FUNCTIONS or node.keywords:
+        raise ExprError(f"unknown function; known are {sorted(FUNCTIONS)}", node.col_offset)
+    for arg in node.args:
+        _check(arg, names, bound)
+
+
+def _check_comprehension(node: ast.ListComp, names: set[str], bound: frozenset[str]) -> None:
+    gen = node.generators[0]
+    if len(node.generators) != 1 or not isinstance(gen.target, ast.Name):
+        raise ExprError("a list comprehension takes one `for NAME in ...`", node.col_offset)
+    _check(gen.iter, names, bound)
+    inner = bound | {gen.target.id}
+    for cond in gen.ifs:
+        _check(cond, names, inner)
+    _check(node.elt, names, inner)
+
+
+def _check_compound(node: ast.expr, names: set[str], bound: frozenset[str]) -> None:
+    """Operators, conditionals, subscripts, lists: their own operator refused or not, then
+    every operand."""
+    refused = _refused_operator(node)
+    if refused is not None:
+        raise ExprError(refused, node.col_offset)
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, _OPERATORS):
+            _check(child, names, bound)
+
+
+def _refused_operator(node: ast.expr) -> str | None:
+    match node:
+        case ast.BinOp(op=op) if type(op) not in _BINARY:
+            return "only + - * / // % are arithmetic here"
+        case ast.UnaryOp(op=op) if not isinstance(op, (ast.Not, ast.USub)):
+            return "only `not` and `-` apply to one value"
+        case ast.Compare(ops=ops) if not all(type(o) in _COMPARE for o in ops):
+            return "unsupported comparison"
+        case ast.Subscript(slice=ast.Slice()):
+            return "slices are not allowed"
+    return None
+
+
+_CHECKS: dict[type[ast.AST], Callable[[Any, set[str], frozenset[str]], None]] = {
+    ast.Name: _check_name,
+    ast.Constant: _check_constant,
+    ast.Call: _check_call,
+    ast.ListComp: _check_comprehension,
+    **{kind: _check_compound for kind in (*_COMPOUND, ast.List, ast.Tuple)},
+}
 
 
 def _eval(node: ast.expr, scope: Mapping[str, Value]) -> Value:
-    match node:
-        case ast.Constant(value=value):
-            return value
-        case ast.Name(id=name):
-            if name in scope:
-                return scope[name]
-            if name in CONSTANTS:
-                return CONSTANTS[name]
-            raise ExprError(f"unknown name {name!r}")
-        case ast.BinOp(left=left, op=op, right=right):
-            return _BINARY[type(op)](_eval(left, scope), _eval(right, scope))
-        case ast.UnaryOp(op=ast.Not(), operand=operand):
-            return not _eval(operand, scope)
-        case ast.UnaryOp(operand=operand):
-            return -_eval(operand, scope)
-        case ast.BoolOp(op=ast.And(), values=values):
-            result: Value = True
-            for value in values:
-                result = _eval(value, scope)
-                if not result:
-                    return result
+    evaluate = _EVALUATE.get(type(node))
+    if evaluate is None:
+        raise ExprError(f"{type(node).__name__} is not allowed")  # _check refused it already
+    return evaluate(node, scope)
+
+
+def _eval_constant(node: ast.Constant, scope: Mapping[str, Value]) -> Value:
+    return node.value
+
+
+def _eval_name(node: ast.Name, scope: Mapping[str, Value]) -> Value:
+    if node.id in scope:
+        return scope[node.id]
+    if node.id in CONSTANTS:
+        return CONSTANTS[node.id]
+    raise ExprError(f"unknown name {node.id!r}")
+
+
+def _eval_binary(node: ast.BinOp, scope: Mapping[str, Value]) -> Value:
+    return _BINARY[type(node.op)](_eval(node.left, scope), _eval(node.right, scope))
+
+
+def _eval_unary(node: ast.UnaryOp, scope: Mapping[str, Value]) -> Value:
+    operand = _eval(node.operand, scope)
+    return not operand if isinstance(node.op, ast.Not) else -operand
+
+
+def _eval_boolean(node: ast.BoolOp, scope: Mapping[str, Value]) -> Value:
+    """``and`` stops at the first false value, ``or`` at the first true one; the last
+    value read is the result."""
+    stop = isinstance(node.op, ast.Or)
+    result: Value = not stop
+    for value in node.values:
+        result = _eval(value, scope)
+        if bool(result) == stop:
             return result
-        case ast.BoolOp(values=values):
-            result = False
-            for value in values:
-                result = _eval(value, scope)
-                if result:
-                    return result
-            return result
-        case ast.Compare(left=left, ops=ops, comparators=comparators):
-            current = _eval(left, scope)
-            for comparison, right in zip(ops, comparators, strict=True):
-                other = _eval(right, scope)
-                if not _COMPARE[type(comparison)](current, other):
-                    return False
-                current = other
-            return True
-        case ast.IfExp(test=test, body=body, orelse=orelse):
-            return _eval(body, scope) if _eval(test, scope) else _eval(orelse, scope)
-        case ast.Subscript(value=value, slice=index):
-            return _eval(value, scope)[_eval(index, scope)]
-        case ast.List(elts=elts) | ast.Tuple(elts=elts):
-            return tuple(_eval(e, scope) for e in elts)
-        case ast.Call(func=ast.Name(id=func), args=args):
-            return FUNCTIONS[func](*(_eval(a, scope) for a in args))
-        case ast.ListComp(
-            elt=elt, generators=[ast.comprehension(target=ast.Name(id=var), iter=source, ifs=ifs)]
-        ):
-            out = []
-            for item in _eval(source, scope):
-                inner = {**scope, var: item}
-                if all(_eval(cond, inner) for cond in ifs):
-                    out.append(_eval(elt, inner))
-            return tuple(out)
-    raise ExprError(f"{type(node).__name__} is not allowed")  # _check refused it already
+    return result
+
+
+def _eval_compare(node: ast.Compare, scope: Mapping[str, Value]) -> Value:
+    current = _eval(node.left, scope)
+    for comparison, right in zip(node.ops, node.comparators, strict=True):
+        other = _eval(right, scope)
+        if not _COMPARE[type(comparison)](current, other):
+            return False
+        current = other
+    return True
+
+
+def _eval_conditional(node: ast.IfExp, scope: Mapping[str, Value]) -> Value:
+    return _eval(node.body, scope) if _eval(node.test, scope) else _eval(node.orelse, scope)
+
+
+def _eval_subscript(node: ast.Subscript, scope: Mapping[str, Value]) -> Value:
+    return _eval(node.value, scope)[_eval(node.slice, scope)]
+
+
+def _eval_list(node: ast.List | ast.Tuple, scope: Mapping[str, Value]) -> Value:
+    return tuple(_eval(e, scope) for e in node.elts)
+
+
+def _eval_call(node: ast.Call, scope: Mapping[str, Value]) -> Value:
+    func = node.func.id if isinstance(node.func, ast.Name) else ""  # _check: always a name
+    return FUNCTIONS[func](*(_eval(a, scope) for a in node.args))
+
+
+def _eval_comprehension(node: ast.ListComp, scope: Mapping[str, Value]) -> Value:
+    [gen] = node.generators  # _check: one ``for NAME in ...``
+    var = gen.target.id if isinstance(gen.target, ast.Name) else ""
+    out = []
+    for item in _eval(gen.iter, scope):
+        inner = {**scope, var: item}
+        if all(_eval(cond, inner) for cond in gen.ifs):
+            out.append(_eval(node.elt, inner))
+    return tuple(out)
+
+
+_EVALUATE: dict[type[ast.AST], Callable[[Any, Mapping[str, Value]], Value]] = {
+    ast.Constant: _eval_constant,
+    ast.Name: _eval_name,
+    ast.BinOp: _eval_binary,
+    ast.UnaryOp: _eval_unary,
+    ast.BoolOp: _eval_boolean,
+    ast.Compare: _eval_compare,
+    ast.IfExp: _eval_conditional,
+    ast.Subscript: _eval_subscript,
+    ast.List: _eval_list,
+    ast.Tuple: _eval_list,
+    ast.Call: _eval_call,
+    ast.ListComp: _eval_comprehension,
+}
 
 
 # --- templates --------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from orav.sim.appmodel import (
     MAX_ANIMATION_MS,
     MAX_PIXELS,
     ROLES,
+    AlertSpec,
     AppModel,
     ElementSpec,
     Screen,
@@ -78,28 +79,13 @@ def _problems(model: AppModel) -> Iterator[Problem]:
         yield ("screens",), "an app needs at least one screen"
         return
     yield from _state_problems(model)
-    if "{" in model.start:
-        yield from _template_problem(model.start, model.names, ("start",))
-        for constant in _constants(model.start):
-            if constant not in screens:
-                what = f"start can give {constant!r}, not a screen; screens are {sorted(screens)}"
-                yield ("start",), what
-    elif model.start not in screens:
-        yield ("start",), f"unknown start screen {model.start!r}; screens are {sorted(screens)}"
+    yield from _start_problems(model)
     yield from _animation_problem(model.animation_ms, ("animation_ms",))
     for side in ("width", "height"):
         size = getattr(model, side)
         if not 0 < size <= LIMIT:  # NaN fails too
             yield (side,), f"{side} must be a number of points above 0 and at most {LIMIT:g}"
-    tab_ids: set[str] = set()
-    for index, tab in enumerate(model.tabs):
-        if tab.id in tab_ids:
-            yield ("tabs", index, "id"), f"duplicate tab id {tab.id!r}"
-        tab_ids.add(tab.id)
-        if tab.screen not in screens:
-            yield ("tabs", index, "screen"), f"unknown screen {tab.screen!r}"
-        elif model.tab_of(tab.screen) is not tab:
-            yield ("tabs", index, "screen"), f"screen {tab.screen!r} is the root of two tabs"
+    yield from _tab_problems(model)
     for screen_name, screen in screens.items():
         yield from _screen_problems(model, screen_name, screen)
     for route, transitions in model.routes.items():
@@ -109,6 +95,31 @@ def _problems(model: AppModel) -> Iterator[Problem]:
     for index, fault in enumerate(model.faults):
         if fault.on_screen is not None and fault.on_screen not in screens:
             yield ("faults", index, "on_screen"), f"unknown screen {fault.on_screen!r}"
+
+
+def _start_problems(model: AppModel) -> Iterator[Problem]:
+    """A start screen that is not a screen: named, or among the names a template can give."""
+    screens = model.screens
+    if "{" in model.start:
+        yield from _template_problem(model.start, model.names, ("start",))
+        for constant in _constants(model.start):
+            if constant not in screens:
+                what = f"start can give {constant!r}, not a screen; screens are {sorted(screens)}"
+                yield ("start",), what
+    elif model.start not in screens:
+        yield ("start",), f"unknown start screen {model.start!r}; screens are {sorted(screens)}"
+
+
+def _tab_problems(model: AppModel) -> Iterator[Problem]:
+    tab_ids: set[str] = set()
+    for index, tab in enumerate(model.tabs):
+        if tab.id in tab_ids:
+            yield ("tabs", index, "id"), f"duplicate tab id {tab.id!r}"
+        tab_ids.add(tab.id)
+        if tab.screen not in model.screens:
+            yield ("tabs", index, "screen"), f"unknown screen {tab.screen!r}"
+        elif model.tab_of(tab.screen) is not tab:
+            yield ("tabs", index, "screen"), f"screen {tab.screen!r} is the root of two tabs"
 
 
 def _state_problems(model: AppModel) -> Iterator[Problem]:
@@ -210,55 +221,84 @@ def _elements_problems(
     seen: set[str],
     screen_name: str,
 ) -> Iterator[Problem]:
-    model = scope.model
     for index, element in enumerate(elements):
         here = (*base, index)
         if element.repeat is not None:
             yield from _expr_problem(element.repeat, scope.names, (*here, "repeat"), scope)
-            if not element.elements:
-                yield (*here, "elements"), "a repeat needs elements to draw for each item"
-            if not element.item.isidentifier():
-                yield (*here, "item"), f"{element.item!r} cannot be a name"
-            inner = scope.inner(element.item)
-            yield from _elements_problems(
-                element.elements, (*here, "elements"), inner, seen, screen_name
-            )
+            yield from _repeat_problems(element, here, scope, seen, screen_name)
             continue
-        if element.elements:
-            yield (*here, "elements"), "only a repeat has elements of its own"
-        if element.role not in ROLES:
-            yield (*here, "role"), f"unknown role {element.role!r}; expected one of {ROLES}"
-        if element.id is not None and "{" not in element.id:
-            if element.id in seen:
-                yield (*here, "id"), f"duplicate id {element.id!r} on screen {screen_name!r}"
-            seen.add(element.id)
-        if not all(math.isfinite(v) and abs(v) <= LIMIT for v in element.frame):
-            yield (*here, "frame"), f"frame values must be numbers from -{LIMIT:g} to {LIMIT:g}"
-        _, _, w, h = element.frame
-        if w <= 0 or h <= 0:
-            yield (*here, "frame"), "frame needs a positive width and height"
-        if element.on_return and not element.is_text_field:
-            yield (*here, "on_return"), "only text fields have on_return"
-        if element.on_key and not element.is_text_field:
-            yield (*here, "on_key"), "only text fields have the focus keys go to"
-        for key in ("label", "id", "value", "placeholder"):
-            text = getattr(element, key)
-            if text is not None:
-                yield from _template_problem(text, scope.names, (*here, key), scope)
-        if element.when is not None:
-            yield from _expr_problem(element.when, scope.names, (*here, "when"), scope)
-        if isinstance(element.enabled, str):
-            yield from _expr_problem(element.enabled, scope.names, (*here, "enabled"), scope)
-        for key in ("on_tap", "on_return"):
-            for path, what in _transitions_problems(getattr(element, key), model, scope):
-                yield (*here, key, *path), what
-        for direction, transitions in element.on_swipe.items():
-            for path, what in _transitions_problems(transitions, model, scope):
-                yield (*here, "on_swipe", direction, *path), what
-        yield from _keys_problems(element.on_key, model, scope, here)
-        for i, action in enumerate(element.swipe_actions):
-            for path, what in _transitions_problems(action.on_tap, model, scope):
-                yield (*here, "swipe_actions", i, "on_tap", *path), what
+        yield from _shape_problems(element, here, seen, screen_name)
+        yield from _text_problems(element, here, scope)
+        yield from _handler_problems(element, here, scope)
+
+
+def _repeat_problems(
+    element: ElementSpec,
+    here: tuple[Any, ...],
+    scope: _Scope,
+    seen: set[str],
+    screen_name: str,
+) -> Iterator[Problem]:
+    """A repeat's item name and the elements it draws for each item."""
+    if not element.elements:
+        yield (*here, "elements"), "a repeat needs elements to draw for each item"
+    if not element.item.isidentifier():
+        yield (*here, "item"), f"{element.item!r} cannot be a name"
+    inner = scope.inner(element.item)
+    yield from _elements_problems(element.elements, (*here, "elements"), inner, seen, screen_name)
+
+
+def _shape_problems(
+    element: ElementSpec, here: tuple[Any, ...], seen: set[str], screen_name: str
+) -> Iterator[Problem]:
+    """What one element is: its role, its id (unique on the screen), its frame, and the
+    handlers only a text field has."""
+    if element.elements:
+        yield (*here, "elements"), "only a repeat has elements of its own"
+    if element.role not in ROLES:
+        yield (*here, "role"), f"unknown role {element.role!r}; expected one of {ROLES}"
+    if element.id is not None and "{" not in element.id:
+        if element.id in seen:
+            yield (*here, "id"), f"duplicate id {element.id!r} on screen {screen_name!r}"
+        seen.add(element.id)
+    if not all(math.isfinite(v) and abs(v) <= LIMIT for v in element.frame):
+        yield (*here, "frame"), f"frame values must be numbers from -{LIMIT:g} to {LIMIT:g}"
+    _, _, w, h = element.frame
+    if w <= 0 or h <= 0:
+        yield (*here, "frame"), "frame needs a positive width and height"
+    if element.on_return and not element.is_text_field:
+        yield (*here, "on_return"), "only text fields have on_return"
+    if element.on_key and not element.is_text_field:
+        yield (*here, "on_key"), "only text fields have the focus keys go to"
+
+
+def _text_problems(element: ElementSpec, here: tuple[Any, ...], scope: _Scope) -> Iterator[Problem]:
+    """One element's templates and expressions."""
+    for key in ("label", "id", "value", "placeholder"):
+        text = getattr(element, key)
+        if text is not None:
+            yield from _template_problem(text, scope.names, (*here, key), scope)
+    if element.when is not None:
+        yield from _expr_problem(element.when, scope.names, (*here, "when"), scope)
+    if isinstance(element.enabled, str):
+        yield from _expr_problem(element.enabled, scope.names, (*here, "enabled"), scope)
+
+
+def _handler_problems(
+    element: ElementSpec, here: tuple[Any, ...], scope: _Scope
+) -> Iterator[Problem]:
+    """The transitions one element takes: on a tap, a return, a swipe, a key, a swipe action."""
+    model = scope.model
+    for key in ("on_tap", "on_return"):
+        for path, what in _transitions_problems(getattr(element, key), model, scope):
+            yield (*here, key, *path), what
+    for direction, transitions in element.on_swipe.items():
+        for path, what in _transitions_problems(transitions, model, scope):
+            yield (*here, "on_swipe", direction, *path), what
+    yield from _keys_problems(element.on_key, model, scope, here)
+    for i, action in enumerate(element.swipe_actions):
+        for path, what in _transitions_problems(action.on_tap, model, scope):
+            yield (*here, "swipe_actions", i, "on_tap", *path), what
 
 
 def _keys_problems(
@@ -292,13 +332,7 @@ def _transition_problems(
     yield from _animation_problem(transition.animation_ms, ("animation_ms",))
     if transition.to is not None and transition.to != BACK and transition.to not in screens:
         yield ("to",), f"unknown screen {transition.to!r}; screens are {sorted(screens)} or 'back'"
-    if isinstance(transition.when, str):
-        yield from _expr_problem(transition.when, scope.names, ("when",), scope)
-    else:
-        for key in transition.when:
-            if key not in scope.names:
-                what = f"condition on unknown field or state {key!r}; known are {scope.describe()}"
-                yield ("when", key, None), what
+    yield from _condition_problems(transition, scope)
     for attr in ("show", "hide", "toggle"):
         for target in getattr(transition, attr):
             if target not in scope.ids:
@@ -307,6 +341,26 @@ def _transition_problems(
         text = getattr(transition, key)
         if text is not None:
             yield from _template_problem(text, scope.names, (key,), scope)
+    yield from _write_problems(transition, model, scope)
+    if transition.tab is not None and model.tab(transition.tab) is None:
+        yield ("tab",), f"unknown tab {transition.tab!r}; tabs are {[t.id for t in model.tabs]}"
+    if transition.alert is not None:
+        yield from _alert_problems(transition.alert, model, scope)
+
+
+def _condition_problems(transition: Transition, scope: _Scope) -> Iterator[Problem]:
+    """``when``: an expression, or values by the names of fields and state."""
+    if isinstance(transition.when, str):
+        yield from _expr_problem(transition.when, scope.names, ("when",), scope)
+        return
+    for key in transition.when:
+        if key not in scope.names:
+            what = f"condition on unknown field or state {key!r}; known are {scope.describe()}"
+            yield ("when", key, None), what
+
+
+def _write_problems(transition: Transition, model: AppModel, scope: _Scope) -> Iterator[Problem]:
+    """What a transition writes: ``set`` a state or a field, change a list."""
     writable = {*model.state, *model.keychain} | scope.ids
     lists = {k for k, v in {**model.state, **model.keychain}.items() if isinstance(v, list)}
     for attr, allowed, noun in (
@@ -323,19 +377,19 @@ def _transition_problems(
                 yield from _template_problem(value, scope.names, (attr, key), scope)
             elif not _plain_value(value):
                 yield (attr, key), f"expected a value or a template, got {show(value)}"
-    if transition.tab is not None and model.tab(transition.tab) is None:
-        yield ("tab",), f"unknown tab {transition.tab!r}; tabs are {[t.id for t in model.tabs]}"
-    alert = transition.alert
-    if alert is not None:
-        if not alert.buttons:
-            yield ("alert", "buttons"), "an alert needs at least one button"
-        for key in ("title", "message"):
-            text = getattr(alert, key)
-            if text is not None:
-                yield from _template_problem(text, scope.names, ("alert", key), scope)
-        for index, button in enumerate(alert.buttons):
-            for path, what in _transitions_problems(button.on_tap, model, scope):
-                yield ("alert", "buttons", index, "on_tap", *path), what
+
+
+def _alert_problems(alert: AlertSpec, model: AppModel, scope: _Scope) -> Iterator[Problem]:
+    """The alert a transition presents: its buttons, its texts, what each button does."""
+    if not alert.buttons:
+        yield ("alert", "buttons"), "an alert needs at least one button"
+    for key in ("title", "message"):
+        text = getattr(alert, key)
+        if text is not None:
+            yield from _template_problem(text, scope.names, ("alert", key), scope)
+    for index, button in enumerate(alert.buttons):
+        for path, what in _transitions_problems(button.on_tap, model, scope):
+            yield ("alert", "buttons", index, "on_tap", *path), what
 
 
 def _expr_problem(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
@@ -153,91 +154,138 @@ def encode_image(image: Image.Image, fmt: str, quality: float = 0.0) -> bytes:
 
 def _draw(p: _Painter, node: Node, image: Image.Image) -> Image.Image:
     """Draw one top-level node (and its children); returns the image (alerts dim a copy)."""
-    style, f = node.style, node.frame
-    if style == "modal":
-        image = Image.blend(image, Image.new("RGB", image.size, BLACK), 0.4)
-        p = _Painter(image, p.scale)
-        p.rect(f, fill=(242, 242, 247), radius=14)
-        for child in node.children:
-            if child.style == "alert_title":
-                p.text(child.frame, child.label or "", size=15, align="center")
-            elif child.style == "alert_text":
-                p.text(child.frame, child.label or "", size=13, align="center")
-            else:
-                colour = RED if child.style == "alert_destructive" else BLUE
-                p.rect(Frame(child.frame.x, child.frame.y, child.frame.width, 1), fill=LIGHT)
-                p.text(child.frame, child.label or "", size=17, fill=colour, align="center")
-        return image
-    if style == "tab_bar":
-        p.rect(f, fill=(247, 247, 247))
-        p.rect(Frame(f.x, f.y, f.width, 1), fill=LIGHT)
-        for tab in node.children:
-            colour = BLUE if "selected" in tab.traits else GREY
-            dot = Frame(tab.frame.x + tab.frame.width / 2 - 11, tab.frame.y + 5, 22, 22)
-            p.rect(dot, fill=colour, radius=6)
-            label = Frame(tab.frame.x, tab.frame.y + 29, tab.frame.width, 16)
-            p.text(label, tab.label or "", size=11, fill=colour, align="center")
-        return image
-    if style == "keyboard":
-        p.rect(f, fill=KEYBOARD_BG)
-        for key in node.children:
-            p.rect(key.frame, fill=WHITE, radius=5)
-            size = 22 if len(key.label or "") == 1 else 15
-            p.text(key.frame, key.label or "", size=size, align="center")
-        return image
-    if style == "title":
-        p.rect(Frame(f.x, f.y + f.height - 1, f.width, 1), fill=LIGHT)
-        p.text(f, node.label or "", size=17, align="center")
-    elif style == "spinner":
-        _spinner(p, f)
-    elif style == "banner":
-        p.rect(f, fill=RED)
-        p.text(f, node.label or "", size=17, fill=WHITE, align="center")
-    elif style == "icon":
-        colour = ICON_COLOURS[sum(map(ord, node.label or "")) % len(ICON_COLOURS)]
-        p.rect(f, fill=colour, radius=14)
-        label = Frame(f.x - 13, f.y + f.height + 2, f.width + 26, 18)
-        p.text(label, node.label or "", size=12, fill=WHITE, align="center")
-    elif node.role == "AXTextField":
-        _text_field(p, node)
-    elif style in ("swipe", "swipe_destructive"):
-        p.rect(f, fill=RED if style == "swipe_destructive" else GREY)
-        p.text(f, node.label or "", size=15, fill=WHITE, align="center")
-    elif node.role == "AXButton":
-        colour = (RED if style == "destructive" else BLUE) if node.enabled else GREY
-        if f.width >= 200:
-            p.rect(f, fill=colour, radius=12)
-            p.text(f, node.label or "", size=17, fill=WHITE, align="center")
-        else:  # a narrow button: tinted, as UIButton.Configuration.tinted draws it
-            p.rect(f, fill=_tint(colour), radius=8)
-            p.text(f, node.label or "", size=15, fill=colour, align="center")
-    elif node.role == "AXImage":
-        p.rect(f, fill=(242, 242, 247), outline=LIGHT, radius=8)
-        _picture(p, f)
-        label = Frame(f.x, f.y + f.height - 20, f.width, 20)
-        p.text(label, node.label or "", size=11, fill=GREY, align="center")
-    elif node.role == "AXCell":
-        p.rect(Frame(f.x + 16, f.y + f.height - 1, f.width - 16, 1), fill=LIGHT)
-        p.text(f, node.label or "", size=17)
-        p.text(f, ">", size=17, fill=GREY, align="right")
-        if node.value:  # a detail label, as UITableViewCell.value1 draws it
-            detail = Frame(f.x, f.y, f.width - 20, f.height)
-            p.text(detail, node.value, size=17, fill=GREY, align="right", max_lines=1)
-    elif node.role == "AXSwitch":
-        p.text(f, node.label or "", size=17)
-        on = node.value == "1"
-        pill = Frame(f.x + f.width - 67, f.y + (f.height - 31) / 2, 51, 31)
-        p.rect(pill, fill=GREEN if on else LIGHT, radius=15.5)
-        knob_x = pill.x + (22 if on else 2)
-        p.rect(Frame(knob_x, pill.y + 2, 27, 27), fill=WHITE, radius=13.5)
-    elif style == "success":
-        p.rect(f, fill=(230, 248, 235), radius=10)
-        p.text(f, node.label or "", size=15, fill=(30, 130, 60))
-    else:
-        header = "header" in node.traits
-        colour = RED if style == "error" else BLACK
-        p.text(f, node.label or "", size=24 if header else (15 if style else 17), fill=colour)
+    if node.style == "modal":
+        return _alert(p, node, image)
+    _drawer(node)(p, node)
     return image
+
+
+def _drawer(node: Node) -> Callable[[_Painter, Node], None]:
+    """How ``node`` is drawn: what the system draws by its style, an element by its role."""
+    system = _SYSTEM.get(node.style)
+    if system is not None:
+        return system
+    if node.role == "AXTextField":
+        return _text_field
+    if node.style in ("swipe", "swipe_destructive"):
+        return _swipe_action
+    by_role = _ELEMENTS.get(node.role)
+    if by_role is not None:
+        return by_role
+    return _success if node.style == "success" else _label
+
+
+def _alert(p: _Painter, node: Node, image: Image.Image) -> Image.Image:
+    """An alert over the screen dimmed: its title, its text, its buttons."""
+    f = node.frame
+    image = Image.blend(image, Image.new("RGB", image.size, BLACK), 0.4)
+    p = _Painter(image, p.scale)
+    p.rect(f, fill=(242, 242, 247), radius=14)
+    for child in node.children:
+        if child.style == "alert_title":
+            p.text(child.frame, child.label or "", size=15, align="center")
+        elif child.style == "alert_text":
+            p.text(child.frame, child.label or "", size=13, align="center")
+        else:
+            colour = RED if child.style == "alert_destructive" else BLUE
+            p.rect(Frame(child.frame.x, child.frame.y, child.frame.width, 1), fill=LIGHT)
+            p.text(child.frame, child.label or "", size=17, fill=colour, align="center")
+    return image
+
+
+def _tab_bar(p: _Painter, node: Node) -> None:
+    f = node.frame
+    p.rect(f, fill=(247, 247, 247))
+    p.rect(Frame(f.x, f.y, f.width, 1), fill=LIGHT)
+    for tab in node.children:
+        colour = BLUE if "selected" in tab.traits else GREY
+        dot = Frame(tab.frame.x + tab.frame.width / 2 - 11, tab.frame.y + 5, 22, 22)
+        p.rect(dot, fill=colour, radius=6)
+        label = Frame(tab.frame.x, tab.frame.y + 29, tab.frame.width, 16)
+        p.text(label, tab.label or "", size=11, fill=colour, align="center")
+
+
+def _keyboard(p: _Painter, node: Node) -> None:
+    p.rect(node.frame, fill=KEYBOARD_BG)
+    for key in node.children:
+        p.rect(key.frame, fill=WHITE, radius=5)
+        size = 22 if len(key.label or "") == 1 else 15
+        p.text(key.frame, key.label or "", size=size, align="center")
+
+
+def _title(p: _Painter, node: Node) -> None:
+    f = node.frame
+    p.rect(Frame(f.x, f.y + f.height - 1, f.width, 1), fill=LIGHT)
+    p.text(f, node.label or "", size=17, align="center")
+
+
+def _banner(p: _Painter, node: Node) -> None:
+    p.rect(node.frame, fill=RED)
+    p.text(node.frame, node.label or "", size=17, fill=WHITE, align="center")
+
+
+def _icon(p: _Painter, node: Node) -> None:
+    f = node.frame
+    colour = ICON_COLOURS[sum(map(ord, node.label or "")) % len(ICON_COLOURS)]
+    p.rect(f, fill=colour, radius=14)
+    label = Frame(f.x - 13, f.y + f.height + 2, f.width + 26, 18)
+    p.text(label, node.label or "", size=12, fill=WHITE, align="center")
+
+
+def _swipe_action(p: _Painter, node: Node) -> None:
+    p.rect(node.frame, fill=RED if node.style == "swipe_destructive" else GREY)
+    p.text(node.frame, node.label or "", size=15, fill=WHITE, align="center")
+
+
+def _button(p: _Painter, node: Node) -> None:
+    f = node.frame
+    colour = (RED if node.style == "destructive" else BLUE) if node.enabled else GREY
+    if f.width >= 200:
+        p.rect(f, fill=colour, radius=12)
+        p.text(f, node.label or "", size=17, fill=WHITE, align="center")
+    else:  # a narrow button: tinted, as UIButton.Configuration.tinted draws it
+        p.rect(f, fill=_tint(colour), radius=8)
+        p.text(f, node.label or "", size=15, fill=colour, align="center")
+
+
+def _image(p: _Painter, node: Node) -> None:
+    f = node.frame
+    p.rect(f, fill=(242, 242, 247), outline=LIGHT, radius=8)
+    _picture(p, f)
+    label = Frame(f.x, f.y + f.height - 20, f.width, 20)
+    p.text(label, node.label or "", size=11, fill=GREY, align="center")
+
+
+def _cell(p: _Painter, node: Node) -> None:
+    f = node.frame
+    p.rect(Frame(f.x + 16, f.y + f.height - 1, f.width - 16, 1), fill=LIGHT)
+    p.text(f, node.label or "", size=17)
+    p.text(f, ">", size=17, fill=GREY, align="right")
+    if node.value:  # a detail label, as UITableViewCell.value1 draws it
+        detail = Frame(f.x, f.y, f.width - 20, f.height)
+        p.text(detail, node.value, size=17, fill=GREY, align="right", max_lines=1)
+
+
+def _switch(p: _Painter, node: Node) -> None:
+    f = node.frame
+    p.text(f, node.label or "", size=17)
+    on = node.value == "1"
+    pill = Frame(f.x + f.width - 67, f.y + (f.height - 31) / 2, 51, 31)
+    p.rect(pill, fill=GREEN if on else LIGHT, radius=15.5)
+    knob_x = pill.x + (22 if on else 2)
+    p.rect(Frame(knob_x, pill.y + 2, 27, 27), fill=WHITE, radius=13.5)
+
+
+def _success(p: _Painter, node: Node) -> None:
+    p.rect(node.frame, fill=(230, 248, 235), radius=10)
+    p.text(node.frame, node.label or "", size=15, fill=(30, 130, 60))
+
+
+def _label(p: _Painter, node: Node) -> None:
+    header = "header" in node.traits
+    colour = RED if node.style == "error" else BLACK
+    size = 24 if header else (15 if node.style else 17)
+    p.text(node.frame, node.label or "", size=size, fill=colour)
 
 
 def _tint(colour: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -289,7 +337,8 @@ def _text_field(p: _Painter, node: Node) -> None:
         p.rect(caret, fill=BLUE)
 
 
-def _spinner(p: _Painter, f: Frame) -> None:
+def _spinner(p: _Painter, node: Node) -> None:
+    f = node.frame
     cx, cy, r = f.x + f.width / 2, f.y + f.height / 2, f.width / 2
     s = p.scale
     for i in range(8):
@@ -308,3 +357,19 @@ def _status_bar(p: _Painter, view: View, width: float) -> None:
     battery = Frame(width - 44, 17, 25, 12)
     p.rect(battery, outline=colour, radius=3)
     p.rect(Frame(battery.x + 2, battery.y + 2, 18, 8), fill=colour, radius=1)
+
+
+_SYSTEM: dict[str, Callable[[_Painter, Node], None]] = {
+    "tab_bar": _tab_bar,
+    "keyboard": _keyboard,
+    "title": _title,
+    "spinner": _spinner,
+    "banner": _banner,
+    "icon": _icon,
+}
+_ELEMENTS: dict[str, Callable[[_Painter, Node], None]] = {
+    "AXButton": _button,
+    "AXImage": _image,
+    "AXCell": _cell,
+    "AXSwitch": _switch,
+}
