@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from orav.clock import Clock
 from orav.device import Device, Settling
-from orav.machines.recovery import RecoveryMachine
+from orav.machines.attempt import Attempt
 from orav.model import Observation, Settled
 from orav.perceive import measure
 
@@ -31,7 +31,7 @@ async def settle(
     if fixed is not None:
         await clock.sleep(fixed)
         return await look(), Settled(True, fixed, "fixed")
-    ladder = RecoveryMachine.LADDER
+    ladder = Attempt.LADDER
     cap = ladder["network"] if slow else ladder["settle"]
     if isinstance(device, Settling):
         settled = await device.settle(cap)

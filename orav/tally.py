@@ -12,7 +12,7 @@ from __future__ import annotations
 from attrs import define, field
 
 from orav.device import CrashReport
-from orav.machines.recovery import RecoveryOutcome
+from orav.machines.attempt import RecoveryOutcome
 from orav.model import (
     Assert,
     Deed,

@@ -23,7 +23,8 @@ from orav.agents.scripted import ScriptedAgent
 from orav.cassette.rerun import heal_target
 from orav.engine import Engine
 from orav.machines.aim import nudged
-from orav.machines.recovery import RecoveryMachine, recover
+from orav.machines.attempt import Attempt
+from orav.machines.recovery import recover
 from orav.model import (
     ActionResult,
     Decision,
@@ -224,13 +225,13 @@ async def test_the_retry_nudge_never_lands_on_another_element(data):
         data.draw(st.floats(f.y, f.y + f.height, exclude_max=True)),
     )
     first = hit(shown, point)
-    for dx, dy in RecoveryMachine.NUDGES:
+    for dx, dy in Attempt.NUDGES:
         moved = nudged(Tap(point.x, point.y), shown, dx, dy)
         assert hit(shown, Point(moved.x, moved.y)) == first
         assert on_top(shown, Point(moved.x, moved.y)) == on_top(shown, point)
     tap = Tap(target=Target(id=target.unique_id))
     if reachable(shown, target):
-        for dx, dy in RecoveryMachine.NUDGES:
+        for dx, dy in Attempt.NUDGES:
             moved = nudged(tap, shown, dx, dy)
             assert hit(shown, Point(moved.x, moved.y)) == target
 

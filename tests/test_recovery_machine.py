@@ -4,18 +4,18 @@ or failed, and each state's declared verdict answers an event the state can take
 from __future__ import annotations
 
 from pathlib import Path
-from unittest import mock
 
 import pytest
 from attrs import evolve
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from orav.errors import DeviceTimeout
-from orav.machines import diagrams, machine_classes, remedies
+from orav.machines import diagrams, machine_classes, remedies, verdicts
 from orav.machines.aim import nudged, point_outside_fields
+from orav.machines.attempt import Attempt
 from orav.machines.recovery import RecoveryMachine, RecoveryOutcome, recover
+from orav.machines.recovery_device import RecoveryDevice
 from orav.model import (
     FAULT_KINDS,
     ActionResult,
@@ -70,7 +70,7 @@ UNKNOWN = Observation(CLEAN.elements, app=APP_ID, app_running=None, error=None)
 
 
 async def no_sleep(seconds: float) -> None:
-    assert 0 <= seconds <= max(RecoveryMachine.LADDER.values())
+    assert 0 <= seconds <= max(Attempt.LADDER.values())
 
 
 class StubbornDevice(FakeDevice):
@@ -92,104 +92,28 @@ def detection(kind: str) -> Detection:
     return Detection(kind, (), "", ACTION_OF.get(kind))
 
 
-VERDICTS = ("cleared", "persists", "stalled", "running", "not_running", "error.execution")
 FINAL = ("resolved", "handed_back", "failed")
 REMEDY_STATES = [
     s.id for s in RecoveryMachine.states if not s.final and s.id != "detected"
 ]  # fmt: skip
 
 
-class RecoveryRules(RuleBasedStateMachine):
-    """Drive the machine with any verdict in any order, as a recorded event stream would."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.machine: RecoveryMachine | None = None
-        self.events = 0
-
-    def send(self, event: str) -> None:
-        """Outside an event loop the machine runs its async callbacks on a loop of its own."""
-        extra = {"error": RuntimeError("device gone")} if event == "error.execution" else {}
-        self.machine.send(event, **extra)
-
-    @initialize(kind=st.sampled_from(FAULT_KINDS))
-    def start(self, kind: str) -> None:
-        self.machine = RecoveryMachine(
-            detection(kind),
-            device=StubbornDevice(),
-            observation=EVERYTHING,
-            scenario=SCENARIO,
-            sleep=no_sleep,
-        )
-        self.machine.activate_initial_state()
-        self.send(kind)
-        self.events = 1
-
-    @rule(event=st.sampled_from(VERDICTS))
-    def verdict(self, event: str) -> None:
-        if not self.machine.is_terminated:
-            self.events += 1
-        self.send(event)
-
-    @rule()
-    def worst_case_from_here(self) -> None:
-        """From wherever we are, a fault that never clears still ends within the bound."""
-        sent = 0
-        while not self.machine.is_terminated:
-            allowed = {str(e) for e in self.machine.allowed_events}
-            event = next(e for e in ("persists", "running", "stalled") if e in allowed)
-            self.send(event)
-            sent += 1
-            assert self.events + sent <= RecoveryMachine.max_events()
-        assert self.machine.state in FINAL
-
-    @invariant()
-    def budgets_never_exceed_the_table(self) -> None:
-        if self.machine is None:
-            return
-        for state, count in self.machine.attempts.items():
-            assert count <= self.machine.limit(state), (state, count)
-        assert self.machine.limit("dismissing_alert") == RecoveryMachine.RETRIES["tap"]
-        assert self.machine.limit("logging_in") == RecoveryMachine.RETRIES["text"]
-        assert self.machine.limit("restarting") == RecoveryMachine.RETRIES["launch"]
-
-    @invariant()
-    def only_an_ineffective_action_is_handed_back(self) -> None:
-        if self.machine is not None and self.machine.state == "handed_back":
-            assert self.machine.detection.kind == "no_effect"
-
-    @invariant()
-    def a_final_state_has_its_verdict(self) -> None:
-        if self.machine is not None and self.machine.is_terminated:
-            outcome = self.machine.outcome()
-            assert outcome.resolved == (self.machine.state == "resolved")
-            assert outcome.handed_back == (self.machine.state == "handed_back")
-            assert (outcome.error is None) == (outcome.resolved or outcome.handed_back)
-
-
-TestRecoveryRules = RecoveryRules.TestCase
-TestRecoveryRules.settings = settings(max_examples=60, stateful_step_count=20, deadline=None)
-
-
 # --- the declared verdicts ------------------------------------------------------------------
 
 
-def test_every_remedy_state_acts_through_a_remedy_or_asks_its_own_verdict():
-    """The verdict table names remedy states only; a state without a remedy of its own (it
-    only asks the app) has a verdict of its own."""
-    assert set(RecoveryMachine.VERDICT) <= set(REMEDY_STATES)
+def test_every_remedy_state_makes_its_attempt_then_asks_its_verdict():
+    """Each remedy state's entry is its remedy (``checking_app`` only asks), then its verdict,
+    which sends the next event: the state drives itself."""
     for state in RecoveryMachine.states:
         if state.id in REMEDY_STATES:
-            acts = any(getattr(s.func, "__module__", "") == remedies.__name__ for s in state.enter)
-            assert acts or state.id in RecoveryMachine.VERDICT, state.id
+            names = [s.func.__name__ for s in state.enter if callable(s.func)]  # declared
+            remedy = [n for n in names if getattr(remedies, n, None) is not None]
+            assert names[-1] in vars(verdicts), state.id  # the last: the verdict
+            assert len(remedy) == (0 if state.id == "checking_app" else 1), state.id
 
 
 def test_every_fault_kind_starts_a_remedy():
-    machine = RecoveryMachine(
-        detection("alert"), device=StubbornDevice(), observation=CLEAN, scenario=SCENARIO
-    )
-    machine.activate_initial_state()
-    events = {str(e) for e in machine.allowed_events}  # from ``detected``
+    events = {e for t in RecoveryMachine.detected.transitions for e in t.events}
     assert set(FAULT_KINDS) <= events
 
 
@@ -250,28 +174,29 @@ async def test_every_path_ends_within_max_events_and_verdicts_answer_allowed_eve
     kind, action, first, looks, running, trouble
 ):
     """Whatever the device shows and however it fails, each verdict answers an event its
-    state takes, and the recovery ends in resolved, handed_back or failed within the bound."""
-    asked: list[tuple[str, str, set[str]]] = []
-    assess = RecoveryMachine.assess
-
-    async def checked(machine: RecoveryMachine) -> str:
-        allowed = {str(e) for e in machine.allowed_events}
-        state = machine.state
-        event = await assess(machine)
-        asked.append((state, event, allowed))
-        return event
-
+    state takes (the machine raises on any other), every state keeps to its budget, and the
+    recovery ends in resolved, handed_back or failed within the bound."""
     device = ScriptedDevice(looks, running, trouble)
-    with mock.patch.object(RecoveryMachine, "assess", checked):
-        outcome = await recover(
-            Detection(kind, (), "", action),
-            device=device,
-            observation=SCREENS[first],
-            scenario=SCENARIO,
-            sleep=no_sleep,
-        )
-    for state, event, allowed in asked:
-        assert event in allowed, (state, event, allowed)
+    detected = Detection(kind, (), "", action)
+    outcome = await recover(
+        detected, device=device, observation=SCREENS[first], scenario=SCENARIO, sleep=no_sleep
+    )
+    looks = RecoveryDevice(
+        device,
+        SCENARIO,
+        SCREENS[first],
+        sleep=no_sleep,
+        on_action=None,
+        settle=0,
+        dump_tries=1,
+        dump_pause=0,
+    )
+    budgets = Attempt(detected, SCENARIO, looks, SCREENS[first])
+    entered = [p[2] for p in outcome.path if p[2] not in FINAL]
+    for state in set(entered):
+        assert entered.count(state) <= budgets.limit(state), state
+    assert outcome.resolved == (outcome.path[-1][2] == "resolved")
+    assert (outcome.error is None) == (outcome.resolved or outcome.handed_back)
     assert outcome.path and outcome.path[-1][2] in FINAL
     assert len(outcome.path) <= RecoveryMachine.max_events()
     assert outcome.path[0] == ("detected", kind, outcome.path[0][2])
@@ -295,7 +220,7 @@ async def test_an_action_that_keeps_changing_nothing_is_handed_back(action, budg
     outcome = await recover(
         no_effect(action), device=device, observation=CLEAN, scenario=SCENARIO, sleep=no_sleep
     )
-    tries = RecoveryMachine.RETRIES[budget] if budget else 1
+    tries = Attempt.RETRIES[budget] if budget else 1
     assert outcome.handed_back and not outcome.resolved and outcome.error is None
     assert [p[2] for p in outcome.path] == ["retrying_action"] * tries + ["handed_back"]
     assert not outcome.restarted and "launch" not in device.calls
@@ -317,7 +242,7 @@ async def test_a_retried_tap_is_nudged_and_text_is_typed_again_as_it_was():
         scenario=SCENARIO,
         sleep=no_sleep,
     )
-    assert device.performed == [TypeText("Lovelace")] * RecoveryMachine.RETRIES["text"]
+    assert device.performed == [TypeText("Lovelace")] * Attempt.RETRIES["text"]
 
 
 async def test_a_retried_tap_on_a_target_taps_the_elements_centre_nudged():
@@ -377,7 +302,7 @@ async def test_a_frozen_app_that_never_comes_back_spends_the_launch_budget():
         scenario=SCENARIO,
         sleep=no_sleep,
     )
-    launches = RecoveryMachine.RETRIES["launch"]
+    launches = Attempt.RETRIES["launch"]
     assert [p[2] for p in outcome.path] == [
         "going_back",
         "scrolling",
@@ -527,8 +452,8 @@ async def test_a_fault_that_never_clears_ends_within_its_budget(kind):
     assert isinstance(outcome, RecoveryOutcome)
     assert outcome.path[-1][2] in FINAL
     assert len(outcome.path) <= RecoveryMachine.max_events()
-    assert device.calls.count("launch") <= RecoveryMachine.RETRIES["launch"]
-    assert device.calls.count("tap") <= RecoveryMachine.RETRIES["tap"] * 2
+    assert device.calls.count("launch") <= Attempt.RETRIES["launch"]
+    assert device.calls.count("tap") <= Attempt.RETRIES["tap"] * 2
     if kind == "empty_dump":  # the stubborn screen has elements: the re-dump clears it
         assert outcome.resolved
         return
@@ -542,7 +467,7 @@ async def test_a_fault_that_never_clears_ends_within_its_budget(kind):
     assert not outcome.resolved and outcome.path[-1][2] == "failed"
     assert not outcome.restarted
     if kind in ("alert", "permission", "network", "keyboard"):
-        assert outcome.retries == RecoveryMachine.RETRIES["tap"] - 1
+        assert outcome.retries == Attempt.RETRIES["tap"] - 1
     if kind == "loading":
         assert [p[2] for p in outcome.path][-3:] == ["refreshing", "leaving", "failed"]
     if kind == "login":  # the password field never took focus: it was never typed
@@ -555,10 +480,10 @@ async def test_a_crashed_app_that_never_comes_back_uses_the_launch_budget():
         fault(GONE), device=device, observation=GONE, scenario=SCENARIO, sleep=no_sleep
     )
     assert not outcome.resolved
-    assert device.calls.count("launch") == RecoveryMachine.RETRIES["launch"]
-    assert outcome.crashes == RecoveryMachine.RETRIES["launch"]
+    assert device.calls.count("launch") == Attempt.RETRIES["launch"]
+    assert outcome.crashes == Attempt.RETRIES["launch"]
     # Each relaunch re-dumps up to the dump budget before it gives up.
-    assert device.calls.count("observe") == 3 * RecoveryMachine.RETRIES["dump"]
+    assert device.calls.count("observe") == 3 * Attempt.RETRIES["dump"]
 
 
 async def test_an_empty_dump_with_the_app_gone_is_a_crash():
@@ -666,7 +591,7 @@ async def test_a_network_error_without_retry_performs_the_failed_action_again_af
         scenario=SCENARIO,
         sleep=sleep,
     )
-    assert waits[0] == RecoveryMachine.LADDER["network"]
+    assert waits[0] == Attempt.LADDER["network"]
     # the action itself, resolved to a point of Open the banner (drawn over its top) leaves free
     (tap,) = device.performed
     assert tap.target == Target(id="open") and (tap.x, tap.y) == (195, 155.2)
@@ -684,7 +609,7 @@ async def test_a_network_error_whose_action_cannot_be_repeated_only_looks_again(
         found, device=device, observation=seen, scenario=SCENARIO, sleep=no_sleep
     )
     assert device.performed == [] and not outcome.resolved  # nothing typed, deleted or sent
-    assert outcome.retries == RecoveryMachine.RETRIES["tap"] - 1
+    assert outcome.retries == Attempt.RETRIES["tap"] - 1
 
 
 # --- loading: the 10 s "is anything changing?" rung ----------------------------------------
@@ -723,7 +648,7 @@ async def test_a_spinner_that_keeps_changing_gets_ten_seconds_then_a_refresh():
         scenario=SCENARIO,
         sleep=sleep,
     )
-    ladder = RecoveryMachine.LADDER
+    ladder = Attempt.LADDER
     waited = [p for p in outcome.path if p[2] == "waiting_loading"]
     assert len(waited) * ladder["network"] == ladder["change"]  # 5 waits of 2 s: 10 s
     assert ("waiting_loading", "persists", "refreshing") in outcome.path
@@ -755,7 +680,7 @@ SPOTS = st.tuples(st.integers(0, 190).map(float), st.integers(60, 700).map(float
     spot=SPOTS,
     size=SIZES,
     at=st.tuples(st.floats(0.3, 0.7), st.floats(0.3, 0.7)),  # room for a quarter's nudge
-    nudge=st.sampled_from(RecoveryMachine.NUDGES),
+    nudge=st.sampled_from(Attempt.NUDGES),
     by_target=st.booleans(),
 )
 def test_a_nudged_retry_stays_on_the_element_it_aims_at(spot, size, at, nudge, by_target):

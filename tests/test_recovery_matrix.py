@@ -21,6 +21,7 @@ from recovery_paths import recoveries, scaled_time
 
 from orav.drivers.idb import IdbDevice
 from orav.errors import DeviceError
+from orav.machines.attempt import Attempt
 from orav.machines.recovery import RecoveryMachine
 from orav.model import (
     Assert,
@@ -196,14 +197,14 @@ def scenario_of(case: Case) -> Scenario:
 
 
 def limit(state: str) -> int:
-    """The most entries the reference allows ``state`` in one recovery (machine tables)."""
-    machine = RecoveryMachine
+    """The most entries the reference allows ``state`` in one recovery (policy tables)."""
+    policy = Attempt
     if state == "waiting_loading":
-        return math.ceil(machine.LADDER["change"] / machine.LADDER["network"])
+        return math.ceil(policy.LADDER["change"] / policy.LADDER["network"])
     if state == "retrying_action":
-        return max(machine.RETRIES[b] for b in machine.ACTION_BUDGET.values())
-    spends = machine.SPENDS.get(state)
-    return machine.RETRIES[spends] if spends else 1
+        return max(policy.RETRIES[b] for b in policy.ACTION_BUDGET.values())
+    spends = policy.SPENDS.get(state)
+    return policy.RETRIES[spends] if spends else 1
 
 
 def restarted(path: list[tuple[str, str, str]]) -> bool:

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orav.cassette import ObserveEvent, read_cassette
-from orav.machines.recovery import RecoveryMachine, recover
+from orav.machines.attempt import Attempt
+from orav.machines.recovery import recover
 from orav.model import (
     Action,
     ActionResult,
@@ -229,7 +230,7 @@ async def test_an_emptied_dump_asks_whether_the_app_runs_then_waits_and_re_dumps
     kind, actions, waits = await run(evolve(clean, elements=(), error=error), clean)
     assert kind == "empty_dump"
     assert actions == ["is_running"]  # running: wait 2 s and look again, no restart
-    assert waits == [RecoveryMachine.EMPTY_DUMP_WAIT]
+    assert waits == [Attempt.EMPTY_DUMP_WAIT]
 
 
 BANNERS = [
@@ -251,7 +252,7 @@ async def test_a_network_banner_waits_two_seconds_then_taps_retry(clean, index, 
         added.append(_button("Retry", 135, 171))
     kind, actions, waits = await run(_with(clean, index, *added), clean)
     assert kind == "network"
-    assert waits[0] == RecoveryMachine.LADDER["network"]
+    assert waits[0] == Attempt.LADDER["network"]
     assert actions == ([Tap(target=Target(label="Retry"))] if retry else [])
     assert "Retry" in RETRY_LABELS
 
@@ -267,7 +268,7 @@ async def test_a_spinner_is_waited_on_before_anything_else(clean, index):
     )
     kind, actions, waits = await run(_with(clean, index, spinner), clean)
     assert kind == "loading"
-    assert actions == [] and waits[0] == RecoveryMachine.LADDER["network"]
+    assert actions == [] and waits[0] == Attempt.LADDER["network"]
 
 
 @PROPERTY
@@ -276,7 +277,7 @@ async def test_a_crashed_app_is_relaunched_and_counted(clean):
     crashed = evolve(clean, app_running=False)
     kind, actions, waits = await run(crashed, clean)
     assert kind == "crash"
-    assert actions == ["launch"] and RecoveryMachine.CRASH_WAIT in waits
+    assert actions == ["launch"] and Attempt.CRASH_WAIT in waits
 
 
 @PROPERTY
@@ -333,7 +334,7 @@ async def test_an_ineffective_tap_is_retried_nudged(before, data):
         no_effect(tap), device=device, observation=frozen, scenario=SCENARIO, sleep=_no_wait
     )
     centre = target.frame.center
-    dx, dy = RecoveryMachine.NUDGES[0]
+    dx, dy = Attempt.NUDGES[0]
     # the nudge stays on the element, at most a quarter of its size, and off anything over it
     # (a keyboard's key beside it): where the nudge would land on that, it stays put
     dx = max(-target.frame.width / 4, min(target.frame.width / 4, dx))

@@ -8,7 +8,8 @@ import pytest
 
 from orav.codec import load_yaml
 from orav.drivers.idb import IdbDevice
-from orav.machines.recovery import RecoveryMachine, recover
+from orav.machines.attempt import Attempt
+from orav.machines.recovery import recover
 from orav.model import Credentials, Fault, PressKey, Scenario, Swipe, Tap, Target, TypeText
 from orav.perceive import (
     Detection,
@@ -139,7 +140,7 @@ async def test_a_crash_is_relaunched_and_counted():
         outcome = await run(detection, device, seen)
         assert outcome.resolved and outcome.crashes == 1 and outcome.restarted
         assert [a.kind for a in outcome.actions] == ["launch"]
-        assert RecoveryMachine.CRASH_WAIT in NOWAIT
+        assert Attempt.CRASH_WAIT in NOWAIT
         assert element(outcome.observation, "open") is not None
 
 
@@ -185,7 +186,7 @@ async def test_a_network_error_is_retried_after_two_seconds():
         outcome = await run(detection, device, seen)
         assert outcome.resolved
         assert outcome.actions == (Tap(target=Target(label="Retry", id="retry")),)
-        assert NOWAIT[0] == RecoveryMachine.LADDER["network"]
+        assert NOWAIT[0] == Attempt.LADDER["network"]
 
 
 async def test_a_login_wall_is_passed_with_the_scenario_credentials():
@@ -247,7 +248,7 @@ async def test_a_tap_that_stays_dropped_is_handed_back_without_a_restart():
         tap = Tap(target=Target(id="open"))
         await device.perform(tap)
         outcome = await run(no_effect(tap), device, await device.observe())
-        assert [a.kind for a in outcome.actions] == ["tap"] * RecoveryMachine.RETRIES["tap"]
+        assert [a.kind for a in outcome.actions] == ["tap"] * Attempt.RETRIES["tap"]
         assert outcome.handed_back and not outcome.resolved and not outcome.restarted
         assert outcome.error is None
         assert sim.state.running  # the remedies were taps only: still the same run of the app

@@ -19,7 +19,7 @@ from orav.cassette import (
     read_cassette,
 )
 from orav.engine import Engine
-from orav.machines.recovery import RecoveryMachine
+from orav.machines.attempt import Attempt
 from orav.model import (
     Action,
     ActionResult,
@@ -36,7 +36,7 @@ from orav.model import (
 from orav.session import replay
 from orav.testing import FakeDevice, SettlingFakeDevice, VirtualClock
 
-LADDER = RecoveryMachine.LADDER
+LADDER = Attempt.LADDER
 
 
 def screen(*labels: str) -> Observation:

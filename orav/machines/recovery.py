@@ -14,18 +14,20 @@ action, or when an action changed nothing::
     )
     outcome.resolved, outcome.handed_back, outcome.actions, outcome.retries, outcome.error
 
-How it runs: the detection's kind is the first event; entering a state makes its remedy's one
-attempt (its ``enter``, from ``orav.machines.remedies``) through the recovery's device
-(``orav.machines.recovery_device``); then the state's verdict (``VERDICT``, in
-``orav.machines.verdicts``) looks at the app and answers the next event (``cleared``,
-``persists``, ``stalled``, ``running`` / ``not_running``). ``persists`` re-enters the same
-state while its budget (``RETRIES`` by ``SPENDS``, the one guard ``budget_left``) lasts, then
-escalates, hands back or fails, so every path ends in ``resolved``, ``handed_back`` or
-``failed`` within ``RecoveryMachine.max_events()`` events. Device calls are bounded by the
-drivers' own timeouts, which are the ``LADDER``'s rungs (``dump`` per call, ``restart`` per
-launch); a re-dump that times out counts as an empty one. Any exception in a remedy or a
-verdict (a device error, a remedy that cannot apply safely) is ``error.execution``, which ends
-the recovery as ``failed`` with the error.
+How it runs: ``recover`` builds the machine on its model (``orav.machines.attempt.Attempt``:
+the detection, the entries each state spent, what was seen), sends the detection's kind and
+waits for a final state. Entering a remedy state makes its remedy's one attempt (from
+``orav.machines.remedies``) through the recovery's device (``orav.machines.recovery_device``);
+then the state's verdict (from ``orav.machines.verdicts``, its last entry callback) looks at
+the app and the state sends its next event (``cleared``, ``persists``, ``stalled``,
+``running`` / ``not_running``). ``persists`` re-enters the same state while its budget
+(``Attempt.RETRIES`` by ``Attempt.SPENDS``, the one guard ``budget_left``, read from the
+model) lasts, then escalates, hands back or fails, so every path ends in ``resolved``,
+``handed_back`` or ``failed`` within ``RecoveryMachine.max_events()`` events. Device calls are
+bounded by the drivers' own timeouts, which are the ``LADDER``'s rungs (``dump`` per call,
+``restart`` per launch); a re-dump that times out counts as an empty one. Any exception in a
+remedy or a verdict (a device error, a remedy that cannot apply safely) is ``error.execution``,
+which ends the recovery as ``failed`` with the error.
 
 ``handed_back`` means a retried action still changed nothing: no fault, the agent decides what
 next. ``restarted`` says the app was relaunched, so the screen is back at the app's start.
@@ -35,117 +37,58 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable
-from typing import Any, ClassVar
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from attrs import evolve, frozen
+from attrs import evolve
 from statemachine import State, StateChart
 
 from orav.device import Device
-from orav.errors import ReplayDivergence
 from orav.machines import remedies, verdicts
+from orav.machines.attempt import Attempt, RecoveryOutcome
 from orav.machines.recovery_device import OnAction, RecoveryDevice, Sleep
 from orav.machines.verdicts import Verdict
-from orav.model import Action, FaultKind, Observation, Scenario
+from orav.model import Observation, Scenario
 from orav.perceive import Detection
 
 OnTransition = Callable[[str, str, str, str], Any]  # machine, source, event, target
 
 
-@frozen
-class RecoveryOutcome:
-    """What a recovery did: the fault, whether it is gone, the remedies and what they cost.
+def _then(verdict: Verdict) -> Callable[..., Awaitable[None]]:
+    """``verdict`` as a state's last entry callback: after the remedy's attempt, the state
+    sends the event its verdict answers."""
 
-    ``handed_back``: a retried action still changed nothing; not a failure, the agent's turn.
+    async def send(machine: StateChart, attempt: Attempt) -> None:
+        await machine.send(await verdict(attempt))
+
+    send.__name__ = send.__qualname__ = verdict.__name__  # the diagram names the verdict
+    return send
+
+
+class RecoveryMachine(StateChart[Attempt]):
+    """detected → one remedy state per fault → resolved | handed_back | failed.
+
+    Its model is the ``Attempt``: the machine's callbacks record into it, its guard reads it.
     """
 
-    kind: FaultKind
-    resolved: bool
-    actions: tuple[Action, ...] = ()
-    retries: int = 0
-    crashes: int = 0
-    restarted: bool = False
-    handed_back: bool = False
-    observation: Observation | None = None
-    error: str | None = None
-    path: tuple[tuple[str, str, str], ...] = ()
-
-
-class RecoveryMachine(StateChart):
-    """detected → one remedy state per fault → resolved | handed_back | failed."""
-
-    # The timeout escalation ladder, in seconds.
-    LADDER: ClassVar[dict[str, float]] = {
-        "floor": 0.05,  # the least wait after an action, and between two looks while settling
-        "settle": 0.4,  # the most an action's settle waits; after a remedy, before looking
-        "network": 2.0,  # network retry, animations, a loading re-check
-        "dump": 5.0,  # one device call (the driver's own timeout): a longer one is a hang
-        "change": 10.0,  # how long a spinner may keep changing before we intervene
-        "restart": 30.0,  # one terminate or launch (the driver's launch timeout)
-    }
-    # Retry limits per kind of attempt, and the pause before each retry (seconds).
-    RETRIES: ClassVar[dict[str, int]] = {
-        "tap": 3,
-        "text": 2,
-        "swipe": 3,
-        "launch": 3,
-        "dump": 5,
-        "goal": 1,  # the whole goal: read by the run's ledger, not by this machine
-    }
-    PAUSE: ClassVar[dict[str, float]] = {"tap": 0.1, "text": 0.0, "swipe": 0.0, "launch": 2.0}
-    DUMP_PAUSE: ClassVar[float] = 1.0
-    # Fixed waits of the reference: after a relaunch, before re-dumping, loading stuck.
-    CRASH_WAIT: ClassVar[float] = 3.0
-    EMPTY_DUMP_WAIT: ClassVar[float] = 2.0
-    LOADING_STUCK: ClassVar[float] = 5.0
-    # An action that changed nothing: how far each retry moves it, in points, attempt by attempt.
-    NUDGES: ClassVar[tuple[tuple[float, float], ...]] = ((10, 0), (-10, 0), (0, 10), (0, -10))
-    # Which budget each state spends per entry (states entered once per path spend nothing).
-    SPENDS: ClassVar[dict[str, str]] = {
-        "dismissing_alert": "tap",
-        "answering_permission": "tap",
-        "hiding_keyboard": "tap",
-        "uncovering": "tap",
-        "retrying_network": "tap",
-        "logging_in": "text",
-        "relaunching": "launch",
-        "restarting": "launch",
-    }
-    # An ineffective action is retried on the budget of its kind; other kinds are retried once.
-    ACTION_BUDGET: ClassVar[dict[str, str]] = {"tap": "tap", "swipe": "swipe", "type_text": "text"}
-    # Each state's verdict: what it asks the app after its attempt (``verdicts``).
-    VERDICT: ClassVar[dict[str, Verdict]] = {
-        "checking_app": verdicts.app_state,
-        "relaunching": verdicts.app_back,
-        "restarting": verdicts.app_back,
-        "reloading_dump": verdicts.dump_back,
-        "waiting_loading": verdicts.loading_over,
-        "retrying_action": verdicts.screen_changed,
-        "going_back": verdicts.screen_changed,
-        "scrolling": verdicts.screen_changed,
-        "hiding_keyboard": verdicts.target_free,
-        "uncovering": verdicts.target_free,
-        "refreshing": verdicts.loading_gone,
-        "leaving": verdicts.loading_gone,
-    }  # every other remedy state: ``verdicts.fault_gone``
-
     detected = State(initial=True)
-    dismissing_alert = State(enter=remedies.dismiss_alert)
-    answering_permission = State(enter=remedies.answer_permission)
-    hiding_keyboard = State(enter=remedies.hide_keyboard)
-    uncovering = State(enter=remedies.uncover)
-    retrying_network = State(enter=remedies.retry_network)
-    logging_in = State(enter=remedies.log_in)
-    waiting_loading = State(enter=remedies.wait_loading)
-    refreshing = State(enter=remedies.pull_to_refresh)
-    leaving = State(enter=remedies.go_back)
-    checking_app = State()  # asks only: its verdict
-    reloading_dump = State(enter=remedies.wait_for_dump)
-    relaunching = State(enter=remedies.relaunch)
-    restarting = State(enter=remedies.restart)
-    retrying_action = State(enter=remedies.retry_action)
-    going_back = State(enter=remedies.go_back)
-    scrolling = State(enter=remedies.scroll)
+    # Each remedy state: its remedy's one attempt, then its verdict, which sends the next event.
+    dismissing_alert = State(enter=[remedies.dismiss_alert, _then(verdicts.fault_gone)])
+    answering_permission = State(enter=[remedies.answer_permission, _then(verdicts.fault_gone)])
+    hiding_keyboard = State(enter=[remedies.hide_keyboard, _then(verdicts.target_free)])
+    uncovering = State(enter=[remedies.uncover, _then(verdicts.target_free)])
+    retrying_network = State(enter=[remedies.retry_network, _then(verdicts.fault_gone)])
+    logging_in = State(enter=[remedies.log_in, _then(verdicts.fault_gone)])
+    waiting_loading = State(enter=[remedies.wait_loading, _then(verdicts.loading_over)])
+    refreshing = State(enter=[remedies.pull_to_refresh, _then(verdicts.loading_gone)])
+    leaving = State(enter=[remedies.go_back, _then(verdicts.loading_gone)])
+    checking_app = State(enter=_then(verdicts.app_state))  # asks only
+    reloading_dump = State(enter=[remedies.wait_for_dump, _then(verdicts.dump_back)])
+    relaunching = State(enter=[remedies.relaunch, _then(verdicts.app_back)])
+    restarting = State(enter=[remedies.restart, _then(verdicts.app_back)])
+    retrying_action = State(enter=[remedies.retry_action, _then(verdicts.screen_changed)])
+    going_back = State(enter=[remedies.go_back, _then(verdicts.screen_changed)])
+    scrolling = State(enter=[remedies.scroll, _then(verdicts.screen_changed)])
     resolved = State(final=True)
     handed_back = State(final=True)
     failed = State(final=True)
@@ -211,105 +154,28 @@ class RecoveryMachine(StateChart):
     not_running = checking_app.to(relaunching)
     error_execution = failed.from_.any(on="keep_error")
 
-    def __init__(
-        self,
-        detection: Detection,
-        *,
-        device: Device,
-        observation: Observation,
-        scenario: Scenario,
-        sleep: Sleep = asyncio.sleep,
-        on_action: OnAction | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self.detection = detection
-        self.scenario = scenario
-        self.device = RecoveryDevice(
-            device,
-            scenario,
-            observation,
-            sleep=sleep,
-            on_action=on_action,
-            settle=self.LADDER["settle"],
-            dump_tries=self.RETRIES["dump"],
-            dump_pause=self.DUMP_PAUSE,
-        )
-        self.before = observation  # the screen an ineffective action failed to change
-        self.attempts: dict[str, int] = {}  # entries per state: what ``budget_left`` reads
-        self.crashes = 0
-        self.restarted = False
-        self.error: str | None = None
-        self.raised: BaseException | None = None  # what ended the recovery as failed
-        self.loading_seen = observation  # the last look while waiting for a spinner
-        self.unchanged_for = 0.0
-        super().__init__(**kwargs)
+    # A verdict that answers an event its state does not take is a bug, not a hang.
+    allow_event_without_transition = False
 
-    @property
-    def observation(self) -> Observation:
-        """The latest look (the detection's observation until a remedy looks again)."""
-        return self.device.observation
-
-    # --- the one guard: budgets from the tables above ------------------------------------------
-
-    def limit(self, state: str) -> int:
-        """How many times ``state`` may be entered in one recovery."""
-        if state == "waiting_loading":
-            return math.ceil(self.LADDER["change"] / self.LADDER["network"])
-        if state == "retrying_action":
-            action = self.detection.action
-            kind = self.ACTION_BUDGET.get(action.kind) if action is not None else None
-            return self.RETRIES[kind] if kind else 1
-        spends = self.SPENDS.get(state)
-        return self.RETRIES[spends] if spends else 1
-
-    def budget_left(self, source: State) -> bool:
-        return self.attempts.get(source.id, 0) < self.limit(source.id)
+    def prepare_event(self) -> dict[str, Attempt]:
+        """Every callback may ask for the ``attempt``, the model (remedies and verdicts do)."""
+        return {"attempt": self.model}
 
     @classmethod
     def max_events(cls) -> int:
         """An upper bound on the events of any recovery: every state at its largest budget."""
-        most = max(cls.RETRIES.values())
-        loading = math.ceil(cls.LADDER["change"] / cls.LADDER["network"])
+        most = max(Attempt.RETRIES.values())
+        loading = math.ceil(Attempt.LADDER["change"] / Attempt.LADDER["network"])
         return 2 + len(cls.states) * max(most, loading)
 
-    # --- bookkeeping, the verdict, the outcome ------------------------------------------------
-
     def on_enter_state(self, target: State) -> None:
-        """Count the entry (before the state's remedy runs: generic callbacks come first)."""
+        """Count the entry (before the state's remedy runs: generic callbacks come first);
+        past ``max_events`` the recovery fails, whatever its guards say."""
         if target.final or target.id == "detected":
             return
-        self.attempts[target.id] = self.attempts.get(target.id, 0) + 1
-
-    def keep_error(self, error: BaseException | None = None) -> None:
-        self.raised = error
-        if error is None:
-            self.error = "recovery failed"
-        else:
-            self.error = str(error) or type(error).__name__
-
-    @property
-    def state(self) -> str:
-        return next(iter(self.configuration_values))
-
-    async def assess(self) -> str:
-        """Look at the app after the current state's attempt; the name of the verdict event."""
-        verdict = self.VERDICT.get(self.state, verdicts.fault_gone)
-        return await verdict(self)
-
-    def outcome(self) -> RecoveryOutcome:
-        spent = sum(max(0, count - 1) for count in self.attempts.values())
-        state = self.state
-        return RecoveryOutcome(
-            kind=self.detection.kind,
-            resolved=state == "resolved",
-            actions=tuple(self.device.actions),
-            retries=spent,
-            crashes=self.crashes,
-            restarted=self.restarted,
-            handed_back=state == "handed_back",
-            observation=self.observation,
-            error=None if state in ("resolved", "handed_back") else (self.error or "failed"),
-        )
+        self.model.entered(target.id)
+        if sum(self.model.entries.values()) >= self.max_events():
+            raise RuntimeError("recovery exceeded its budget")
 
 
 async def recover(
@@ -322,40 +188,26 @@ async def recover(
     on_transition: OnTransition | None = None,
     on_action: OnAction | None = None,
 ) -> RecoveryOutcome:
-    """Run the recovery for one detection to its end; never raises for device trouble (a
-    replay's divergence, which is no device trouble, is raised as it is)."""
-    machine = RecoveryMachine(
-        detection,
-        device=device,
-        observation=observation,
-        scenario=scenario,
+    """Run the recovery for one detection to its end: start the machine and wait for its final
+    state. Never raises for device trouble (a replay's divergence, which is no device trouble,
+    is raised as it is)."""
+    looks = RecoveryDevice(
+        device,
+        scenario,
+        observation,
         sleep=sleep,
         on_action=on_action,
+        settle=Attempt.LADDER["settle"],
+        dump_tries=Attempt.RETRIES["dump"],
+        dump_pause=Attempt.DUMP_PAUSE,
     )
+    attempt = Attempt(detection, scenario, looks, before=observation)
+    machine = RecoveryMachine(attempt)
     path: list[tuple[str, str, str]] = []
     await machine.activate_initial_state()
     machine.add_listener(_Transitions(path, on_transition))
     await machine.send(detection.kind)
-    _raise_through(machine.raised)
-    for _ in range(machine.max_events()):
-        if machine.is_terminated:
-            break
-        try:
-            event = await machine.assess()
-        except Exception as exc:  # noqa: BLE001 - every failure ends the recovery, with its text
-            await machine.send("error.execution", error=exc)
-        else:
-            await machine.send(event)
-        _raise_through(machine.raised)
-    if not machine.is_terminated:
-        await machine.send("error.execution", error=RuntimeError("recovery exceeded its budget"))
-    return evolve(machine.outcome(), path=tuple(path))
-
-
-def _raise_through(error: BaseException | None) -> None:
-    """Raise what is no failure of the recovery: a replay's divergence."""
-    if isinstance(error, ReplayDivergence):
-        raise error
+    return evolve(attempt.outcome(), path=tuple(path))
 
 
 class _Transitions:

@@ -15,9 +15,9 @@ failed with its reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from orav.machines.aim import nudged, point_outside_fields, repeatable
+from orav.machines.attempt import Attempt
 from orav.model import Element, FaultKind, Point, PressKey, Swipe, Tap, TypeText
 from orav.perceive import shows
 from orav.perceive.faults import covering, login_fields, screen_size
@@ -34,26 +34,23 @@ from orav.perceive.roles import (
 )
 from orav.perceive.targets import resolve, tap_on
 
-if TYPE_CHECKING:
-    from orav.machines.recovery import RecoveryMachine
-
 
 class Unrecoverable(Exception):
     """A remedy cannot apply safely (nothing safe to press, no credentials, no login form):
     the recovery fails with it."""
 
 
-async def dismiss_alert(machine: RecoveryMachine) -> None:
+async def dismiss_alert(attempt: Attempt) -> None:
     """Press the alert's declining answer (``declining``); with no button at all (a terminal
     dialog, a command palette), escape. An alert that offers only other answers (Yes,
     Delete, Sign Out, Rate) is the agent's to answer: the recovery fails and says so."""
-    await _pause_before_retry(machine, "dismissing_alert", "tap")
-    buttons = [e for e in _evidence(machine, "alert") if e.role in BUTTON_ROLES]
+    await _pause_before_retry(attempt, "dismissing_alert", "tap")
+    buttons = [e for e in _evidence(attempt, "alert") if e.role in BUTTON_ROLES]
     button = declining(buttons)
     if button is not None:
-        await machine.device.perform(tap_on(button))
-    elif not buttons and machine.attempts["dismissing_alert"] == 1:
-        await machine.device.perform(PressKey("escape"))
+        await attempt.device.perform(tap_on(button))
+    elif not buttons and attempt.entries["dismissing_alert"] == 1:
+        await attempt.device.perform(PressKey("escape"))
     else:
         raise Unrecoverable(
             f"the alert offers no safe answer (buttons: {_shown(buttons)}); orav never confirms "
@@ -61,16 +58,16 @@ async def dismiss_alert(machine: RecoveryMachine) -> None:
         )
 
 
-async def answer_permission(machine: RecoveryMachine) -> None:
+async def answer_permission(attempt: Attempt) -> None:
     """Tap the scenario's answer (``permissions:``): the refusal unless it says ``allow``,
     then the grant (Allow…, else the dialog's one answer beside its refusal); never anything
     else."""
-    await _pause_before_retry(machine, "answering_permission", "tap")
-    evidence = _evidence(machine, "permission")
-    dialog = modal_elements(machine.observation.elements) or evidence
+    await _pause_before_retry(attempt, "answering_permission", "tap")
+    evidence = _evidence(attempt, "permission")
+    dialog = modal_elements(attempt.observation.elements) or evidence
     buttons = [e for e in dialog if e.role in BUTTON_ROLES]
     refusal = find_button(buttons, DENY_LABELS)
-    if machine.scenario.permissions == "allow":
+    if attempt.scenario.permissions == "allow":
         others = [b for b in buttons if b is not refusal]
         button = find_button(buttons, ALLOW_LABELS) or (
             others[0] if refusal is not None and len(others) == 1 else None
@@ -80,30 +77,30 @@ async def answer_permission(machine: RecoveryMachine) -> None:
         button, wanted = refusal, "a refusal (Don't Allow)"
     if button is None:
         raise Unrecoverable(f"the permission dialog has no {wanted} (buttons: {_shown(buttons)})")
-    await machine.device.perform(tap_on(button))
+    await attempt.device.perform(tap_on(button))
 
 
-async def uncover(machine: RecoveryMachine) -> None:
+async def uncover(attempt: Attempt) -> None:
     """Clear what covers the decided target (a banner, sheet, toast, popover): press its
     declining answer (a cookie banner's least consent: Only necessary, Reject all; a close
     button); a cover with no control (a toast: plain text) is tapped, as a person clicks a
     notification away, then waited on, as it goes by itself. One that
     offers only other answers fails the recovery, naming it: orav never consents for the test,
     and never taps beside the cover."""
-    await _pause_before_retry(machine, "uncovering", "tap")
-    action = machine.detection.action
-    observation = machine.observation
+    await _pause_before_retry(attempt, "uncovering", "tap")
+    action = attempt.detection.action
+    observation = attempt.observation
     cover = covering(observation, action) if action is not None else None
     if cover is None:
         return  # gone already: the verdict says so
     button = declining(cover.buttons)
-    attempt = machine.attempts["uncovering"]
+    entry = attempt.entries["uncovering"]
     if button is not None:
-        await machine.device.perform(tap_on(button))
-    elif not cover.buttons and attempt == 1:
-        await machine.device.perform(tap_on(cover.elements[0]))  # plain text: it does nothing
-    elif not cover.buttons and attempt < machine.limit("uncovering"):
-        await machine.device.sleep(machine.LADDER["network"])
+        await attempt.device.perform(tap_on(button))
+    elif not cover.buttons and entry == 1:
+        await attempt.device.perform(tap_on(cover.elements[0]))  # plain text: it does nothing
+    elif not cover.buttons and entry < attempt.limit("uncovering"):
+        await attempt.device.sleep(attempt.LADDER["network"])
     elif not cover.buttons:
         raise Unrecoverable(f"{cover.name} covers the target; tapped and waited, it did not go")
     else:
@@ -130,51 +127,51 @@ def _shown(buttons: list[Element] | tuple[Element, ...]) -> str:
     return ", ".join(repr(b.label) for b in buttons if b.label) or "none"
 
 
-async def hide_keyboard(machine: RecoveryMachine) -> None:
+async def hide_keyboard(attempt: Attempt) -> None:
     """Escape first, then taps on plain text or blank space above the keyboard."""
-    await _pause_before_retry(machine, "hiding_keyboard", "tap")
-    attempt = machine.attempts["hiding_keyboard"]
-    if attempt == 1:
-        await machine.device.perform(PressKey("escape"))
+    await _pause_before_retry(attempt, "hiding_keyboard", "tap")
+    entry = attempt.entries["hiding_keyboard"]
+    if entry == 1:
+        await attempt.device.perform(PressKey("escape"))
         return
-    point = point_outside_fields(machine.observation, attempt)
-    await machine.device.perform(Tap(point.x, point.y))
+    point = point_outside_fields(attempt.observation, entry)
+    await attempt.device.perform(Tap(point.x, point.y))
 
 
-async def retry_network(machine: RecoveryMachine) -> None:
+async def retry_network(attempt: Attempt) -> None:
     """After 2 s, tap Retry; without one, perform the failed action again when its target
     is still there (else only look again)."""
-    await machine.device.sleep(machine.LADDER["network"])
-    observation = machine.observation
+    await attempt.device.sleep(attempt.LADDER["network"])
+    observation = attempt.observation
     button = find_button(observation.elements, RETRY_LABELS)
     if button is not None:
-        await machine.device.perform(tap_on(button))
+        await attempt.device.perform(tap_on(button))
         return
-    action = machine.detection.action
+    action = attempt.detection.action
     if action is not None and repeatable(action, observation):
-        await machine.device.perform(resolve(action, observation))
+        await attempt.device.perform(resolve(action, observation))
 
 
-async def log_in(machine: RecoveryMachine) -> None:
+async def log_in(attempt: Attempt) -> None:
     """Type the scenario's credentials into the app's own login form, then sign in."""
-    credentials = machine.scenario.credentials
+    credentials = attempt.scenario.credentials
     if credentials is None:
         raise Unrecoverable("a login form, but the scenario has no credentials")
-    observation = machine.observation
-    if observation.app != machine.scenario.app or observation.app_running is False:
+    observation = attempt.observation
+    if observation.app != attempt.scenario.app or observation.app_running is False:
         raise Unrecoverable("the login form is not the app under test's: orav stays out")
     user, password, submit = login_fields(observation.elements)
     if user is None or password is None:
         raise Unrecoverable("no login form (an account field, a password, a sign-in)")
-    await _fill(machine, user, TypeText(credentials.username))
-    await _fill(machine, password, TypeText(credentials.password, secure=True))
-    await machine.device.perform(tap_on(submit) if submit is not None else PressKey("return"))
+    await _fill(attempt, user, TypeText(credentials.username))
+    await _fill(attempt, password, TypeText(credentials.password, secure=True))
+    await attempt.device.perform(tap_on(submit) if submit is not None else PressKey("return"))
 
 
-async def _fill(machine: RecoveryMachine, field: Element, text: TypeText) -> None:
+async def _fill(attempt: Attempt, field: Element, text: TypeText) -> None:
     """Tap a field, check it has focus, clear what it holds, type: never anywhere else."""
-    await machine.device.perform(tap_on(field))
-    focused = (await machine.device.observe_settled()).focused
+    await attempt.device.perform(tap_on(field))
+    focused = (await attempt.device.observe_settled()).focused
     if focused is None or (focused.unique_id, focused.label) != (field.unique_id, field.label):
         raise Unrecoverable(
             f"the field {field.label or field.unique_id!r} did not take focus: "
@@ -182,83 +179,83 @@ async def _fill(machine: RecoveryMachine, field: Element, text: TypeText) -> Non
         )
     held = focused.value if focused.value != focused.placeholder else None
     for _ in range(len(held or "")):
-        await machine.device.perform(PressKey("backspace"))
-    await machine.device.perform(text)
+        await attempt.device.perform(PressKey("backspace"))
+    await attempt.device.perform(text)
 
 
-async def wait_loading(machine: RecoveryMachine) -> None:
-    await machine.device.sleep(machine.LADDER["network"])
+async def wait_loading(attempt: Attempt) -> None:
+    await attempt.device.sleep(attempt.LADDER["network"])
 
 
-async def pull_to_refresh(machine: RecoveryMachine) -> None:
-    width, height = screen_size(machine.observation)
-    await machine.device.perform(
+async def pull_to_refresh(attempt: Attempt) -> None:
+    width, height = screen_size(attempt.observation)
+    await attempt.device.perform(
         Swipe(Point(width / 2, height * 0.3), Point(width / 2, height * 0.7))
     )
 
 
-async def go_back(machine: RecoveryMachine) -> None:
+async def go_back(attempt: Attempt) -> None:
     """Tap a Back button, or make iOS's back gesture (a swipe from the left edge)."""
-    button = find_button(machine.observation.elements, BACK_LABELS)
+    button = find_button(attempt.observation.elements, BACK_LABELS)
     if button is not None:
-        await machine.device.perform(tap_on(button))
+        await attempt.device.perform(tap_on(button))
         return
-    width, height = screen_size(machine.observation)
-    await machine.device.perform(Swipe(Point(2, height / 2), Point(width * 0.8, height / 2)))
+    width, height = screen_size(attempt.observation)
+    await attempt.device.perform(Swipe(Point(2, height / 2), Point(width * 0.8, height / 2)))
 
 
-async def scroll(machine: RecoveryMachine) -> None:
-    width, height = screen_size(machine.observation)
-    await machine.device.perform(
+async def scroll(attempt: Attempt) -> None:
+    width, height = screen_size(attempt.observation)
+    await attempt.device.perform(
         Swipe(Point(width / 2, height * 0.7), Point(width / 2, height * 0.3))
     )
 
 
-async def wait_for_dump(machine: RecoveryMachine) -> None:
-    await machine.device.sleep(machine.EMPTY_DUMP_WAIT)
+async def wait_for_dump(attempt: Attempt) -> None:
+    await attempt.device.sleep(attempt.EMPTY_DUMP_WAIT)
 
 
-async def relaunch(machine: RecoveryMachine) -> None:
+async def relaunch(attempt: Attempt) -> None:
     """The app crashed: launch it again, then give it the crash wait."""
-    machine.crashes += 1
-    await _pause_before_retry(machine, "relaunching", "launch")
-    await machine.device.launch()
-    machine.restarted = True
-    await machine.device.sleep(machine.CRASH_WAIT)
+    attempt.crashes += 1
+    await _pause_before_retry(attempt, "relaunching", "launch")
+    await attempt.device.launch()
+    attempt.restarted = True
+    await attempt.device.sleep(attempt.CRASH_WAIT)
 
 
-async def restart(machine: RecoveryMachine) -> None:
+async def restart(attempt: Attempt) -> None:
     """Terminate and launch the app, then give it the crash wait."""
-    await _pause_before_retry(machine, "restarting", "launch")
-    await machine.device.terminate()
-    await machine.device.launch()
-    machine.restarted = True
-    await machine.device.sleep(machine.CRASH_WAIT)
+    await _pause_before_retry(attempt, "restarting", "launch")
+    await attempt.device.terminate()
+    await attempt.device.launch()
+    attempt.restarted = True
+    await attempt.device.sleep(attempt.CRASH_WAIT)
 
 
-async def retry_action(machine: RecoveryMachine) -> None:
+async def retry_action(attempt: Attempt) -> None:
     """The action again: a tap or swipe nudged by ±10 pt, text typed again as it was
     (it typed nothing the first time, so nothing is erased)."""
-    action = machine.detection.action
+    action = attempt.detection.action
     if action is None:
         raise Unrecoverable("no action to retry")
-    attempt = machine.attempts["retrying_action"]
-    budget = machine.ACTION_BUDGET.get(action.kind, "tap")
-    await _pause_before_retry(machine, "retrying_action", budget)
-    dx, dy = machine.NUDGES[(attempt - 1) % len(machine.NUDGES)]
-    await machine.device.perform(nudged(action, machine.before, dx, dy))
+    entry = attempt.entries["retrying_action"]
+    budget = attempt.ACTION_BUDGET.get(action.kind, "tap")
+    await _pause_before_retry(attempt, "retrying_action", budget)
+    dx, dy = attempt.NUDGES[(entry - 1) % len(attempt.NUDGES)]
+    await attempt.device.perform(nudged(action, attempt.before, dx, dy))
 
 
-async def _pause_before_retry(machine: RecoveryMachine, state: str, budget: str) -> None:
-    pause = machine.PAUSE.get(budget)
-    if machine.attempts.get(state, 0) > 1 and pause:
-        await machine.device.sleep(pause)
+async def _pause_before_retry(attempt: Attempt, state: str, budget: str) -> None:
+    pause = attempt.PAUSE.get(budget)
+    if attempt.entries.get(state, 0) > 1 and pause:
+        await attempt.device.sleep(pause)
 
 
-def _evidence(machine: RecoveryMachine, kind: FaultKind) -> tuple[Element, ...]:
+def _evidence(attempt: Attempt, kind: FaultKind) -> tuple[Element, ...]:
     """The evidence of ``kind`` on the latest observation (the first one: the detection)."""
-    observation = machine.observation
-    if observation is machine.before and machine.detection.kind == kind:
-        return machine.detection.evidence or observation.elements
+    observation = attempt.observation
+    if observation is attempt.before and attempt.detection.kind == kind:
+        return attempt.detection.evidence or observation.elements
     found = shows(observation, kind)
     return found.evidence if found is not None else ()

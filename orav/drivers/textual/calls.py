@@ -40,7 +40,7 @@ from orav.model.keys import textual_key
 
 # How much of what the app printed a crash report keeps (its end: the traceback).
 CRASH_TAIL = 8000
-# The least a settle waits: the recovery ladder's floor (``RecoveryMachine.LADDER``), so a
+# The least a settle waits: the recovery ladder's floor (``Attempt.LADDER``), so a
 # change the app makes one frame after an action is never missed.
 SETTLE_FLOOR = 0.05
 
