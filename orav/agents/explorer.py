@@ -20,7 +20,7 @@ knows of one screen (``explore.screens``) and the map (``explore.graph``) live b
 
     explorer = ExplorerAgent()
     await session.record(scenario, out, agent=explorer)   # any Device: it sees Observations only
-    explorer.coverage()                                   # -> orav.report.coverage.Coverage
+    explorer.coverage()                                   # -> orav.model.coverage.Coverage
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ from orav.model import (
     PressKey,
     Tap,
 )
+from orav.model.coverage import Coverage
 from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
 from orav.perceive.deeds import Verdict, confirmation, control_deed
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import is_control
-from orav.report.coverage import Coverage
 
 Stage = Literal[
     "tap", "type", "return", "navigate", "back", "gesture", "restore", "scroll", "relaunch"

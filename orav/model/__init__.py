@@ -19,6 +19,7 @@ from orav.model.action import (
     show_action,
 )
 from orav.model.action_result import ActionResult, Settled
+from orav.model.coverage import Coverage, ScreenCoverage, ScreenTransition
 from orav.model.decision import Decision, ModelCall, Verification
 from orav.model.deed import (
     DEED_KINDS,
@@ -61,6 +62,7 @@ __all__ = [
     "AppFault",
     "Assert",
     "Change",
+    "Coverage",
     "Credentials",
     "Decision",
     "Deed",
@@ -86,6 +88,8 @@ __all__ = [
     "RunReport",
     "RunStatus",
     "Scenario",
+    "ScreenCoverage",
+    "ScreenTransition",
     "Screenshot",
     "Settled",
     "SideEffects",

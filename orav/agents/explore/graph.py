@@ -10,11 +10,11 @@ from orav.agents.explore.controls import target_of
 from orav.agents.explore.moves import BACK_GESTURE, BACK_MOVES, ESCAPE
 from orav.agents.explore.screens import ScreenNotes
 from orav.model import Observation
+from orav.model.coverage import Coverage, ScreenCoverage, ScreenTransition
 from orav.perceive import target_element
 from orav.perceive.deeds import Verdict
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import is_footer_key
-from orav.report.coverage import Coverage, ScreenCoverage, ScreenTransition
 
 # How often one control may be walked through to reach other screens: walking learns nothing
 # new, so a loop through one control is cut off.

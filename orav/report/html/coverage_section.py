@@ -12,7 +12,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections import deque
 
-from orav.report.coverage import Coverage, ScreenCoverage
+from orav.model.coverage import Coverage, ScreenCoverage
 
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 170, 46, 90, 26, 12
 
