@@ -85,23 +85,46 @@ def screen_title(observation: Observation) -> str | None:
     A Textual dialog adds its title, an alert (the app's or the system's) its label: they are
     screens of their own while they are up."""
     elements = app_elements(observation)
-    title = None
-    for element in elements:
-        kinds = [t for t in element.traits if t.startswith("screen:")]
-        if kinds:
-            title = kinds[0]
-            if is_alert(element) and element.label:
-                title += f"\x1f{element.label}"
-            tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
-            tabs += _pages(elements)
-            return _COUNT.sub("(#)", "\x1f".join([title, *(t or "" for t in tabs)]))
+    window = _textual_window(elements)
+    if window is not None:
+        return _textual_title(window, elements)
+    return _ios_title(elements)
+
+
+def _textual_window(elements: list[Element]) -> Element | None:
+    """A Textual screen: the first element with a ``screen:Class`` trait, else None."""
+    return next((e for e in elements if _screen_class(e) is not None), None)
+
+
+def _screen_class(element: Element) -> str | None:
+    """The ``screen:Class`` trait of a Textual screen's element, else None."""
+    return next((t for t in element.traits if t.startswith("screen:")), None)
+
+
+def _textual_title(window: Element, elements: list[Element]) -> str:
+    """A Textual screen's class, a dialog's title after it, then its selected tabs and
+    pages, counts left out."""
+    title = _screen_class(window) or ""
+    if is_alert(window) and window.label:
+        title += f"\x1f{window.label}"
+    return _COUNT.sub("(#)", "\x1f".join([title, *(t or "" for t in _tabs(elements))]))
+
+
+def _ios_title(elements: list[Element]) -> str | None:
+    """The navigation title (a count left out), and an alert's label when one is up."""
     alert = next((e for e in elements if is_alert(e)), None)
-    heading = next((e for e in elements if e.role == "AXHeading" and e.label), None)
-    if heading is not None:
-        title = f"title:{_COUNT.sub('(#)', heading.label or '')}"
-    if alert is not None:
-        return f"{title or ''}\x1falert:{alert.label or alert.unique_id or ''}"
-    return title
+    heading = next((e.label for e in elements if e.role == "AXHeading" and e.label), None)
+    title = None if heading is None else f"title:{_COUNT.sub('(#)', heading)}"
+    if alert is None:
+        return title
+    return f"{title or ''}\x1falert:{alert.label or alert.unique_id or ''}"
+
+
+def _tabs(elements: list[Element]) -> list[str | None]:
+    """The selected tabs and the pages shown (a ContentSwitcher's): where on a Textual
+    screen the user is."""
+    tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
+    return [*tabs, *_pages(elements)]
 
 
 def screen_id(observation: Observation) -> str:
@@ -137,34 +160,53 @@ def screen_name(observation: Observation) -> str:
     """A readable name: the navigation title or the dialog's, a Textual screen's title (its
     Header), its tab, else the first header, else the first short label, else the id."""
     elements = app_elements(observation)
-    window = next((e for e in elements if any(t.startswith("screen:") for t in e.traits)), None)
-    if window is not None:  # a Textual screen: its Header or title, else its class; its tab
-        app = next((e.label for e in observation.elements if e.role == "AXApplication"), None)
-        header = next((e.label for e in elements if e.role == "AXHeading" and e.label), None)
-        titled = window.label if is_alert(window) else window.value
-        own = next((t for t in (header, titled) if t and t != app), None)
-        kind = next(t for t in window.traits if t.startswith("screen:")).removeprefix("screen:")
-        tabs = [e.label for e in elements if e.role == "AXTab" and "selected" in e.traits]
-        tabs += _pages(elements)
-        if own is None and kind == "Screen" and app:  # Textual's default screen: the app's
-            own = _words(app) if app.isidentifier() else app  # "CalculatorApp": Calculator app
-        if own is None and is_alert(window):  # an untitled dialog: what it asks (its text,
-            # not a control's current value: a language picker is not "Python")
-            asks = [e for e in elements[1:] if e.role == "AXStaticText" or is_heading(e)]
-            labels = (_readable(e.label) for e in asks if "toast" not in e.traits)
-            own = next(filter(None, labels), None)
-        return " · ".join([_readable(own) or _words(kind), *filter(None, tabs)])
-    for element in elements:
-        if element.role == "AXHeading" and element.label:
-            return element.label
-    alert = next((e for e in elements if is_alert(e) and e.label), None)
-    if alert is not None and alert.label:
-        return alert.label
-    for element in elements:
-        if is_heading(element) and element.label:
-            return element.label
-    labels = (_readable(e.label) for e in elements)
-    return next((label for label in labels if label), None) or screen_id(observation)
+    window = _textual_window(elements)
+    if window is not None:
+        return _textual_name(observation, window, elements)
+    return _ios_name(elements) or screen_id(observation)
+
+
+def _textual_name(observation: Observation, window: Element, elements: list[Element]) -> str:
+    """A Textual screen's own title (its Header, a dialog's title, the screen's title when
+    it is not the app's), else the app's name on its default screen, else what an untitled
+    dialog asks, else its class in words; then its tabs."""
+    app = next((e.label for e in observation.elements if e.role == "AXApplication"), None)
+    kind = (_screen_class(window) or "").removeprefix("screen:")
+    own = _own_title(window, elements, app)
+    if own is None and kind == "Screen" and app:  # Textual's default screen: the app's
+        own = _words(app) if app.isidentifier() else app  # "CalculatorApp": Calculator app
+    if own is None and is_alert(window):
+        own = _dialog_asks(elements)
+    return " · ".join([_readable(own) or _words(kind), *filter(None, _tabs(elements))])
+
+
+def _own_title(window: Element, elements: list[Element], app: str | None) -> str | None:
+    """The screen's Header, else a dialog's title or the screen's title, unless it is only
+    the app's name."""
+    header = next((e.label for e in elements if e.role == "AXHeading" and e.label), None)
+    titled = window.label if is_alert(window) else window.value
+    return next((t for t in (header, titled) if t and t != app), None)
+
+
+def _dialog_asks(elements: list[Element]) -> str | None:
+    """What an untitled dialog asks: its first text or heading with letters (not a control's
+    current value: a language picker is not "Python"), a toast aside."""
+    asks = [e for e in elements[1:] if e.role == "AXStaticText" or is_heading(e)]
+    labels = (_readable(e.label) for e in asks if "toast" not in e.traits)
+    return next(filter(None, labels), None)
+
+
+def _ios_name(elements: list[Element]) -> str | None:
+    """The navigation title, else an alert's title, else a header, else the first label a
+    person reads as a name; None when there is none."""
+    for found in (
+        next((e.label for e in elements if e.role == "AXHeading" and e.label), None),
+        next((e.label for e in elements if is_alert(e) and e.label), None),
+        next((e.label for e in elements if is_heading(e) and e.label), None),
+    ):
+        if found:
+            return found
+    return next(filter(None, (_readable(e.label) for e in elements)), None)
 
 
 def _pages(elements: Iterable[Element]) -> list[str]:
