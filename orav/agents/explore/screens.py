@@ -71,6 +71,17 @@ def _titled_back(element: Element, titles: frozenset[str], height: float) -> boo
     )
 
 
+def _move_place(name: str, move: Move, deed: Verdict | None) -> float:
+    """Where a gesture or key goes in the order: a back move before the deeds, a deed
+    last, the arrow keys after the other moves."""
+    if name in BACK_MOVES:
+        return BACK_MOVE_RANK
+    if deed is not None:
+        return RISKY_RANK
+    arrow = isinstance(move, PressKey) and move.key in ARROWS
+    return ARROW_RANK if arrow else MOVE_RANK
+
+
 def _form_fields(
     observation: Observation,
     chrome: tuple[str, ...],
@@ -158,31 +169,69 @@ class ScreenNotes:
         labels it with the previous screen's title, not "Back"). Each new control or key is
         judged (``orav.perceive.deeds``, or ``known``: deeds learnt in the run by what they
         opened or did); one the explorer may not do (``may_do``) is skipped."""
-        ranked = []
         self.disposable = disposable
         _, height = screen_size(observation)
+        self._judge_controls(observation, titles, height, known or {})
+        if not self.elements:  # first sight: a form is filled first, then submitted
+            self._first_sight(observation, chrome, titles, height)
+        self.present = set()
+        ranked = self._take_controls(observation, credentials, chrome, titles, height)
+        self.runs_on = self.runs_on or _runs_on(observation, height)
+        ranked += self._take_moves(observation, platform, known or {})
+        self._reorder(ranked)
+
+    def _judge_controls(
+        self,
+        observation: Observation,
+        titles: frozenset[str],
+        height: float,
+        known: Mapping[tuple[str, str | None], Verdict],
+    ) -> None:
+        """Each control not judged yet: a deed learnt in the run (``known``), else what
+        ``control_deed`` makes of it. One nothing names (a modal without a title: no target
+        reaches it) or a Back button bearing the previous screen's title is not judged."""
         for element in app_elements(observation):
             if not (element.label or stable_id(element)):
-                continue  # nothing names it (a modal without a title): no target reaches it
+                continue
             name = ref(element)
             if _titled_back(element, titles, height):
                 continue  # it bears the previous screen's title ("Pay someone"), not a deed
             if is_control(element) and name not in self.deeds:
-                deed = (known or {}).get((name, element.label))
-                deed = deed or control_deed(element, observation)
+                deed = known.get((name, element.label)) or control_deed(element, observation)
                 if deed is not None:
                     self.deeds[name] = deed
-        if not self.elements:  # first sight: a form is filled first, then submitted
-            self.form = tuple(_form_fields(observation, chrome, titles, height, self.deeds))
-            said = " ".join(
-                f"{e.label or ''} {e.placeholder or ''}"
-                for e in app_elements(observation)
-                if is_control(e) and ref(e) in self.form
-            )
-            self.form_deed = by_words(said)
-            self.dialog = any(is_alert(e) for e in observation.elements)
-            self.pin_pad = pin_keys(app_elements(observation))
-        self.present = set()
+
+    def _first_sight(
+        self,
+        observation: Observation,
+        chrome: tuple[str, ...],
+        titles: frozenset[str],
+        height: float,
+    ) -> None:
+        """What the screen is, seen once: its form's fields and what they say its submit does,
+        whether it is a dialog, and a PIN pad's digit keys."""
+        self.form = tuple(_form_fields(observation, chrome, titles, height, self.deeds))
+        said = " ".join(
+            f"{e.label or ''} {e.placeholder or ''}"
+            for e in app_elements(observation)
+            if is_control(e) and ref(e) in self.form
+        )
+        self.form_deed = by_words(said)
+        self.dialog = any(is_alert(e) for e in observation.elements)
+        self.pin_pad = pin_keys(app_elements(observation))
+
+    def _take_controls(
+        self,
+        observation: Observation,
+        credentials: Credentials | None,
+        chrome: tuple[str, ...],
+        titles: frozenset[str],
+        height: float,
+    ) -> list[tuple[float, int, str]]:
+        """Take in the controls on screen (present, enabled, a list's rows); those to try,
+        ranked by their place in the order (worked out only for what is not listed yet) and
+        their place in the tree."""
+        ranked = []
         rows: dict[str, int] = {}  # rows seen per list
         listed = set(self.order)
         for index, element in enumerate(app_elements(observation)):
@@ -190,81 +239,133 @@ class ScreenNotes:
                 continue
             name = ref(element)
             titled = _titled_back(element, titles, height)
-            place = 0.0  # its place in the order: only worked out for what is not listed yet
+            place = 0.0
             if titled or name not in listed:
-                tab = name in chrome and not is_footer_key(element)
-                place = TAB_RANK if tab else rank(element, self.deed(name))
-                if place < BACK_RANK and titled:
-                    self.backs.add(name)
-                    place = BACK_RANK
-                elif self.form and self._submit(element):
-                    place = SUBMIT_RANK
-                elif self.form and place < BACK_RANK and name in self.form:
-                    place = FORM_FIELD_RANK
+                place = self._place(element, name, chrome, titled)
             if element.role == "AXCell":
-                group = list_of(element)
-                self.lists[name] = group
-                rows[group] = rows.get(group, 0) + 1
-                if rows[group] > ROWS_FIRST:
-                    self.later.add(name)  # deferred if the list turns out to be of items
+                self._note_row(element, name, rows)
             self.present.add(name)
             if element.enabled:
                 self.enabled.add(name)
-            if name in chrome and "selected" in element.traits and name not in self.tried:
-                # the tab this screen is on: a tap on it does nothing here (or pops to the
-                # tab's root, as Back does): not listed, only walked through from elsewhere
-                self.elements.setdefault(name, element)
-                if name in self.order:
-                    self.order.remove(name)
-                continue
-            if name in self.elements and name not in self.order:
-                continue  # skipped before
-            first = name not in self.elements
-            self.elements[name] = element
-            if first and signs_out(element) and credentials is None:
-                self.skipped.append(name)  # a login wall the engine could not pass
-                continue
-            if first and (quits(element) or is_palette(element)):
-                self.skipped.append(name)  # it ends the app, or it is not the app's
-                continue
-            if first and not may_do(self.deed(name), disposable):
-                self.skipped.append(name)  # a deed it may not do: never done, not once
-                self.forbidden.add(name)
-                continue
-            if first and name in self.pin_pad:
-                self.skipped.append(name)  # a PIN's digits: never guessed, never on disk
-                continue
-            ranked.append((place, index, name))
-        self.runs_on = self.runs_on or _runs_on(observation, height)
+            if self._lists(element, name, chrome, credentials):
+                ranked.append((place, index, name))
+        return ranked
+
+    def _place(self, element: Element, name: str, chrome: tuple[str, ...], titled: bool) -> float:
+        """Where a control goes in the order: a tab of the app's chrome first, else by its
+        rank; a Back button named after a screen seen before goes back last (and is noted as
+        one), a form's submit after its fields."""
+        tab = name in chrome and not is_footer_key(element)
+        place = TAB_RANK if tab else rank(element, self.deed(name))
+        if place < BACK_RANK and titled:
+            self.backs.add(name)
+            return BACK_RANK
+        if self.form and self._submit(element):
+            return SUBMIT_RANK
+        if self.form and place < BACK_RANK and name in self.form:
+            return FORM_FIELD_RANK
+        return place
+
+    def _note_row(self, element: Element, name: str, rows: dict[str, int]) -> None:
+        """A list's row: which list it is in, and whether it is past the list's first few
+        (deferred if the list turns out to be of items)."""
+        group = list_of(element)
+        self.lists[name] = group
+        rows[group] = rows.get(group, 0) + 1
+        if rows[group] > ROWS_FIRST:
+            self.later.add(name)
+
+    def _lists(
+        self,
+        element: Element,
+        name: str,
+        chrome: tuple[str, ...],
+        credentials: Credentials | None,
+    ) -> bool:
+        """Whether a control is to be tried: not the tab this screen is on (a tap on it does
+        nothing here, or pops to the tab's root as Back does: only walked through from
+        elsewhere), not one skipped before, nor one skipped at first sight (``_skips``)."""
+        if name in chrome and "selected" in element.traits and name not in self.tried:
+            self.elements.setdefault(name, element)
+            if name in self.order:
+                self.order.remove(name)
+            return False
+        if name in self.elements and name not in self.order:
+            return False  # skipped before
+        first = name not in self.elements
+        self.elements[name] = element
+        if first and self._skips(element, name, credentials):
+            self.skipped.append(name)
+            return False
+        return True
+
+    def _skips(self, element: Element, name: str, credentials: Credentials | None) -> bool:
+        """A control never tried: a sign-out the engine could not sign back in from (no
+        credentials), one that ends the app or is not the app's (a palette), a deed the
+        explorer may not do (not once: it is also forbidden), a PIN's digits (never guessed,
+        never on disk)."""
+        if signs_out(element) and credentials is None:
+            return True
+        if quits(element) or is_palette(element):
+            return True
+        if not may_do(self.deed(name), self.disposable):
+            self.forbidden.add(name)
+            return True
+        return name in self.pin_pad
+
+    def _take_moves(
+        self,
+        observation: Observation,
+        platform: str | None,
+        known: Mapping[tuple[str, str | None], Verdict],
+    ) -> list[tuple[float, int, str]]:
+        """Take in the gestures and keys the screen offers; the new ones, judged and ranked
+        (a deed the explorer may not do is skipped and forbidden)."""
+        ranked = []
         for index, (name, move) in enumerate(screen_moves(observation, platform).items()):
             self.present.add(name)
-            if name not in self.moves:
-                self.moves[name] = move
-                deed = (known or {}).get((name, None))
-                if isinstance(move, PressKey) and isinstance(move.key, str):
-                    deed = deed or key_deed(move.key, observation)
-                if deed is not None:
-                    self.deeds[name] = deed
-                    if not may_do(deed, disposable):
-                        self.skipped.append(name)
-                        self.forbidden.add(name)
-                        continue
-                arrow = isinstance(move, PressKey) and move.key in ARROWS
-                place = ARROW_RANK if arrow else MOVE_RANK
-                place = RISKY_RANK if deed is not None else place
-                ranked.append((BACK_MOVE_RANK if name in BACK_MOVES else place, index, name))
+            if name in self.moves:
+                continue
+            self.moves[name] = move
+            deed = self._judge_move(observation, name, move, known)
+            if deed is not None and not may_do(deed, self.disposable):
+                self.skipped.append(name)
+                self.forbidden.add(name)
+                continue
+            ranked.append((_move_place(name, move, deed), index, name))
+        return ranked
+
+    def _judge_move(
+        self,
+        observation: Observation,
+        name: str,
+        move: Move,
+        known: Mapping[tuple[str, str | None], Verdict],
+    ) -> Verdict | None:
+        """A new gesture or key's deed: learnt in the run (``known``), else what a key says
+        it does (``key_deed``); noted among the screen's deeds."""
+        deed = known.get((name, None))
+        if isinstance(move, PressKey) and isinstance(move.key, str):
+            deed = deed or key_deed(move.key, observation)
+        if deed is not None:
+            self.deeds[name] = deed
+        return deed
+
+    def _reorder(self, ranked: list[tuple[float, int, str]]) -> None:
+        """The order the screen's controls and moves are tried in: on first sight by rank;
+        after that, what the last action revealed (a row's actions, a scrolled list) comes
+        next, but what destroys or undoes stays last (an Edit mode's minus and its Delete, a
+        row's Delete swipe action: most apps delete there without asking)."""
         listed = set(self.order)
         new = [(place, name) for place, _, name in sorted(ranked) if name not in listed]
-        if listed:  # revealed by the last action (a row's actions, a scrolled list): next,
-            # but what destroys or undoes stays last (an Edit mode's minus and its Delete, a
-            # row's Delete swipe action: most apps delete there without asking)
-            done = [name for name in self.order if name in self.tried]
-            later = [n for n in self.order if n not in self.tried]
-            soon = [name for place, name in new if place < RISKY_RANK]
-            last = [name for place, name in new if place >= RISKY_RANK]
-            self.order = done + soon + later + last
-        else:
+        if not listed:
             self.order = [name for _, name in new]
+            return
+        done = [name for name in self.order if name in self.tried]
+        later = [n for n in self.order if n not in self.tried]
+        soon = [name for place, name in new if place < RISKY_RANK]
+        last = [name for place, name in new if place >= RISKY_RANK]
+        self.order = done + soon + later + last
 
     def _submit(self, element: Element) -> bool:
         """The submit button of this screen's form: its single way on, tried in the first round
