@@ -151,55 +151,93 @@ class ExplorerAgent:
         self._source = pending.screen if pending is not None else None
         if pending is None or context.step <= pending.step:
             return None  # not performed: the engine recovered first and asks again
-        verification = context.last_verification
-        dropped = verification is not None and verification.input_dropped
         if pending.stage == "relaunch":
             self._launched = key  # where the app starts: the walk goes on from there
             return None
+        verification = context.last_verification
+        dropped = verification is not None and verification.input_dropped
         source = self._screens[pending.screen]
+        stays = key == pending.screen
+        self._taught(context, source, pending, stays, dropped)
+        element = source.elements.get(pending.element or "")
+        if dropped:
+            return self._dropped(context, source, pending, element)
+        if self._field_goes_on(pending, element, stays):
+            self._field = pending  # tapped or typed into: the next stage follows
+            return None
+        self._field = None
+        return self._led(source, pending, element, key, stays)
+
+    def _taught(
+        self,
+        context: AgentContext,
+        source: ScreenNotes,
+        pending: _Pending,
+        stays: bool,
+        dropped: bool,
+    ) -> None:
+        """What the step taught of the screen it was taken on: a control or move tapped or
+        tried is tried there, and what it turned out to be is learnt (``_deed_learnt``); a
+        walk that went nowhere is a way no longer; a filled form's submit that stayed
+        (``_submit_stayed``)."""
         tried = pending.element if pending.stage in ("tap", "gesture") else None
         if tried is not None and tried not in source.tried:
             source.tried.append(tried)
         self._map.touch(source.key)
-        stays = key == pending.screen
         if tried is not None:
             self._deed_learnt(context, source, tried, stays)
         if pending.stage == "navigate" and (dropped or stays):
             self._map.forget(pending.screen, pending.element or "")
         element = source.elements.get(pending.element or "")
+        if pending.stage == "tap" and element is not None and stays:
+            self._submit_stayed(source, element, pending.element or "")
+
+    def _submit_stayed(self, source: ScreenNotes, element: Element, name: str) -> None:
+        """A filled form's submit (not a deed) that stayed on the form: the return in its
+        last field is the form's other way on, tried again."""
         last = source.form[-1] if source.form else None
-        tapped = pending.stage == "tap" and element is not None
-        deed = source.deed(pending.element or "") is not None
-        if (
-            tapped
-            and stays
-            and element
-            and submits(element)
-            and last in source.returns
-            and not deed
-        ):
-            source.returns.remove(last)  # the filled form's submit stayed: the last field's
-            source.retry.append(last)  # return is the form's other way on
+        if submits(element) and last in source.returns and source.deed(name) is None:
+            source.returns.remove(last)
+            source.retry.append(last)
+
+    def _dropped(
+        self,
+        context: AgentContext,
+        source: ScreenNotes,
+        pending: _Pending,
+        element: Element | None,
+    ) -> bool | None:
+        """The input was dropped: a text field that had the focus already (a form's last
+        field, tried again for its return) goes on to its return; anything else tried did
+        nothing (a walk is not a try)."""
         focused = context.observation.focused
         refocused = focused is not None and is_control(focused) and ref(focused) == pending.element
-        if tapped and dropped and refocused and element and is_text_field(element):
-            self._field = pending  # it had the focus already (a form's last field, tried
-            return None  # again for its return): on to the return
-        if dropped:
-            walked = pending.stage == "navigate"
-            if (
-                not walked
-                and pending.element is not None
-                and pending.element not in source.no_effect
-            ):
-                source.no_effect.append(pending.element)
-            self._field = None
-            return False if pending.expect is not None else None
-        typing = pending.stage == "tap" or (pending.stage == "type" and pending.returns)
-        if typing and stays and element and is_text_field(element):
-            self._field = pending  # tapped or typed into: the next stage follows
+        field_ = element is not None and is_text_field(element)
+        if pending.stage == "tap" and refocused and field_:
+            self._field = pending
             return None
+        name = pending.element
+        if pending.stage != "navigate" and name is not None and name not in source.no_effect:
+            source.no_effect.append(name)
         self._field = None
+        return False if pending.expect is not None else None
+
+    def _field_goes_on(self, pending: _Pending, element: Element | None, stays: bool) -> bool:
+        """A text field tapped, or typed into and still to take its return, on a screen that
+        stayed: typing or the return follows."""
+        typing = pending.stage == "tap" or (pending.stage == "type" and pending.returns)
+        return typing and stays and element is not None and is_text_field(element)
+
+    def _led(
+        self,
+        source: ScreenNotes,
+        pending: _Pending,
+        element: Element | None,
+        key: str,
+        stays: bool,
+    ) -> bool | None:
+        """The step took: a switch toggled is turned back next, where the control led is
+        noted, a form filled is tried again filled; the verdict on what it expected."""
         if pending.stage == "tap" and stays and element is not None and is_switch(element):
             self._restore = pending.element  # toggled: turned back at once
         if pending.element is not None:
@@ -232,7 +270,8 @@ class ExplorerAgent:
     # --- choosing the next action -------------------------------------------------------------
 
     def _next(self, context: AgentContext, screen: ScreenNotes) -> Decision:
-        observation = context.observation
+        """The next action: the next of a plan (filling a form to walk on), else something
+        to try on this screen, else a walk to a screen that still has something."""
         self._map.touch(screen.key)  # its rows may have come into view
         self._map.skip_alike()
         self._map.unlist_known_chrome()
@@ -243,26 +282,52 @@ class ExplorerAgent:
             if pending is not None:
                 self._pending = evolve(pending, step=context.step)
             return decision
+        here = self._on_screen(context, screen)
+        return here if here is not None else self._walk_on(context, screen)
+
+    def _on_screen(self, context: AgentContext, screen: ScreenNotes) -> Decision | None:
+        """What to do on this screen: go on with the field being filled, turn a switch back,
+        try a filled form's controls again, try the next untried control (or move), and in
+        the second round the return in a form's other fields; None when nothing is left."""
         if self._field is not None and self._field.screen == screen.key:
             typing = self._continue_field(context, screen, self._field)
             if typing is not None:
                 return typing
         self._field = None
-        restore, self._restore = self._restore, None
-        if restore is not None and restore in screen.elements:
-            element = target_element(observation, target_of(screen.elements[restore]))
-            if element is not None and element.enabled:
-                self._pending = _Pending(context.step, screen.key, restore, "restore")
-                return Decision(
-                    Tap(target=target_of(element)),
-                    f"Turning {restore} on {screen.name!r} back as it was: the app's state "
-                    "as the explorer found it (a switch may hide what the rest needs).",
-                    element.label,
-                    f"{restore} is back as it was",
-                )
+        restore = self._restore_switch(context, screen)
+        if restore is not None:
+            return restore
         filled = f"The form on {screen.name!r} is filled: trying {{}} again."
         if (again := self._again(context, screen, screen.retry, filled)) is not None:
             return again
+        untried = self._untried(context, screen)
+        if untried is not None or not self._gestures:
+            return untried
+        # A form's fields typed without return: last, on the form (they may submit it), and
+        # never walked back for.
+        second = f"Second round on {screen.name!r}: the return key in {{}}."
+        return self._again(context, screen, screen.returns, second)
+
+    def _restore_switch(self, context: AgentContext, screen: ScreenNotes) -> Decision | None:
+        """A switch just toggled, turned back as it was (when it is still there)."""
+        restore, self._restore = self._restore, None
+        if restore is None or restore not in screen.elements:
+            return None
+        element = target_element(context.observation, target_of(screen.elements[restore]))
+        if element is None or not element.enabled:
+            return None
+        self._pending = _Pending(context.step, screen.key, restore, "restore")
+        return Decision(
+            Tap(target=target_of(element)),
+            f"Turning {restore} on {screen.name!r} back as it was: the app's state "
+            "as the explorer found it (a switch may hide what the rest needs).",
+            element.label,
+            f"{restore} is back as it was",
+        )
+
+    def _untried(self, context: AgentContext, screen: ScreenNotes) -> Decision | None:
+        """The first untried control or move of the screen this round may try, on screen and
+        enabled; None when there is none."""
         for name in screen.untried():
             if name in screen.moves:
                 if not screen.available(name, self._gestures):
@@ -271,15 +336,15 @@ class ExplorerAgent:
                 return self._try_move(context, screen, name)
             if not self._gestures and screen.waits(name):
                 continue  # switches, more rows of a list of items: in the second round
-            element = target_element(observation, target_of(screen.elements[name]))
+            element = target_element(context.observation, target_of(screen.elements[name]))
             if element is not None and element.enabled:
                 self._wandered, self._backed = 0, set()
                 return self._try(context, screen, name, element)
-        # A form's fields typed without return: last, on the form (they may submit it), and
-        # never walked back for.
-        second = f"Second round on {screen.name!r}: the return key in {{}}."
-        if self._gestures and (again := self._again(context, screen, screen.returns, second)):
-            return again
+        return None
+
+    def _walk_on(self, context: AgentContext, screen: ScreenNotes) -> Decision:
+        """Nothing left here: on to the second round when the first is over, done when
+        nothing is left anywhere, else a walk towards what is left, within ``wander``."""
         waiting = [s for s in self._screens.values() if s.pending(self._gestures)]
         if not waiting and not self._gestures:
             self._gestures = True  # every control tried: now the gestures and keys
@@ -295,10 +360,17 @@ class ExplorerAgent:
                 + self._counts()
             )
         self._wandered += 1
+        return self._walk(context, screen, waiting)
+
+    def _walk(
+        self, context: AgentContext, screen: ScreenNotes, waiting: list[ScreenNotes]
+    ) -> Decision:
+        """One step towards the screens ``waiting``: the known way, else back while going
+        back works, else the second round, else a fresh launch; done when none is left."""
         goals = {s.key for s in waiting}
-        hop = self._map.route(screen, observation, goals)
+        hop = self._map.route(screen, context.observation, goals)
         if hop is not None:
-            return self._navigate(screen, observation, hop)
+            return self._navigate(screen, context.observation, hop)
         if not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}:  # while it works: a stack
             self._backed.add(screen.key)  # may be deep (bounded by ``wander``)
             return self._go_back(context, screen)
