@@ -27,13 +27,7 @@ def read_bundle(data: bytes, name: str = "") -> AppModel:
     """The app model inside an installed bundle (tar, gzipped tar, zip, or the YAML itself);
     InputError naming the bundle (and the model's file:line:col) when it holds none."""
     if data[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
-                data = unzipped.read(MAX_BUNDLE_BYTES + 1)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"not a readable gzip stream: {exc}", name or None) from None
-        if len(data) > MAX_BUNDLE_BYTES:
-            raise InputError(f"more than {MAX_BUNDLE_BYTES} bytes once unzipped", name or None)
+        data = _gunzip(data, name)
     try:
         members = _members(data, name)
     except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError, zlib.error) as exc:
@@ -48,6 +42,18 @@ def read_bundle(data: bytes, name: str = "") -> AppModel:
         raise InputError(what, name or None)
     where = f"{name}:{models[0]}" if name else models[0]
     return load_app_model(_decode(members[models[0]], where), name=where)
+
+
+def _gunzip(data: bytes, name: str) -> bytes:
+    """A gzipped bundle unzipped, at most MAX_BUNDLE_BYTES of it."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
+            data = unzipped.read(MAX_BUNDLE_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"not a readable gzip stream: {exc}", name or None) from None
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise InputError(f"more than {MAX_BUNDLE_BYTES} bytes once unzipped", name or None)
+    return data
 
 
 def _members(data: bytes, name: str) -> dict[str, bytes] | None:

@@ -74,13 +74,7 @@ def _element(
             yield from _element(model, child, (*here, "elements", i), targets, True)
         return
     if element.id is None:
-        for key in ("on_tap", "swipe_actions", "on_swipe"):
-            if getattr(element, key):
-                yield (*here, key), f"{key} on an element without an id: nothing can tap it"
-        if element.is_text_field:
-            yield here, "a text field without an id: typing into it goes nowhere"
-        if element.hidden:
-            yield (*here, "hidden"), "hidden without an id: no transition can show it"
+        yield from _without_id(element, here)
     elif element.hidden and element.id not in targets and "{" not in element.id:
         yield (*here, "hidden"), f"{element.id!r} is hidden and no transition shows it"
     x, y, width, height = element.frame
@@ -90,6 +84,17 @@ def _element(
             (*here, "frame"),
             f"frame ({where}) is off the {model.width:g} x {model.height:g} screen",
         )
+
+
+def _without_id(element: ElementSpec, here: tuple) -> Iterator[Problem]:
+    """What an element cannot do without an id: be tapped, typed into, shown."""
+    for key in ("on_tap", "swipe_actions", "on_swipe"):
+        if getattr(element, key):
+            yield (*here, key), f"{key} on an element without an id: nothing can tap it"
+    if element.is_text_field:
+        yield here, "a text field without an id: typing into it goes nowhere"
+    if element.hidden:
+        yield (*here, "hidden"), "hidden without an id: no transition can show it"
 
 
 def _transitions_of(model: AppModel) -> Iterator[tuple[str | None, Transition]]:

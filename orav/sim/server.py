@@ -20,6 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from attrs import define
 from grpclib import GRPCError, Status
 from grpclib.exceptions import StreamTerminatedError
 from grpclib.server import Stream
@@ -106,6 +107,16 @@ def _fill_unimplemented(cls: type) -> type:
             setattr(cls, name, _unimplemented(name))
     abc.update_abstractmethods(cls)
     return cls
+
+
+@define
+class _Held:
+    """What one hid stream holds from one event to the next: where a touch went down, whether
+    shift is down, whether a touch or swipe completed."""
+
+    touch: Point | None = None
+    shifted: bool = False
+    touched: bool = False
 
 
 @_fill_unimplemented
@@ -269,41 +280,47 @@ class CompanionService(CompanionServiceBase):
         live = state.begin_input()
         layout = state.layout()
         shown = state.motion.before(state.view) if state.foreground else None
-        shifted = False
-        touch: Point | None = None
-        touched = False
+        held = _Held()
         async for event in stream:
-            if not live:
-                continue
-            kind = event.WhichOneof("event")
-            if kind == "swipe":
-                s, e = event.swipe.start, event.swipe.end
-                state.swipe(Point(s.x, s.y), Point(e.x, e.y))
-                touched = True
-            elif kind == "press":
-                action = event.press.action
-                down = event.press.direction == pb.HIDEvent.DOWN
-                which = action.WhichOneof("action")
-                if which == "touch":
-                    if down:
-                        touch = Point(action.touch.point.x, action.touch.point.y)
-                    elif touch is not None:
-                        state.tap(touch)
-                        touch, touched = None, True
-                elif which == "key":
-                    code = action.key.keycode
-                    if code == SHIFT:
-                        shifted = down
-                    elif down:
-                        self._key(code, shifted)
-                elif which == "button" and down and action.button.button == pb.HIDEvent.HOME:
-                    state.home()
+            if live:
+                self._event(state, event, held)
         if live:
             state.end_input()
         self._moved(state, layout, shown)
-        if touched:
+        if held.touched:
             state.motion.touched()
         await stream.send_message(pb.HIDResponse())
+
+    def _event(self, state: AppState, event: Any, held: _Held) -> None:
+        """One HID event: a swipe, or a press (a touch, a key, a button) going down or up."""
+        kind = event.WhichOneof("event")
+        if kind == "swipe":
+            s, e = event.swipe.start, event.swipe.end
+            state.swipe(Point(s.x, s.y), Point(e.x, e.y))
+            held.touched = True
+        elif kind == "press":
+            self._press(state, event.press, held)
+
+    def _press(self, state: AppState, press: Any, held: _Held) -> None:
+        """A touch taps where it went down once it lifts; a key types as it goes down (with
+        shift as held); the home button goes home."""
+        action = press.action
+        down = press.direction == pb.HIDEvent.DOWN
+        which = action.WhichOneof("action")
+        if which == "touch":
+            if down:
+                held.touch = Point(action.touch.point.x, action.touch.point.y)
+            elif held.touch is not None:
+                state.tap(held.touch)
+                held.touch, held.touched = None, True
+        elif which == "key":
+            code = action.key.keycode
+            if code == SHIFT:
+                held.shifted = down
+            elif down:
+                self._key(code, held.shifted)
+        elif which == "button" and down and action.button.button == pb.HIDEvent.HOME:
+            state.home()
 
     @staticmethod
     def _moved(state: AppState, layout: object, shown: View | None) -> None:
