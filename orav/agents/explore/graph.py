@@ -135,30 +135,45 @@ class ScreenMap:
         self.touched = set()
         for key in touched:
             self._defer_items(self.screens[key])
-        kin: dict[str, list[ScreenNotes]] = {}  # the screens alike each first one
+        for first_key, family in self._kin().items():
+            if ({first_key} | {s.key for s in family}) & touched:
+                self._skip_tried_by_first(self.screens[first_key], family)
+
+    def _kin(self) -> dict[str, list[ScreenNotes]]:
+        """The screens alike each first one, by the first's key."""
+        kin: dict[str, list[ScreenNotes]] = {}
         for screen in self.screens.values():
             if screen.alike is not None:
                 kin.setdefault(screen.alike, []).append(screen)
-        for first_key, family in kin.items():
-            if not ({first_key} | {s.key for s in family}) & touched:
-                continue
-            first = self.screens[first_key]
-            away = self.edges.get(first.key, {})
-            for screen in family:
-                for name in first.tried:
-                    if name in away and (
-                        away[name] not in self.tab_screens or first.goes_back(name)
-                    ):
-                        shared = any(
-                            self.edges.get(other.key, {}).get(name) == away[name]
-                            for other in family
-                            if other is not screen
-                        )
-                        if first.goes_back(name) or not shared:
-                            continue  # it may lead to this item's own screen
-                    if name in screen.order and name not in screen.tried:
-                        screen.order.remove(name)
-                        screen.skipped.append(name)
+        return kin
+
+    def _skip_tried_by_first(self, first: ScreenNotes, family: list[ScreenNotes]) -> None:
+        """Skip on each screen of ``family`` what ``first`` tried, unless it may lead to the
+        screen's own item (``_may_lead_own``)."""
+        for screen in family:
+            for name in first.tried:
+                if self._may_lead_own(first, family, screen, name):
+                    continue
+                if name in screen.order and name not in screen.tried:
+                    screen.order.remove(name)
+                    screen.skipped.append(name)
+
+    def _may_lead_own(
+        self, first: ScreenNotes, family: list[ScreenNotes], screen: ScreenNotes, name: str
+    ) -> bool:
+        """Whether ``name``, tried on ``first``, may lead to ``screen``'s own item: it led
+        elsewhere than where a tab leads, and it is Back (the way out), or it did not lead
+        to one screen from another screen alike too."""
+        away = self.edges.get(first.key, {})
+        if name not in away or (away[name] in self.tab_screens and not first.goes_back(name)):
+            return False
+        if first.goes_back(name):
+            return True
+        return not any(
+            self.edges.get(other.key, {}).get(name) == away[name]
+            for other in family
+            if other is not screen
+        )
 
     def learn(self, name: str, label: str | None, deed: Verdict, disposable: bool) -> None:
         """``name`` with ``label`` (None: a gesture or key) is a deed, learnt by what it
@@ -219,12 +234,7 @@ class ScreenMap:
         ):
             self.transitions.append(ScreenTransition(source, element, target, step))
         if element in self.chrome:
-            if target != source and self.chrome[element] != target:
-                self.chrome[element] = target
-                self.chrome_news = True
-            if target != source and target not in self.tab_screens:
-                self.tab_screens.add(target)
-                self.touched = None  # what a tab leads to: every screen alike looks again
+            self._note_chrome(source, element, target)
         screen = self.screens[source]
         if screen.goes_back(element) and target != source:
             # its Back button showed the way back: the back gesture would teach nothing new
@@ -234,6 +244,18 @@ class ScreenMap:
             edges.pop(element, None)
         else:
             edges[element] = target  # the latest outcome wins: back buttons follow history
+
+    def _note_chrome(self, source: str, element: str, target: str) -> None:
+        """Where a part of the app's chrome led from ``source``: its latest target (news for
+        every screen's list), and a screen a tab leads to (every screen alike looks again)."""
+        if target == source:
+            return
+        if self.chrome[element] != target:
+            self.chrome[element] = target
+            self.chrome_news = True
+        if target not in self.tab_screens:
+            self.tab_screens.add(target)
+            self.touched = None
 
     def route(
         self, screen: ScreenNotes, observation: Observation | None, goals: set[str]
@@ -245,36 +267,45 @@ class ScreenMap:
         first: dict[str, str] = {}
         queue: deque[str] = deque()
         for element, target in self.out(screen.key).items():
-            here = (
-                screen.available(element)
-                if observation is None
-                else _present(observation, screen, element)
-            )
-            usable = self.walkable(screen.key, element) and (
-                element in (BACK_GESTURE, ESCAPE)
-                or element in screen.moves
-                or here
-                or screen.scrolled_away(element)
-            )
-            if usable and target not in first:
+            if target not in first and self._leaves(screen, observation, element):
                 first[target] = element
                 queue.append(target)
         while queue:
             node = queue.popleft()
             if node in goals:
                 return first[node]
-            seen = self.screens[node]
             for element, target in self.out(node).items():
-                usable = self.walkable(node, element) and (
-                    element in seen.moves
-                    or element in seen.chrome
-                    or seen.available(element)
-                    or seen.scrolled_away(element)
-                )
-                if target not in first and target != screen.key and usable:
+                if target not in first and target != screen.key and self._passes(node, element):
                     first[target] = first[node]
                     queue.append(target)
         return None
+
+    def _leaves(self, screen: ScreenNotes, observation: Observation | None, element: str) -> bool:
+        """Whether a walk may leave ``screen`` through ``element`` now: walkable, and a back
+        move, a move, a control on screen and enabled (as last seen when there is no
+        ``observation``), or a row scrolled away."""
+        here = (
+            screen.available(element)
+            if observation is None
+            else _present(observation, screen, element)
+        )
+        return self.walkable(screen.key, element) and (
+            element in BACK_MOVES
+            or element in screen.moves
+            or here
+            or screen.scrolled_away(element)
+        )
+
+    def _passes(self, node: str, element: str) -> bool:
+        """Whether a walk may pass on through ``element`` of a screen further on: walkable,
+        and a move, the chrome, or available (or scrolled away) when the screen was last seen."""
+        seen = self.screens[node]
+        return self.walkable(node, element) and (
+            element in seen.moves
+            or element in seen.chrome
+            or seen.available(element)
+            or seen.scrolled_away(element)
+        )
 
     def walkable(self, source: str, element_ref: str) -> bool:
         """Whether walking may go through this element: never through a deed (it is done

@@ -49,34 +49,52 @@ def screen_moves(observation: Observation, platform: str | None) -> dict[str, Mo
     each way across it and a swipe left on the first row of each list (it reveals a row's
     actions); on a terminal the app's and the screen's bindings no footer key shows (a
     widget's act on the widget, and need its focus), the arrow keys and escape."""
-    moves: dict[str, Move] = {}
-    if platform != "textual" and any(is_alert(e) for e in observation.elements):
-        return moves  # an alert takes its buttons only (a terminal dialog takes escape too)
     if platform == "textual":
-        shown = {
-            t.removeprefix("binding:")
-            for e in observation.elements
-            if is_footer_key(e)
-            for t in e.traits
-            if t.startswith("binding:")
-        }
-        for element in observation.elements[:1]:  # the app's and the screen's own bindings
-            for trait in element.traits:
-                key = trait.removeprefix("binding:")
-                if trait.startswith("binding:") and key not in shown | _QUIT_KEYS | {"escape"}:
-                    moves.setdefault(f"(key {key})", PressKey(key))
-        for key in ARROWS:
-            moves.setdefault(f"(key {key})", PressKey(key))
-        moves[ESCAPE] = PressKey("escape")
-        return moves
+        return _terminal_moves(observation)
+    if any(is_alert(e) for e in observation.elements):
+        return {}  # an alert takes its buttons only (a terminal dialog takes escape too)
+    return _touch_moves(observation)
+
+
+def _terminal_moves(observation: Observation) -> dict[str, Move]:
+    """A terminal app's moves: the app's and the screen's bindings no footer key shows, the
+    arrow keys, escape."""
+    shown = {
+        t.removeprefix("binding:")
+        for e in observation.elements
+        if is_footer_key(e)
+        for t in e.traits
+        if t.startswith("binding:")
+    }
+    moves: dict[str, Move] = {}
+    for element in observation.elements[:1]:  # the app's and the screen's own bindings
+        for trait in element.traits:
+            key = trait.removeprefix("binding:")
+            if trait.startswith("binding:") and key not in shown | _QUIT_KEYS | {"escape"}:
+                moves.setdefault(f"(key {key})", PressKey(key))
+    for key in ARROWS:
+        moves.setdefault(f"(key {key})", PressKey(key))
+    moves[ESCAPE] = PressKey("escape")
+    return moves
+
+
+def _touch_moves(observation: Observation) -> dict[str, Move]:
+    """A touch screen's moves: the back gesture, a swipe each way across the screen, and a
+    swipe left on the first row of each list."""
     width, height = screen_size(observation)
     middle = Point(width / 2, height / 2)
-    moves[BACK_GESTURE] = back_move(observation, BACK_GESTURE)
+    moves: dict[str, Move] = {BACK_GESTURE: back_move(observation, BACK_GESTURE)}
     for direction in SWIPES:
         dx = {"left": -0.35, "right": 0.35}.get(direction, 0.0) * width
         dy = {"up": -0.25, "down": 0.25}.get(direction, 0.0) * height
         start = Point(middle.x - dx, middle.y - dy)
         moves[f"(swipe {direction})"] = Swipe(start, Point(middle.x + dx, middle.y + dy))
+    return moves | _row_swipes(observation)
+
+
+def _row_swipes(observation: Observation) -> dict[str, Move]:
+    """A swipe left on the first row of each list (it reveals a row's actions)."""
+    swipes: dict[str, Move] = {}
     lists: set[str] = set()
     for element in app_elements(observation):
         if element.role != "AXCell" or element.frame.is_empty or not is_control(element):
@@ -87,8 +105,8 @@ def screen_moves(observation: Observation, platform: str | None) -> dict[str, Mo
         lists.add(group)
         frame, y = element.frame, element.frame.center.y
         start, end = Point(frame.x + frame.width * 0.9, y), Point(frame.x + frame.width * 0.2, y)
-        moves[f"(swipe left on {ref(element)})"] = Swipe(start, end)
-    return moves
+        swipes[f"(swipe left on {ref(element)})"] = Swipe(start, end)
+    return swipes
 
 
 def back_move(observation: Observation, gesture: str) -> Move:
