@@ -158,16 +158,26 @@ def confirmation(observation: Observation) -> Confirmation | None:
     modal = modal_elements(observation.elements)
     if not modal or any(is_text_field(e) for e in modal):
         return None
-    buttons = [e for e in modal[1:] if e.role in BUTTON_ROLES and (e.label or e.unique_id)]
+    buttons = _buttons(modal)
     if len(buttons) < 2:
         return None
     cancel = next((b for b in buttons if is_cancel(b)), None)
-    texts = [text_of(e) or "" for e in modal if e.role not in BUTTON_ROLES]
     return Confirmation(
-        question=" ".join(dict.fromkeys(t for t in texts if t)),  # a title the text repeats
+        question=_question(modal),
         affirmative=tuple(b for b in buttons if b is not cancel),
         cancel=cancel,
     )
+
+
+def _buttons(modal: tuple[Element, ...]) -> list[Element]:
+    """A dialog's buttons a target reaches (by label or id), the dialog itself aside."""
+    return [e for e in modal[1:] if e.role in BUTTON_ROLES and (e.label or e.unique_id)]
+
+
+def _question(modal: tuple[Element, ...]) -> str:
+    """What a dialog asks: its texts but the buttons', each once (a title the text repeats)."""
+    texts = [text_of(e) or "" for e in modal if e.role not in BUTTON_ROLES]
+    return " ".join(dict.fromkeys(t for t in texts if t))
 
 
 def control_deed(element: Element, observation: Observation) -> Verdict | None:
@@ -180,16 +190,25 @@ def control_deed(element: Element, observation: Observation) -> Verdict | None:
     ledger agree. Effect is not seen here: ``effect_deed`` says what a step changed."""
     asked = confirmation(observation)
     if asked is not None and element in asked.affirmative:
-        said = by_words(words_of(element)) or by_words(asked.question)
-        kind = said.kind if said else "outward"
-        question = asked.question or (element.label or "")
-        return Verdict(kind, f"confirms {question!r}" + (f" ({said.why})" if said else ""))
+        return _confirms(element, asked)
     if is_text_field(element) or element.role == "AXCell" or element.unique_id == BACK_BUTTON:
         return None
+    return by_words(words_of(element)) or _bound_deed(element, observation)
+
+
+def _confirms(element: Element, asked: Confirmation) -> Verdict:
+    """An affirmative answer's deed: of the kind its words or the question's say, else
+    outward."""
+    said = by_words(words_of(element)) or by_words(asked.question)
+    kind = said.kind if said else "outward"
+    question = asked.question or (element.label or "")
+    return Verdict(kind, f"confirms {question!r}" + (f" ({said.why})" if said else ""))
+
+
+def _bound_deed(element: Element, observation: Observation) -> Verdict | None:
+    """The deed of the first key bound to the control (a footer key's) that is one."""
     keys = [t.removeprefix("binding:") for t in element.traits if t.startswith("binding:")]
-    return by_words(words_of(element)) or next(
-        (deed for key in keys if (deed := key_deed(key, observation)) is not None), None
-    )
+    return next((deed for key in keys if (deed := key_deed(key, observation)) is not None), None)
 
 
 def key_deed(key: str, observation: Observation) -> Verdict | None:
