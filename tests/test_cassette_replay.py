@@ -37,6 +37,7 @@ from orav.model import (
     TypeText,
     show_action,
 )
+from orav.perceive import target_element
 from orav.session import record, replay
 from orav.testing import FakeDevice, VirtualClock
 
@@ -74,7 +75,7 @@ class LoginAgent:
     async def decide(self, context: AgentContext) -> Decision:
         if context.step == self.fail_at:
             raise AgentError("step 2: no valid decision after 3 attempts")
-        if context.observation.locate(unique_id="sign_in") is None:
+        if target_element(context.observation, Target(id="sign_in")) is None:
             return Decision(Tap(20, 30), reasoning="done")
         if context.step == 1:
             return Decision(TypeText("alice@example.com"), expected_outcome="email filled")
@@ -224,7 +225,7 @@ async def test_recorded_errors_are_raised_again(tmp_path: Path):
     with pytest.raises(DeviceError) as replayed:
         await device.observe()
     assert str(replayed.value) == str(device_error.value)
-    assert (await device.observe()).locate(unique_id="sign_in") is not None
+    assert target_element(await device.observe(), Target(id="sign_in")) is not None
     await agent.decide(_context(1))
     with pytest.raises(AgentError, match=str(agent_error.value)):
         await agent.decide(_context(2))

@@ -32,6 +32,7 @@ from orav.model import (
     TypeText,
     Wait,
 )
+from orav.perceive import target_element
 from orav.sim import SimCompanion
 from orav.sim.server import CompanionService
 
@@ -94,9 +95,9 @@ async def test_observe_sees_the_login_screen(device: IdbDevice) -> None:
     observation = await device.observe()
     assert observation.error is None and observation.app == APP and observation.app_running
     assert {"email", "password", "sign_in"} <= ids(observation)
-    password = observation.locate(unique_id="password")
+    password = target_element(observation, Target(id="password"))
     assert password.secure and password.role == "AXTextField"
-    assert observation.locate(unique_id="email").placeholder == "you@example.com"
+    assert target_element(observation, Target(id="email")).placeholder == "you@example.com"
     shot = observation.screenshot
     assert shot.data.startswith(b"\x89PNG") and (shot.width, shot.height) == (390, 844)
     assert shot.format == "png" and shot.scale == 1.0
@@ -123,8 +124,8 @@ async def test_log_in_with_shifted_characters_and_a_symbol(device: IdbDevice) ->
     await type_into(device, "email", EMAIL)
     await type_into(device, "password", PASSWORD, secure=True)
     typed = await device.observe()
-    assert typed.locate(unique_id="email").value == EMAIL
-    assert typed.locate(unique_id="password").value == "•" * len(PASSWORD)
+    assert target_element(typed, Target(id="email")).value == EMAIL
+    assert target_element(typed, Target(id="password")).value == "•" * len(PASSWORD)
     assert typed.focused.unique_id == "password"
     await tap(device, "sign_in")
     home = await device.observe()
@@ -136,12 +137,12 @@ async def test_wrong_password_shows_the_error(device: IdbDevice) -> None:
     await type_into(device, "password", "orav-demo-1!", secure=True)  # unshifted: wrong
     assert (await device.perform(PressKey("return"))).ok
     screen = await device.observe()
-    assert screen.locate(unique_id="login_error").label == "Wrong email or password"
+    assert target_element(screen, Target(id="login_error")).label == "Wrong email or password"
 
 
 async def test_tap_by_label_prefers_the_button_over_a_title(device: IdbDevice) -> None:
     screen = await device.observe()
-    button = screen.locate(unique_id="sign_in")
+    button = target_element(screen, Target(id="sign_in"))
     title = next(e for e in screen.elements if e.label == "Sign in")
     assert title is not button  # the navigation title comes first in the tree
     result = await device.perform(Tap(target=Target(label="Sign in")))
@@ -150,7 +151,7 @@ async def test_tap_by_label_prefers_the_button_over_a_title(device: IdbDevice) -
 
 async def test_a_tap_with_coordinates_lands_there_even_with_a_target(device: IdbDevice) -> None:
     """A nudged retry keeps its target for the record but must land on its own coordinates."""
-    email = (await device.observe()).locate(unique_id="email").frame.center
+    email = target_element(await device.observe(), Target(id="email")).frame.center
     nudged = Tap(x=email.x + 10, y=email.y - 10, target=Target(id="email"))
     result = await device.perform(nudged)
     assert result.ok, result.error
@@ -161,12 +162,14 @@ async def test_detail_and_back_by_button_and_by_swipe(device: IdbDevice) -> None
     await log_in(device)
     await tap(device, "item_1")
     detail = await device.observe()
-    assert detail.locate(unique_id="detail_text").label.startswith("Tap an item")
+    assert target_element(detail, Target(id="detail_text")).label.startswith("Tap an item")
     await tap(device, "back")
     assert "item_1" in ids(await device.observe())
 
     await tap(device, "item_2")
-    assert (await device.observe()).locate(unique_id="detail_text").label.startswith("Version")
+    assert target_element(await device.observe(), Target(id="detail_text")).label.startswith(
+        "Version"
+    )
     swipe = await device.perform(Swipe(Point(5, 400), Point(300, 400)))
     assert swipe.ok, swipe.error
     assert "item_2" in ids(await device.observe())
@@ -181,16 +184,18 @@ async def test_submit_the_form_and_see_the_banner(device: IdbDevice) -> None:
     await type_into(device, "form_message", "Great app, 10/10!")
     await tap(device, "submit")
     done = await device.observe()
-    assert done.locate(unique_id="success_banner").label == "Thanks! Your feedback was sent."
+    assert (
+        target_element(done, Target(id="success_banner")).label == "Thanks! Your feedback was sent."
+    )
 
 
 async def test_keys_edit_and_move_focus(device: IdbDevice) -> None:
     await type_into(device, "email", "abc")
     assert (await device.perform(PressKey("backspace"))).ok
     assert (await device.perform(PressKey(42))).ok  # a raw HID keycode: backspace again
-    assert (await device.observe()).locate(unique_id="email").value == "a"
+    assert target_element(await device.observe(), Target(id="email")).value == "a"
     assert (await device.perform(PressKey("space"))).ok
-    assert (await device.observe()).locate(unique_id="email").value == "a "
+    assert target_element(await device.observe(), Target(id="email")).value == "a "
     assert (await device.perform(PressKey("tab"))).ok
     assert (await device.observe()).focused.unique_id == "password"
 
@@ -360,4 +365,4 @@ async def test_any_keymap_text_arrives_intact(device: IdbDevice, text: str) -> N
     await device.perform(Terminate())
     await device.perform(Launch())  # a fresh login screen with empty fields
     await type_into(device, "email", text)
-    assert (await device.observe()).locate(unique_id="email").value == (text or None)
+    assert target_element(await device.observe(), Target(id="email")).value == (text or None)

@@ -32,7 +32,7 @@ from orav.model import (
     TypeText,
     Wait,
 )
-from orav.perceive import fault, interruption, measure
+from orav.perceive import fault, interruption, measure, target_element
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 from orav.specs import open_device
@@ -113,7 +113,10 @@ async def test_observe_the_sign_in_form():
             ("AXTextField", "password"),
             ("AXButton", "sign_in"),
         ]
-        email, password = first.locate(unique_id="email"), first.locate(unique_id="password")
+        email, password = (
+            target_element(first, Target(id="email")),
+            target_element(first, Target(id="password")),
+        )
         assert email.focused and not password.focused
         assert (email.label, email.placeholder, email.secure) == ("Email", "Email", False)
         assert password.secure
@@ -125,7 +128,7 @@ async def test_observe_the_sign_in_form():
             "Sign in",
             ("screen:SignInScreen",),
         )
-        button = first.locate(unique_id="sign_in")
+        button = target_element(first, Target(id="sign_in"))
         # frames are in cells, inside the 80x24 screen
         assert (button.frame.width, button.frame.height) == (16, 3)
         assert 0 <= button.frame.x and button.frame.x + button.frame.width <= 80
@@ -157,10 +160,10 @@ async def test_typing_a_password_shows_bullets_only():
 async def test_raster_follows_the_screen():
     async with TextualDevice(DemoApp) as device:
         before = await signed_in(device)
-        assert before.locate(unique_id="items") is not None
+        assert target_element(before, Target(id="items")) is not None
         result = await device.perform(Tap(target=Target(id="settings")))
         after = await device.observe()
-        assert result.ok and after.locate(unique_id="notifications_switch").value == "1"
+        assert result.ok and target_element(after, Target(id="notifications_switch")).value == "1"
         assert after.screenshot.sha256 != before.screenshot.sha256
         assert measure(before, after).changed
 
@@ -169,11 +172,11 @@ async def test_taps_by_point_and_by_target():
     async with TextualDevice(DemoApp) as device:
         await device.launch()
         form = await device.observe()
-        centre = form.locate(unique_id="sign_in").frame.center
+        centre = target_element(form, Target(id="sign_in")).frame.center
         result = await device.perform(Tap(x=centre.x, y=centre.y))
         assert result.ok and result.point == centre
         refused = await device.observe()
-        assert refused.locate(label="Enter your email and password.") is not None
+        assert target_element(refused, Target(label="Enter your email and password.")) is not None
         # a target is the control, not the header that carries the same label
         result = await device.perform(Tap(target=Target(label="Sign in")))
         assert result.ok and result.point == centre
@@ -186,14 +189,14 @@ async def test_taps_by_point_and_by_target():
 async def test_keys_and_bindings():
     async with TextualDevice(DemoApp) as device:
         home = await signed_in(device)
-        assert home.locate(unique_id="sign_in") is None
+        assert target_element(home, Target(id="sign_in")) is None
         assert "binding:q" in home.elements[0].traits
         await device.perform(Tap(target=Target(label="Release notes")))
         detail = await device.observe()
-        assert detail.locate(label="Version 1.0: first release.") is not None
+        assert target_element(detail, Target(label="Version 1.0: first release.")) is not None
         assert any(e.label == "Back" and "binding:escape" in e.traits for e in detail.elements)
         assert (await device.perform(PressKey("escape"))).ok
-        assert (await device.observe()).locate(unique_id="items") is not None
+        assert target_element(await device.observe(), Target(id="items")) is not None
         raw = await device.perform(PressKey(40))
         assert not raw.ok and "keycode 40" in raw.error and "key names" in raw.error
         # q quits the app: the observation says so and a launch starts a fresh one
@@ -204,19 +207,22 @@ async def test_keys_and_bindings():
         assert fault(gone).kind == "crash"
         assert (await device.perform(Launch())).ok
         fresh = await device.observe()
-        assert fresh.app_running and fresh.locate(unique_id="email") is not None
+        assert fresh.app_running and target_element(fresh, Target(id="email")) is not None
 
 
 async def test_swipe_scrolls_what_is_under_it():
     async with TextualDevice(ScrollApp, size=(40, 10)) as device:
         await device.launch()
         top = await device.observe()
-        assert top.locate(unique_id="row_0") is not None and top.locate(unique_id="row_20") is None
+        assert (
+            target_element(top, Target(id="row_0")) is not None
+            and target_element(top, Target(id="row_20")) is None
+        )
         result = await device.perform(Swipe(Point(5, 8), Point(5, 1)))  # finger moves up
         assert result.ok
         scrolled = await device.observe()
-        assert scrolled.locate(unique_id="row_0") is None
-        assert scrolled.locate(unique_id="row_7").frame.y == 0
+        assert target_element(scrolled, Target(id="row_0")) is None
+        assert target_element(scrolled, Target(id="row_7")).frame.y == 0
     async with TextualDevice(FieldApp, size=(40, 10)) as device:
         await device.launch()
         flat = await device.perform(Swipe(Point(5, 8), Point(5, 1)))
@@ -303,7 +309,7 @@ def test_printable_text_arrives_intact(text: str):
         async with TextualDevice(FieldApp, size=(60, 5)) as device:
             await device.launch()
             assert (await device.perform(TypeText(text))).ok
-            return (await device.observe()).locate(unique_id="field").value
+            return target_element(await device.observe(), Target(id="field")).value
 
     assert asyncio.run(typed()) == text
 

@@ -40,7 +40,7 @@ from orav.model import (
     WorldChanges,
     show_action,
 )
-from orav.perceive import screen_id, screen_state
+from orav.perceive import screen_id, screen_state, target_element
 from orav.perceive.deeds import step_deed
 from orav.report.coverage import Coverage, write_coverage
 
@@ -137,7 +137,7 @@ class Run:
             self.stack, self.focus = [self.app.start], None
         elif isinstance(action, Tap):
             done = self.app.effects.get((screen, str(action.target)), done)
-            element = before.locate(action.target.label, action.target.id)
+            element = target_element(before, action.target)
             if element.role == "AXTextField":
                 self.focus = element.unique_id
             else:

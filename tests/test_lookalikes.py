@@ -79,7 +79,7 @@ def scenarios() -> list:
 
 
 def holds(assertion: Assert, observation: Observation) -> bool:
-    element = observation.locate(assertion.target.label, assertion.target.id)
+    element = target_element(observation, assertion.target)
     if assertion.condition == "absent":
         return element is None
     if assertion.condition == "value_equals":
@@ -188,19 +188,20 @@ async def test_a_wrong_password_is_refused_and_nothing_else_shows():
         await device.perform(PressKey("return"))
         seen = await device.observe()
         assert (
-            seen.locate(unique_id="sign_in_error").label == "That e-mail and password don't match."
+            target_element(seen, Target(id="sign_in_error")).label
+            == "That e-mail and password don't match."
         )
-        assert seen.locate(unique_id="password").secure
+        assert target_element(seen, Target(id="password")).secure
 
 
 async def test_every_launch_starts_from_the_same_notes():
     async with TextualDevice(NotesApp) as device:
         seen = await signed_in(device)
         await device.perform(aimed(Tap(target=_id("mark_read")), seen))
-        assert (await device.observe()).locate("3 notes, 0 unread") is not None
+        assert target_element(await device.observe(), Target("3 notes, 0 unread")) is not None
         await device.terminate()
         again = await signed_in(device)
-        assert again.locate("3 notes, 2 unread") is not None
+        assert target_element(again, Target("3 notes, 2 unread")) is not None
 
 
 def _id(unique_id: str):

@@ -21,7 +21,7 @@ from orav.drivers.idb import IdbDevice
 from orav.engine import Engine
 from orav.machines.recovery import recover
 from orav.model import Decision, Done, Scenario, Tap, Target
-from orav.perceive import cover_fault, fault, on_top
+from orav.perceive import cover_fault, fault, on_top, target_element
 from orav.sim import SimCompanion
 from orav.sim.appmodel import AppModel
 from orav.testing import VirtualClock
@@ -59,7 +59,7 @@ async def test_the_banner_covers_the_heart_by_the_tree_alone():
     async with paper("Yes, I'm happy", "Manage my cookies") as (_sim, device):
         await device.launch(BUNDLE)
         seen = await device.observe()
-        heart = seen.locate(unique_id="save_s5")
+        heart = target_element(seen, Target(id="save_s5"))
         found = cover_fault(seen, Tap(target=HEART))
         assert found is not None and found.kind == "covered"
         assert "Your privacy" in found.note
@@ -99,7 +99,7 @@ async def test_a_tap_at_the_hearts_point_hits_the_banner_and_the_retry_stays_on_
     and handed back; no retry lands on the banner's answers."""
     async with paper("Accept all", "Reject all") as (sim, device):
         await device.launch(BUNDLE)
-        heart = (await device.observe()).locate(unique_id="save_s5")
+        heart = target_element(await device.observe(), Target(id="save_s5"))
         centre = heart.frame.center
         report = await run(device, Tap(centre.x, centre.y))
         assert sim.state.memory["consent"] == ""

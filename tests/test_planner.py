@@ -15,7 +15,8 @@ from orav.agents.explorer import ExplorerAgent
 from orav.demo.planner import PlannerApp
 from orav.demo.planner_store import Store, parse_commitment
 from orav.drivers.textual import TextualDevice
-from orav.model import PressKey, Scenario, TypeText
+from orav.model import PressKey, Scenario, Target, TypeText
+from orav.perceive import target_element
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 from orav.testing import VirtualClock
@@ -84,9 +85,9 @@ async def test_a_confirmed_commitment_is_in_the_database(tmp_path: Path):
         for action in (PressKey("c"), TypeText("I will call the dentist by Friday\n")):
             assert (await device.perform(action)).ok
         panel = await device.observe()
-        assert panel.locate(unique_id="panel_mode").label == "draft"
+        assert target_element(panel, Target(id="panel_mode")).label == "draft"
         assert (await device.perform(TypeText("yes\n"))).ok
-        assert (await device.observe()).locate(unique_id="panel_mode").label == "view"
+        assert target_element(await device.observe(), Target(id="panel_mode")).label == "view"
     with sqlite3.connect(database) as db:
         rows = db.execute("SELECT type, title, due, status FROM items").fetchall()
     assert rows == [("commitment", "Call the dentist", "2026-11-27", "active")]

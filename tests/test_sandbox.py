@@ -18,6 +18,7 @@ from command import orav
 from orav.cassette import ObserveEvent, read_cassette
 from orav.errors import InputError
 from orav.model import Assert, Decision, Done, FileChange, Scenario, Tap, Target
+from orav.perceive import target_element
 from orav.sandbox import MAX_FILES, Sandbox, WorldOptions, network_namespace
 from orav.session import record, replay
 
@@ -122,7 +123,7 @@ async def test_the_network_is_off_unless_asked_for(
         cassette = read_cassette(recording.cassette)  # type: ignore[arg-type]
         looks = [i for i, e in enumerate(cassette.events) if isinstance(e, ObserveEvent)]
         last = cassette.observation(looks[-1])
-        said[name] = last.locate(unique_id="said").label  # type: ignore[union-attr]
+        said[name] = target_element(last, Target(id="said")).label  # type: ignore[union-attr]
     assert said["off"].startswith("no answer"), said
     assert said["on"] == "answered", said
     assert off.report.side_effects.network == "off"  # type: ignore[union-attr]

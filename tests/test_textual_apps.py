@@ -17,6 +17,7 @@ from textual_venvs import Unavailable, venv_python
 from orav.agents.explorer import ExplorerAgent
 from orav.drivers.textual import TextualDevice
 from orav.model import PressKey, Scenario, Tap, Target, TypeText
+from orav.perceive import target_element
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 
@@ -84,7 +85,7 @@ async def test_harlequin_runs_a_query():
         await device.launch()
         seen = await device.observe()
         assert seen.elements[1].traits == ("screen:ScreenBase",)
-        assert seen.locate(unique_id="run_query").label == "Run Query"
+        assert target_element(seen, Target(id="run_query")).label == "Run Query"
         assert (await device.perform(TypeText("select 42 as answer, 'orav' as name"))).ok
         assert (await device.perform(PressKey("ctrl+j"))).ok
         for _ in range(50):

@@ -39,7 +39,7 @@ from orav.drivers.textual.spec import parse_size
 from orav.errors import DeviceError, InputError
 from orav.model import Observation, PressKey, Tap, Target
 from orav.model.keys import parse_key, textual_key
-from orav.perceive import screen_id, screen_name
+from orav.perceive import screen_id, screen_name, target_element
 
 TEXTUAL_KEYS = [k.value for k in __import__("textual.keys").keys.Keys]
 PRESSABLE = [k for k in TEXTUAL_KEYS if not k.startswith("<") and k != "ctrl-at"]
@@ -88,11 +88,11 @@ async def test_every_item_kind_is_a_labelled_element():
         assert by_label(seen, "Branch")[0].value == "expanded"
         assert by_label(seen, "Closed")[0].value == "collapsed" and not by_label(seen, "Hidden")
         assert "depth:2" in by_label(seen, "Leaf")[0].traits
-        colour = seen.locate(unique_id="colour")
+        colour = target_element(seen, Target(id="colour"))
         assert (colour.role, colour.label, colour.value) == ("AXPopUpButton", "Green", "Green")
-        tab = seen.locate(unique_id="first")
+        tab = target_element(seen, Target(id="first"))
         assert (tab.role, tab.label, "selected" in tab.traits) == ("AXTab", "First", True)
-        assert seen.locate(unique_id="docs").label == "Docs"
+        assert target_element(seen, Target(id="docs")).label == "Docs"
         # A tap on a row by its label moves the cursor there.
         assert (await device.perform(Tap(target=Target(label="Task 3")))).ok
         assert "selected" in by_label(await device.observe(), "Task 3")[0].traits
@@ -151,7 +151,7 @@ async def test_a_tap_lands_where_nothing_covers_the_target_or_is_refused():
         assert (await device.perform(PressKey("n"))).ok
         seen = await device.observe()
         toast = next(e for e in seen.elements if "toast" in e.traits)
-        button = seen.locate(unique_id="target")
+        button = target_element(seen, Target(id="target"))
         assert toast.frame.y + toast.frame.height > button.frame.y  # it overlaps the button
         result = await device.perform(Tap(target=Target(id="target")))
         assert result.ok and device.app.pressed == 1
@@ -192,7 +192,7 @@ async def test_a_target_under_notifications_gets_them_clicked_away_then_tapped()
     async with TextualDevice(Buried, size=(40, 12)) as device:
         await device.launch()
         seen = await device.observe()
-        button = seen.locate(unique_id="small")
+        button = target_element(seen, Target(id="small"))
         toasts = [e for e in seen.elements if "toast" in e.traits]
         bottom = max(t.frame.y + t.frame.height for t in toasts)
         assert len(toasts) == 3 and bottom > button.frame.y  # they cover the button
@@ -443,7 +443,7 @@ async def test_an_app_sees_no_command_line_of_orav_and_no_id_made_of_an_address(
     async with TextualDevice(CommandLine, size=(60, 12)) as device:
         await device.launch()
         seen = await device.observe()
-        assert seen.locate(unique_id="argv").label == "arguments: []"
+        assert target_element(seen, Target(id="argv")).label == "arguments: []"
         heading = next(e for e in seen.elements if e.label == "Notes")
         assert heading.unique_id is None
         assert screen_name(seen) == "Command line"  # Textual's default Screen: the app's name
@@ -513,6 +513,6 @@ async def test_icon_font_glyphs_are_left_out_of_labels():
     async with TextualDevice(Icons, size=(40, 10)) as device:
         await device.launch()
         seen = await device.observe()
-        assert seen.locate(unique_id="settings").label == "Settings"
-        assert seen.locate(unique_id="home_icon").label is None
+        assert target_element(seen, Target(id="settings")).label == "Settings"
+        assert target_element(seen, Target(id="home_icon")).label is None
         assert (await device.perform(Tap(target=Target(label="Settings")))).ok

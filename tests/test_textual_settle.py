@@ -19,6 +19,7 @@ from textual.widgets import Button, Footer, Label, TabbedContent, TabPane
 from orav.drivers.textual import RemoteTextualDevice, TextualDevice
 from orav.drivers.textual.calls import SETTLE_FLOOR
 from orav.model import Decision, Done, PressKey, Scenario, Tap, Target
+from orav.perceive import target_element
 from orav.session import record, replay
 
 CAP = 0.4  # the ladder's settle rung
@@ -81,7 +82,7 @@ async def test_an_endless_animation_settles_not_quiet_at_the_cap_and_actions_go_
             assert (await device.perform(Tap(target=Target(id="add")))).ok
             assert time.monotonic() - start < 1.0  # a click does not wait for the spinner
             assert not (await device.settle(CAP)).quiet
-            assert (await device.observe()).locate(unique_id="count").label == expected
+            assert target_element(await device.observe(), Target(id="count")).label == expected
 
 
 async def test_through_the_companion_the_same():
@@ -95,7 +96,7 @@ async def test_through_the_companion_the_same():
         assert (await device.perform(PressKey("enter"))).ok  # the focused Add button
         assert time.monotonic() - start < 2.0
         await device.settle(CAP)
-        assert (await device.observe()).locate(unique_id="count").label == "1"
+        assert target_element(await device.observe(), Target(id="count")).label == "1"
 
 
 async def test_a_quiet_app_settles_quiet_after_the_floor_and_sees_what_the_action_did():
@@ -166,7 +167,7 @@ async def test_a_short_timer_an_action_set_is_waited_for_a_long_one_is_not():
             assert (await device.perform(PressKey("f"))).ok
             settled = await device.settle(CAP)
             assert settled.quiet and 0.2 <= settled.waited < CAP
-            assert (await device.observe()).locate(unique_id="state").label == "idle"
+            assert target_element(await device.observe(), Target(id="state")).label == "idle"
         assert (await device.perform(PressKey("n"))).ok
         settled = await device.settle(CAP)
         assert settled.quiet and settled.waited < 0.2

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orav
 from orav.model import Frame
+from orav.perceive import target_element
 from orav.testing import FakeDevice, VirtualClock
 
 SIGN_IN = orav.Observation(
@@ -22,7 +23,7 @@ HOME = orav.Observation(
 
 def sign_in(context: orav.AgentContext) -> orav.Tap | orav.Done:
     """The agent under test: tap Sign in when it shows, else say done."""
-    if context.observation.locate("Sign in") is not None:
+    if target_element(context.observation, orav.Target("Sign in")) is not None:
         return orav.Tap(target=orav.Target("Sign in"))
     return orav.Done(success=True)
 

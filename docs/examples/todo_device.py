@@ -22,6 +22,7 @@ from orav import (
     TypeText,
 )
 from orav.model import Action, Frame, Settled
+from orav.perceive import target_element
 
 
 class TodoApp:
@@ -79,7 +80,7 @@ class TodoDevice:
             return ActionResult(ok=False, error="the app is not running")
         match action:
             case Tap(target=Target() as target):
-                element = (await self.observe()).locate(target.label, target.id)
+                element = target_element(await self.observe(), target)
                 if element is None:
                     return ActionResult(ok=False, error=f"no element {target} on this screen")
                 app.editing = element.unique_id == "draft"

@@ -65,7 +65,6 @@ class CassetteWriter:
         self._blobs: set[str] = set()
         self.last_elements: tuple[Element, ...] = ()  # the last tree stored (secure typing)
         self._last_sha = ""
-        self.lines_written = 0
         # The signal (SIGINT, SIGTERM) that is ending the run, set by orav.session: a call cut
         # off then is recorded as interrupted, not as cut by a deadline.
         self.interrupted: str | None = None
@@ -180,7 +179,6 @@ class CassetteWriter:
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
-        self.lines_written += 1
 
 
 def _umask() -> int:

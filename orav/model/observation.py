@@ -38,10 +38,6 @@ class Observation:
     text: str | None = None
     error: str | None = None
 
-    def locate(self, label: str | None = None, unique_id: str | None = None) -> Element | None:
-        """The element a tap on that label and/or id means (see ``locate``)."""
-        return locate(self.elements, label, unique_id)
-
     @property
     def focused(self) -> Element | None:
         return next((e for e in self.elements if e.focused), None)
