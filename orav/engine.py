@@ -42,7 +42,8 @@ from orav.clock import Clock, SystemClock
 from orav.device import CrashReport, Device, World
 from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
 from orav.judges import Judge, Question
-from orav.machines.recovery import RecoveryOutcome, recover
+from orav.machines.attempt import RecoveryOutcome
+from orav.machines.recovery import recover
 from orav.machines.run import RunMachine
 from orav.model import (
     Action,
@@ -78,7 +79,6 @@ from orav.perceive import (
     cover_fault,
     done_blocked,
     fault,
-    frozen_app,
     interruption,
     look_key,
     measure,
@@ -197,7 +197,6 @@ class _Run:
         self.observation: Observation | None = None
         self.previous: Observation | None = None
         self.interruption: Detection | None = None  # on the current observation
-        self.pending: Detection | None = None  # a detection for the next look (frozen app)
         self.asked = False  # the agent decided ``recover``: the recovery is its step
         self.first_seen = 0.0  # when the run first looked (the device's time): crash reports after
         self.decision: Decision | None = None
@@ -219,7 +218,6 @@ class _Run:
 
     def note_error(self, error: RunError) -> None:
         self.tally.errors.append(error)
-        self.machine.ledger.errors += 1
         if self.writer is not None:
             self.writer.write(ErrorEvent(error.error))
 
@@ -312,8 +310,7 @@ class _Run:
         acting ended on is the observation, and the machine goes straight on to reasoning."""
         if self.observation is None:
             self.observation = await self.look()
-        detection = fault(self.observation) or self.pending
-        self.pending = None
+        detection = fault(self.observation) or self.machine.ledger.frozen
         self.interruption = None
         if detection is None:
             self.take_in()
@@ -375,8 +372,7 @@ class _Run:
         """The agent's done was not proven and it reconsiders: the done is a step whose result
         says which criteria fail and what the screen shows instead. (A phase's helper never
         shares a name with a machine callback: the machine would call it too.)"""
-        left = self.machine.max_steps - self.machine.ledger.steps
-        why = self.tally.unproven(left)
+        why = self.tally.unproven(self.machine.steps_left())
         step = Step(
             self.step, self.name(self.seen), self.decided, ActionResult(ok=False, error=why)
         )
@@ -428,13 +424,15 @@ class _Run:
                     target=str(target) if target is not None else None,
                 )
             )
-        dropped = await self.verify(action)
-        detection = no_effect(action) if dropped else fault(self.seen)
-        await self.machine.send("acted", fault=detection, elapsed=self.elapsed())
+        verification = await self.verify(action)
+        detection = no_effect(action) if verification.input_dropped else fault(self.seen)
+        await self.machine.send(
+            "acted", fault=detection, elapsed=self.elapsed(), changed=verification.changed
+        )
 
-    async def verify(self, action: Action) -> bool:
+    async def verify(self, action: Action) -> Verification:
         """Settle and see what the action did (its Verification, its step in the history); the
-        settled screen becomes the observation. True when the input was dropped (no effect)."""
+        settled screen becomes the observation."""
         before, decision, result = self.seen, self.decided, self.acted
         settled = None
         if isinstance(action, (Assert, Wait, Recover)):
@@ -481,10 +479,7 @@ class _Run:
             self.effect = await self.device.changes()
             self.tally.changed(self.effect)
         self.deed = self.judge_deed(action, before)
-        if changed:
-            self.machine.ledger.ineffective.clear()
-            self.machine.ledger.unanswered = False
-        return dropped
+        return self.verification
 
     def judge_deed(self, action: Action, before: Observation) -> Deed | None:
         """The step just taken as a deed, in the ledger (``orav.perceive.deeds.step_deed``:
@@ -523,36 +518,37 @@ class _Run:
         before = self.seen
         # ``previous`` stays the last screen the test saw: what an interruption interrupted.
         self.observation = outcome.observation
-        if self.asked:
-            self.asked = False
+        asked, self.asked = self.asked, False
+        if asked:
             self.asked_for(before, outcome)
-        ledger = self.machine.ledger
-        if outcome.handed_back:
-            retried = fault.action
-            if retried is None:
-                raise RuntimeError("an action that changed nothing was handed back without it")
-            shown = show_action(retried)
-            self.verification = evolve(
-                _known(self.verification, "its verification"),
-                note=f"no effect: {shown} changed nothing, also when retried",
-            )
-            if shown not in ledger.ineffective:
-                ledger.ineffective.append(shown)
-            ledger.unanswered |= always_answered(self.previous or self.seen, retried)
-            if len(ledger.ineffective) >= self.machine.FROZEN_AFTER and ledger.unanswered:
-                ledger.ineffective.clear()
-                ledger.unanswered = False
-                self.pending = frozen_app(retried, self.machine.FROZEN_AFTER)
-        elif outcome.resolved:
-            ledger.ineffective.clear()
-            ledger.unanswered = False
-        if outcome.resolved or outcome.handed_back:
-            if outcome.restarted:
-                self.observation = None
-            await self.machine.send("recovered", restarted=outcome.restarted)
-        else:
+        if not (outcome.resolved or outcome.handed_back):
             what = f"{fault.kind}: recovery failed: {outcome.error}"
             await self.machine.send("unrecovered", error=what)
+            return
+        retried = self.handed_back(fault) if outcome.handed_back else None
+        unanswered = retried is not None and always_answered(self.previous or self.seen, retried)
+        if outcome.restarted:
+            self.observation = None
+        await self.machine.send(
+            "recovered",
+            restarted=outcome.restarted,
+            resolved=outcome.resolved,
+            no_effect=retried,
+            unanswered=unanswered,
+            asked=asked,
+        )
+
+    def handed_back(self, fault: Detection) -> Action:
+        """The action a recovery handed back: it changed nothing, also when retried (its
+        verification says so)."""
+        retried = fault.action
+        if retried is None:
+            raise RuntimeError("an action that changed nothing was handed back without it")
+        self.verification = evolve(
+            _known(self.verification, "its verification"),
+            note=f"no effect: {show_action(retried)} changed nothing, also when retried",
+        )
+        return retried
 
     def asked_for(self, before: Observation, outcome: RecoveryOutcome) -> None:
         """The agent's ``recover`` was its step: record it as one, so the agent goes on."""
@@ -564,8 +560,6 @@ class _Run:
             self.writer.write(VerificationEvent(self.verification))
         step = Step(self.step, self.name(before), self.decided, self.result, self.verification)
         self.history.append(step)
-        self.machine.ledger.steps += 1
-        self.machine.ledger.recoveries = 0
 
     def account(
         self, detection: Detection, outcome: RecoveryOutcome, report: CrashReport | None = None
@@ -587,8 +581,7 @@ class _Run:
                     reason=reason,
                 )
             )
-        if self.tally.recovered(detection, outcome, self.recovery_step, report) is not None:
-            self.machine.ledger.errors += 1
+        self.tally.recovered(detection, outcome, self.recovery_step, report)
 
     def note_vision(self, tap: Tap, changed: bool) -> None:
         """A tap at coordinates estimated from pixels (the tree lacked the element) is an error
@@ -618,7 +611,7 @@ class _Run:
         if unproven and reconsiders(self.agent):
             await self.machine.send("unproven")
             return
-        await self.machine.send("checked", met=met)
+        await self.machine.send("checked", met=met, errors=len(self.tally.errors))
 
     # --- the device ----------------------------------------------------------------------------
 

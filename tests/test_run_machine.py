@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from orav.machines.run import Ledger, RunMachine
-from orav.model import Tap
-from orav.perceive import Detection, no_effect
+from orav.model import Tap, show_action
+from orav.perceive import Detection, frozen_app, no_effect
 
 FINAL = {s.id for s in RunMachine.states if s.final}
 EVENTS = sorted(
@@ -374,3 +374,77 @@ async def test_time_up_and_abort_end_the_run_from_inside_any_phase():
         run = ScriptedRun([("launched", {}), ("prepared", {}), ("observed", {}), (event, {})])
         machine = await run.drive()
         assert machine.state == final and run.phases[-1] == "reasoning"
+
+
+class Looking(ScriptedRun):
+    """A scripted run that notes what the ledger holds for each look of its own."""
+
+    def __init__(self, script, **limits) -> None:
+        super().__init__(script, **limits)
+        self.frozen: list[Detection | None] = []
+
+    async def on_enter_observing(self):
+        self.frozen.append(self.machine.ledger.frozen)
+        await super().on_enter_observing()
+
+
+def handed_back(tap: Tap, unanswered: bool = False, changed: bool = False) -> list:
+    """A step whose action changed nothing, retried and handed back to the agent."""
+    return [
+        ("decided", {}),
+        ("acted", {"elapsed": 1.0, "fault": no_effect(tap), "changed": changed}),
+        ("recovered", {"no_effect": tap, "unanswered": unanswered}),
+        ("observed", {}),
+    ]
+
+
+START = [("launched", {}), ("prepared", {}), ("observed", {})]
+END = [("decided", {"done": True}), ("checked", {"met": True})]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    taps=st.lists(st.sampled_from([Tap(1, 2), Tap(3, 4), Tap(5, 6), Tap(7, 8)]), max_size=6),
+    unanswered=st.lists(st.booleans(), min_size=6, max_size=6),
+)
+def test_the_app_is_frozen_after_frozen_after_different_actions_one_unanswered(taps, unanswered):
+    """The machine keeps the facts the run sends: the app is frozen (the next look reports
+    it) once ``FROZEN_AFTER`` different actions in a row were handed back, one of them input
+    every responsive app answers; then the count starts over."""
+    script = list(START)
+    for tap, silent in zip(taps, unanswered):
+        script += handed_back(tap, silent)
+    run = Looking(script + END, max_steps=10)
+    asyncio.run(run.drive())
+    expected, seen, silent_seen = [None], [], False
+    for tap, silent in zip(taps, unanswered):
+        seen += [tap] if tap not in seen else []
+        silent_seen |= silent
+        if len(seen) >= RunMachine.FROZEN_AFTER and silent_seen:
+            expected.append(frozen_app(tap, RunMachine.FROZEN_AFTER))
+            seen, silent_seen = [], False
+        else:
+            expected.append(None)
+    assert run.frozen == expected
+
+
+async def test_an_action_that_changed_the_screen_starts_the_count_over():
+    taps = [Tap(1, 2), Tap(3, 4), Tap(5, 6)]
+    script = [*START, *handed_back(taps[0], True), *handed_back(taps[1])]
+    script += [("decided", {}), ("acted", {"elapsed": 1.0, "changed": True})]
+    script += [*handed_back(taps[2])[:3], ("observed", {}), *END]
+    run = Looking(script, max_steps=10)
+    machine = await run.drive()
+    assert run.frozen[-1] is None and machine.ledger.ineffective == [show_action(taps[2])]
+
+
+async def test_the_agents_recover_is_a_step_counted_as_its_recovery_ends():
+    script = [*START, ("decided", {"fault": ALERT}), ("recovered", {"asked": True})]
+    machine = await ScriptedRun(script, max_steps=1).drive()
+    assert machine.state == "step_limit" and machine.ledger.steps == 1
+
+
+async def test_a_goal_met_with_errors_on_the_way_completes_with_errors():
+    script = [*START, ("decided", {"done": True}), ("checked", {"met": True, "errors": 1})]
+    machine = await ScriptedRun(script).drive()
+    assert machine.state == "completed_with_errors"

@@ -2,11 +2,14 @@
 
 Each phase is an ``on_enter_<state>`` callback of the run it drives (``model=``, the engine's
 run): the callback does the phase's I/O and sends the event that ends it, with what it found
-(the detection, the decision). Guards read that data and the ``Ledger`` the machine owns
-(steps taken, recoveries since the last action, restarts, actions in a row that changed
-nothing), so every limit is a guarded transition, checked where the phase that reaches it
-ends. ``time_up``, ``abort`` and ``error.execution`` sit on
-the compound ``running`` state: whatever phase is under way, they end the run.
+(the detection, the decision) and the facts the ledger needs (the action changed the screen,
+a recovery handed an action back, the agent's ``recover`` was a step, the errors so far). The
+machine's callbacks keep its ``Ledger`` from those facts (steps taken, recoveries since the
+last action, restarts, actions in a row that changed nothing, the frozen app) and guards read
+it with the event's data, so every limit is a guarded transition, checked where the phase
+that reaches it ends: the run counts nothing itself. ``time_up``, ``abort`` and
+``error.execution`` sit on the compound ``running`` state: whatever phase is under way, they
+end the run.
 
 A step is two events on its usual way, ``decided`` and ``acted``: acting performs the action,
 waits for the app to settle and verifies what it did, and the settled screen it ends on is the
@@ -27,19 +30,28 @@ from attrs import define, field
 from statemachine import State, StateChart
 
 from orav.errors import OravError, ReplayedError
+from orav.model import Action, show_action
+from orav.perceive import Detection, frozen_app
 
 
 @define
 class Ledger:
-    """What a run counts, as the machine's guards read it."""
+    """What a run counts, as the machine's guards read it: kept by the machine's callbacks from
+    the facts its phases send."""
 
     steps: int = 0  # actions performed (the step counter of the report)
     recoveries: int = 0  # recoveries since the last action
     restarts: int = 0  # times the goal started over after a relaunch
     ineffective: list[str] = field(factory=list)  # different actions in a row that did nothing
     unanswered: bool = False  # one of them was input every responsive app answers
-    errors: int = 0  # errors the run met (failed actions, recoveries): the goal met with them
     unproven: int = 0  # times the agent said done while the success criteria did not hold
+    frozen: Detection | None = None  # the app no longer answers: for the next look to report
+
+    def answered(self) -> None:
+        """The screen answered (an action changed it, a recovery resolved): the ineffective
+        actions in a row start over."""
+        self.ineffective.clear()
+        self.unanswered = False
 
 
 class RunMachine(StateChart):
@@ -180,8 +192,9 @@ class RunMachine(StateChart):
     def goal_met(self, met: bool = False) -> bool:
         return met
 
-    def had_errors(self) -> bool:
-        return self.ledger.errors > 0
+    def had_errors(self, errors: int = 0) -> bool:
+        """The run met errors on its way (failed actions, recoveries): the goal met with them."""
+        return errors > 0
 
     def restarted(self, restarted: bool = False) -> bool:
         return restarted
@@ -189,8 +202,10 @@ class RunMachine(StateChart):
     def out_of_time(self, elapsed: float = 0.0) -> bool:
         return elapsed >= self.timeout_seconds
 
-    def out_of_steps(self) -> bool:
-        return self.ledger.steps >= self.max_steps
+    def out_of_steps(self, asked: bool = False) -> bool:
+        """No step left, counting the agent's ``recover`` (``asked``): a step that ends with
+        its recovery, counted as the recovery ends (guards come before callbacks)."""
+        return self.ledger.steps + asked >= self.max_steps
 
     def out_of_recoveries(self) -> bool:
         return self.ledger.recoveries >= self.RECOVERIES_PER_STEP
@@ -210,7 +225,10 @@ class RunMachine(StateChart):
         """The decided action repeats itself on this screen once too often."""
         return repeats >= self.REPEATS
 
-    # --- the ledger: kept by the transitions that change it -----------------------------------
+    def steps_left(self) -> int:
+        return self.max_steps - self.ledger.steps
+
+    # --- the ledger: kept by the transitions that change it, from the facts they carry ------
 
     def on_enter_recovering(self) -> None:
         self.ledger.recoveries += 1
@@ -219,6 +237,39 @@ class RunMachine(StateChart):
         """An action is a step as it is taken, so ``acted``'s guards count it."""
         self.ledger.steps += 1
         self.ledger.recoveries = 0
+
+    def on_observed(self) -> None:
+        self.ledger.frozen = None  # the look reported it
+
+    def on_acted(self, changed: bool = False) -> None:
+        if changed:
+            self.ledger.answered()
+
+    def on_recovered(
+        self,
+        resolved: bool = False,
+        no_effect: Action | None = None,
+        unanswered: bool = False,
+        asked: bool = False,
+    ) -> None:
+        """What the recovery found: the agent's ``recover`` was a step; an action handed back
+        (``no_effect``) still changed nothing, and ``FROZEN_AFTER`` different ones in a row,
+        one of them input every responsive app answers (``unanswered``), make the app frozen;
+        a resolved recovery is an answer."""
+        if asked:
+            self.ledger.steps += 1
+            self.ledger.recoveries = 0
+        if no_effect is None:
+            if resolved:
+                self.ledger.answered()
+            return
+        shown = show_action(no_effect)
+        if shown not in self.ledger.ineffective:
+            self.ledger.ineffective.append(shown)
+        self.ledger.unanswered |= unanswered
+        if len(self.ledger.ineffective) >= self.FROZEN_AFTER and self.ledger.unanswered:
+            self.ledger.answered()  # counted afresh after the frozen app's recovery
+            self.ledger.frozen = frozen_app(no_effect, self.FROZEN_AFTER)
 
     def on_enter_preparing(self, restarted: bool = False) -> None:
         if restarted:
