@@ -1,6 +1,24 @@
-"""Fixtures shared across test files. Helpers that are plain code (app models, strategies, the
-loopback model server) live in modules beside this one, imported by name
-(``from model_server import answer``): pytest puts tests/ on the path."""
+"""Fixtures shared across test files, and a map of tests/ for a newcomer.
+
+Helpers that are plain code live in modules beside this one, imported by name
+(``from model_server import answer``: pytest puts tests/ on the path; it is not a package):
+
+- ``command.py``: the real ``orav`` command in its own process, as a user runs it.
+- ``model_server.py``: a scripted OpenAI-compatible server on 127.0.0.1 (one queued reply per
+  request) and the demo-like login the agent is asked about; ``standin.py``: one that plays a
+  model (answers from the screen it is sent).
+- ``strategies.py``: hypothesis strategies for orav's value types.
+- ``recovery_paths.py``: what a run's recovery machine went through, walks recorded on the
+  simulator, the real-time stalls scaled down.
+- ``explorer_runs.py``, ``report_runs.py``, ``perceive_screens.py``, ``fuzz_corpus.py``: runs,
+  cassettes, screens and hostile inputs made for those tests.
+- ``chromium.py``, ``textual_venvs.py``: a headless browser; venvs with another Textual.
+- App models and apps: ``apps/`` (written for these tests), ``unseen_apps/`` (written by
+  another hand, in words orav's code never saw), ``textual_examples/``, ``companion_app.py``,
+  ``world_app.py``.
+
+Tests marked ``slow`` take over ~10 s for the reason on the mark; CI runs them all.
+"""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -142,6 +143,7 @@ class ModelServer:
                         "path": self.path,
                         "headers": {k.lower(): v for k, v in self.headers.items()},
                         "body": body,
+                        "at": time.monotonic(),
                     }
                 )
                 reply = server.replies.popleft() if server.replies else {"status": 500}

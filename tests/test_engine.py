@@ -156,6 +156,9 @@ async def test_secrets_never_reach_the_cassette(tmp_path: Path):
     assert header.scenario.script[3].action.text != "Orav-Demo-1!"
 
 
+@pytest.mark.slow(
+    reason="three `orav record` processes, each killed at a random point and read back"
+)
 def test_a_killed_recording_reads_back_and_replays_up_to_where_it_was_cut(tmp_path: Path):
     """SIGKILL `orav record` at random points: the cassette always reads back to a whole step."""
     import os

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from explorer_runs import explore_model
 
 from orav.agents.explorer import ExplorerAgent
@@ -25,6 +26,7 @@ async def _explore(tmp_path: Path, steps: int) -> tuple[ExplorerAgent, list[Deci
     return explorer, explorer.decisions
 
 
+@pytest.mark.slow(reason="260 explorer steps on the Settings app model")
 async def test_settings_app_model_explored_as_a_real_app_demands(tmp_path):
     explorer, decisions = await _explore(tmp_path, 260)
     coverage = explorer.coverage()

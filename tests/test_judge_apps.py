@@ -47,6 +47,9 @@ CASES = {
 }
 
 
+@pytest.mark.slow(
+    reason="four orav processes per app: record, replay, rerun, rerun on a changed screen"
+)
 @pytest.mark.parametrize("task", sorted(CASES))
 def test_sentences_recorded_with_a_model_replayed_offline_rerun_asks_only_a_changed_screen(
     tmp_path: Path, task: str

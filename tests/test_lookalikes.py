@@ -119,6 +119,9 @@ async def test_the_script_reaches_the_goal_without_the_engine(path: Path):
             assert holds(criterion, observation), criterion
 
 
+@pytest.mark.slow(
+    reason="a Textual look-alike runs on the app's own timers (SettleClock), in real time"
+)
 @pytest.mark.parametrize("path", scenarios())
 async def test_a_lookalike_passes_live_with_no_recovery(path: Path, tmp_path: Path, monkeypatch):
     """No remedy runs on a look-alike. A tap that rightly changes nothing may be retried, but

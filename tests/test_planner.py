@@ -105,6 +105,9 @@ def test_every_workflow_has_a_scenario_and_a_golden_cassette():
     assert [p.stem for p in SCENARIOS] == [p.stem for p in GOLDEN] == WORKFLOWS
 
 
+@pytest.mark.slow(
+    reason="each workflow live on the real Planner app, its timers real, then replayed"
+)
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 async def test_workflow_passes_live_and_replays_faithfully(path: Path, tmp_path: Path):
     scenario = load_scenario(path)
@@ -125,6 +128,9 @@ async def test_golden_workflow_replays_faithfully(path: Path):
     assert outcome.report.status == "passed" and not outcome.report.goals_missed
 
 
+@pytest.mark.slow(
+    reason="120 explorer steps on the real Planner app, each waiting for it to be quiet"
+)
 async def test_the_explorer_reaches_every_screen(tmp_path: Path):
     explorer = ExplorerAgent()
     app = "orav.demo.planner:PlannerApp?seed=demo&today=2026-11-23"

@@ -97,6 +97,9 @@ def scratch_project(pytester) -> None:
     pytester.makepyfile(test_workflows=USER_TESTS.format(scenarios=str(scenarios)))
 
 
+@pytest.mark.slow(
+    reason="a user's project run by pytester: six tests, four on the real Planner app in process"
+)
 def test_a_user_project_uses_the_fixtures_and_the_live_ai_marker(pytester, monkeypatch):
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ORAV_LIVE_AI"):
         monkeypatch.delenv(name, raising=False)
