@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import pytest
 from textual_venvs import Unavailable, venv_python
+from unseen_apps.harness import explore_textual, fingerprint, ledger, no_outward_and_no_remedy
 
 from orav.agents.explorer import ExplorerAgent
 from orav.drivers.textual import TextualDevice
@@ -240,3 +241,28 @@ async def test_frogmouth_on_textual_043_explored_twice_the_same(request, tmp_pat
         seen.append([(s.name, s.tried, s.no_effect) for s in coverage.screens])
     assert seen[0] == seen[1] and len(seen[0]) >= 3
     assert (await replay(tmp_path / "frog1.cassette")).faithful
+
+
+@pytest.mark.timeout(900)  # the first run installs n-filej's venv
+def test_n_filej_explored_deletes_nothing_in_home(request, tmp_path):
+    """n-filej 0.1.8, a file manager over ``~`` whose footer's ``delete`` removes the
+    highlighted file without a question (issue 22: it had deleted ``~/notes.md``): explored
+    through ``orav explore`` with a HOME of the test's, every file there is as it was."""
+    cache = getattr(request.config, "cache", None)
+    root = Path(cache.mkdir("textual-venvs")) if cache else tmp_path / "venvs"
+    try:
+        python = venv_python(root, "n-filej==0.1.8")
+    except Unavailable as exc:
+        pytest.skip(f"no venv with n-filej: {exc}")
+    work, home = tmp_path / "work", tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    work.mkdir()
+    (home / "notes.md").write_text("# Notes\nkeep me\n")
+    (home / "Documents" / "todo.txt").write_text("water the plants\n")
+    (work / "readme.txt").write_text("hello\n")
+    before = fingerprint(work, home)
+    spec = f"textual+{python}:file_manager.main:NFileJ@100x30"
+    report = explore_textual(spec, work, home, tmp_path / "explore.cassette", 200)
+    assert fingerprint(work, home) == before
+    no_outward_and_no_remedy(ledger(report).get("deeds", []))
+    assert "every reachable element was tried" in report["summary"], report["summary"]
