@@ -89,6 +89,32 @@ def test_one_answer_acknowledges_and_a_dialog_with_fields_is_a_form(title: str, 
     assert confirmation(screen(*alert(title, field, button(word), button("Cancel", 200)))) is None
 
 
+def test_a_declining_answer_is_never_a_deed_whatever_its_words_say() -> None:
+    """ "Don't Allow" holds "allow", an outward word: as a confirmation's declining answer it
+    grants nothing. Outside a confirmation the words are all there is."""
+    deny, grant = button("Don’t Allow", 60), button("Allow", 200)
+    seen = screen(*alert("“Trips” would like to find devices", deny, grant))
+    assert control_deed(deny, seen) is None
+    assert action_deed(Tap(target=Target(label="Don’t Allow")), seen) is None
+    assert control_deed(grant, seen).kind == "outward"  # type: ignore[union-attr]
+
+
+@given(invented(), invented(), invented())
+def test_a_dialog_of_buttons_alone_asks_nothing_it_is_a_menu(
+    one: str, two: str, three: str
+) -> None:
+    """A modal with no question (a menu: "🧨 Sprengen", "📤 Als CSV", "✕") is no
+    confirmation: each choice is judged on its own, as a button on a screen is."""
+    choices = (button(f"🧨 {one}", 60), button(two, 200), button(three, 60, 500))
+    menu = screen(Element("AXDialog", None, frame=SCREEN, traits=("modal",)), *choices)
+    assert confirmation(menu) is None
+    assert [control_deed(c, menu) for c in choices] == [None, None, None]
+    erase = button(f"{one} löschen", 200, 560)
+    assert control_deed(erase, screen(*menu.elements[1:], erase)).kind == "destructive"  # type: ignore[union-attr]
+    asked = screen(Element("AXDialog", f"{one}?", frame=SCREEN, traits=("modal",)), *choices)
+    assert confirmation(asked) is not None  # the same answers under a question
+
+
 def test_the_question_or_the_answer_says_which_kind() -> None:
     drop = button("Yes", 200)
     seen = screen(*alert("Drop table users?", button("No"), drop))

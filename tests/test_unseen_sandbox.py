@@ -48,7 +48,8 @@ def test_tafel_explored_leaves_sample_db_alone_and_lists_the_sandbox_s_changes(t
     found = _explore(tmp_path, user, "tafel:Tafel")
     changed = {f["path"]: f["change"] for f in found.get("files", [])}
     assert any(p.endswith("sample.db") and c == "changed" for p, c in changed.items()), changed
-    assert not any(p.endswith(".csv") for p in changed), changed  # an export is outward
+    # the CSV export wrote into the sandbox's copy of the working folder, not the user's
+    assert any(p.startswith("work/") and p.endswith(".csv") for p in changed), changed
     assert any(d["kind"] == "destructive" for d in found["deeds"]), found["deeds"]
 
 

@@ -255,7 +255,7 @@ class ExplorerAgent:
         control's identity for the rest of the run."""
         element = source.elements.get(tried)
         label = element.label if element is not None else None
-        asked = None if stays or source.dialog else confirmation(context.observation)
+        asked = None if stays else confirmation(context.observation)
         if asked is not None and asked.affirmative:
             answers = [control_deed(e, context.observation) for e in asked.affirmative]
             outward = any(a is None or a.kind == "outward" for a in answers)

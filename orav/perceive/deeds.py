@@ -3,10 +3,12 @@
 One answer for the explorer (what it may try), the engine's ledger (what the agent did) and
 the remedies (what they may press), in this order of trust:
 
-1. **structure**: a confirmation on screen (an alert, action sheet or modal whose answers are
-   buttons, no text field, at least two of them) makes every answer but its cancel answer a
-   deed: the affirmative answer is what the control that opened it was about. An answer that
-   cannot be told from a cancel is a deed too;
+1. **structure**: a confirmation on screen (an alert, action sheet or modal that asks a
+   question, whose answers are buttons, no text field, at least two of them) makes every
+   answer but its cancel answer a deed: the affirmative answer is what the control that
+   opened it was about. An answer that cannot be told from a cancel is a deed too; the
+   cancel answer never is, whatever its words ("Don't Allow"). A modal of buttons alone asks
+   nothing: it is a menu, its choices judged as any control;
 2. **effect**: a step after which the world reports files or app data changed or deleted
    (``WorldChanges``) was a destructive deed, whatever it said (``effect_deed``);
 3. **words**, the last resort, from one data file (``words.yaml``: stems in English, German,
@@ -153,17 +155,19 @@ class Confirmation:
 
 def confirmation(observation: Observation) -> Confirmation | None:
     """The confirmation on screen, or None: an alert, action sheet or modal (the first, as
-    ``orav.perceive.interruption`` finds it) with no text field and at least two buttons.
-    One button only acknowledges ("Saved. OK"); a dialog with fields is a form."""
+    ``orav.perceive.interruption`` finds it) that asks a question (a title or text that is
+    not one of its answers), with no text field and at least two buttons. One button only
+    acknowledges ("Saved. OK"); a dialog with fields is a form; a dialog of buttons alone asks
+    nothing: it is a menu, each of its choices judged on its own."""
     modal = modal_elements(observation.elements)
     if not modal or any(is_text_field(e) for e in modal):
         return None
-    buttons = _buttons(modal)
-    if len(buttons) < 2:
+    buttons, question = _buttons(modal), _question(modal)
+    if len(buttons) < 2 or not question:
         return None
     cancel = next((b for b in buttons if is_cancel(b)), None)
     return Confirmation(
-        question=_question(modal),
+        question=question,
         affirmative=tuple(b for b in buttons if b is not cancel),
         cancel=cancel,
     )
@@ -184,11 +188,14 @@ def control_deed(element: Element, observation: Observation) -> Verdict | None:
     """Whether a tap on ``element``, on the screen ``observation`` shows, is a deed, and why.
 
     The affirmative answer of a confirmation on screen is one: of the kind its words or the
-    question's say, else outward (``why``: "confirms 'Delete payee?'"). Elsewhere a control
+    question's say, else outward (``why``: "confirms 'Delete payee?'"); its declining answer
+    never is, though its words would say so ("Don't Allow"). Elsewhere a control
     is one when its words name a deed (never a text field, nor a row of a list). Stable: the
     same element on the same screen gets the same verdict, so remedies, the explorer and the
     ledger agree. Effect is not seen here: ``effect_deed`` says what a step changed."""
     asked = confirmation(observation)
+    if asked is not None and element == asked.cancel:
+        return None  # declining is never a deed ("Don't Allow" grants nothing)
     if asked is not None and element in asked.affirmative:
         return _confirms(element, asked)
     if is_text_field(element) or element.role == "AXCell" or element.unique_id == BACK_BUTTON:
