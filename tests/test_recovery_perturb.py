@@ -12,6 +12,7 @@ the unperturbed screen, so the recovery ends resolved.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from attrs import evolve, fields, frozen
@@ -399,11 +400,30 @@ def _named_offline(observation: Observation) -> Observation:
 
 def _test_actions(observation: Observation, added: tuple[Element, ...]) -> list[Action]:
     """What a test may do next: tap a control of the screen or of the look-alike, type into a
-    field of the look-alike (focused), press return."""
-    controls = (*_targets(observation), *(e for e in added if e.unique_id))
+    field of the look-alike (focused), press return. Where a look-alike element and a control
+    of the screen lie over each other, neither is tapped: a tap there lands on whichever is
+    drawn on top, which is occlusion (tests/test_occlusion.py), not a fault."""
+    screen = _targets(observation)
+
+    def clear(element: Element, others: Iterable[Element]) -> bool:
+        return not any(_overlap(element.frame, other.frame) for other in others)
+
+    controls = (
+        *(e for e in screen if clear(e, added)),
+        *(e for e in added if e.unique_id and clear(e, screen)),
+    )
     taps = [Tap(target=Target(id=e.unique_id)) for e in controls]
-    taps += [Tap(target=Target(label=e.label)) for e in added if e.label and e.unique_id]
+    taps += [Tap(target=Target(label=e.label)) for e in controls if e in added and e.label]
     return [*taps, PressKey("return")]
+
+
+def _overlap(a: Frame, b: Frame) -> bool:
+    return (
+        a.x < b.x + b.width
+        and b.x < a.x + a.width
+        and a.y < b.y + b.height
+        and b.y < a.y + a.height
+    )
 
 
 no_keyboard = [o for o in CLEAN if keyboard_frame(o) is None]
