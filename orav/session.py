@@ -30,13 +30,14 @@ from orav.cassette.clock import ReplayClock
 from orav.cassette.events import Event, ReportEvent
 from orav.cassette.judgements import ComparingJudge, JudgementDiff, ReplayJudge
 from orav.cassette.match import Match
-from orav.cassette.reader import read_cassette
+from orav.cassette.reader import Cassette, read_cassette
 from orav.cassette.record_mode import RecordMode
 from orav.cassette.regression import ComparingAgent, DecisionDiff
 from orav.cassette.replay import ReplayAgent, ReplayDevice
 from orav.cassette.slot import Slot
 from orav.clock import Clock
 from orav.device import Device
+from orav.engine import Engine
 from orav.errors import InputError, Interrupted, ReplayDivergence
 from orav.judges import Judge
 from orav.model import Assert, Recording, RunReport, Scenario
@@ -117,15 +118,7 @@ async def record(
         from orav.agents.scripted import ScriptedAgent
 
         agent = ScriptedAgent()
-    judge = judge or default_judge(agent)
-    claims = claims_of(scenario)
-    if claims and judge is None:
-        what = (
-            f"scenario {scenario.name!r} has claims in words ({claims[0]!r}"
-            + (f" and {len(claims) - 1} more" if len(claims) > 1 else "")
-            + "): give a judge (--judge table:FILE or openai:MODEL), or an openai agent"
-        )
-        raise InputError(what, "--judge")
+    judge = _judge_for(scenario, judge or default_judge(agent))
     slot = Slot.prepare(out, mode)  # refused: nothing is started
     try:
         with _interruptible() as interruption:
@@ -154,6 +147,20 @@ async def record(
         slot.discard()  # a device that did not open, a run that failed to finish
         raise
     return evolve(run, cassette=out)
+
+
+def _judge_for(scenario: Scenario, judge: Judge | None) -> Judge | None:
+    """The run's judge; an InputError before anything starts when the scenario has claims in
+    words and nothing can judge them."""
+    claims = claims_of(scenario)
+    if claims and judge is None:
+        what = (
+            f"scenario {scenario.name!r} has claims in words ({claims[0]!r}"
+            + (f" and {len(claims) - 1} more" if len(claims) > 1 else "")
+            + "): give a judge (--judge table:FILE or openai:MODEL), or an openai agent"
+        )
+        raise InputError(what, "--judge")
+    return judge
 
 
 def claims_of(scenario: Scenario) -> list[str]:
@@ -272,30 +279,13 @@ async def replay(
     The recorded judgements are served (no model); with ``judge``, a candidate judge is asked
     each recorded question as well, and where it judged otherwise is in ``judgements``.
     """
-    from orav.engine import Engine  # the engine's import is a session's cost, not --help's
-
     cassette = read_cassette(path)
-    header = cassette.header
     recorded = cassette.report()
-    device = ReplayDevice(cassette, match=match or Match())
-    decisions_track = ReplayAgent(cassette)
-    clock = ReplayClock(cassette)
-    comparing = ComparingAgent(decisions_track, agent) if agent is not None else None
-    judgements = ReplayJudge(cassette)
-    candidate = ComparingJudge(judgements, judge) if judge is not None else None
-    engine = Engine(
-        device,
-        comparing or decisions_track,
-        clock=clock,
-        run_id=recorded.run_id if recorded else header.run_id,
-        deadlines=False,
-        judge=candidate or judgements,
-    )
-    differences = []
-    if cassette.truncated:
-        differences.append(f"the cassette was cut off at {cassette.truncated}")
+    tracks = _Tracks(cassette, agent=agent, match=match, judge=judge)
+    engine = tracks.engine(recorded.run_id if recorded else cassette.header.run_id)
+    cut = [f"the cassette was cut off at {cassette.truncated}"] if cassette.truncated else []
     try:
-        report = await engine.run(header.scenario)
+        report = await engine.run(cassette.header.scenario)
     except Interrupted as exc:  # the recording was interrupted there: so is its replay
         if engine.unfinished is None:
             raise
@@ -303,7 +293,7 @@ async def replay(
     except ReplayDivergence as exc:
         if recorded is not None:
             raise
-        differences.append(
+        unfinished = (
             f"the recording did not finish: replayed faithfully through step "
             f"{cassette.last_step}, then {exc}"
         )
@@ -311,43 +301,68 @@ async def replay(
             None,
             None,
             False,
-            tuple(differences),
-            tuple(comparing.differences) if comparing else (),
-            comparing.compared if comparing else 0,
-            scenario=header.scenario.name,
+            (*cut, unfinished),
+            scenario=cassette.header.scenario.name,
             cut_after=cassette.last_step,
-            judgements=tuple(candidate.differences) if candidate else (),
-            judged=candidate.compared if candidate else 0,
+            **tracks.verdicts(),
         )
+    differences = [*cut, *_report_differences(recorded, report), *tracks.unreplayed()]
+    return Replay(report, recorded, not differences, tuple(differences), **tracks.verdicts())
+
+
+class _Tracks:
+    """The recorded tracks a replay serves (device calls, decisions, clock, judgements) and
+    the candidate agent and judge compared on them."""
+
+    def __init__(
+        self, cassette: Cassette, *, agent: Agent | None, match: Match | None, judge: Judge | None
+    ) -> None:
+        self.device = ReplayDevice(cassette, match=match or Match())
+        self.decisions = ReplayAgent(cassette)
+        self.clock = ReplayClock(cassette)
+        self.judgements = ReplayJudge(cassette)
+        self.agent = ComparingAgent(self.decisions, agent) if agent is not None else None
+        self.judge = ComparingJudge(self.judgements, judge) if judge is not None else None
+
+    def engine(self, run_id: str) -> Engine:
+        return Engine(
+            self.device,
+            self.agent or self.decisions,
+            clock=self.clock,
+            run_id=run_id,
+            deadlines=False,
+            judge=self.judge or self.judgements,
+        )
+
+    def unreplayed(self) -> list[str]:
+        """Faithful means every track was consumed: what each left over."""
+        pending = (
+            ("device calls", self.device.pending),
+            ("decisions", self.decisions.pending),
+            ("clock readings and sleeps", self.clock.pending),
+            ("judgements", self.judgements.pending),
+        )
+        return [f"{left} recorded {track} were not replayed" for track, left in pending if left]
+
+    def verdicts(self) -> dict[str, Any]:
+        """Where the candidates decided or judged otherwise, and on how many."""
+        return {
+            "decisions": tuple(self.agent.differences) if self.agent else (),
+            "compared": self.agent.compared if self.agent else 0,
+            "judgements": tuple(self.judge.differences) if self.judge else (),
+            "judged": self.judge.compared if self.judge else 0,
+        }
+
+
+def _report_differences(recorded: RunReport | None, report: RunReport) -> list[str]:
+    """How the replayed report differs from the recorded one, field by field."""
     if recorded is None:
-        differences.append("the cassette has no report: the recording did not finish")
-    elif report != recorded:
-        differences += [
-            _difference(f.name, getattr(recorded, f.name), getattr(report, f.name))
-            for f in fields(RunReport)
-            if getattr(recorded, f.name) != getattr(report, f.name)
-        ]
-    # Faithful means every track was consumed: the device's, the agent's and the clock's.
-    for track, pending in (
-        ("device calls", device.pending),
-        ("decisions", decisions_track.pending),
-        ("clock readings and sleeps", clock.pending),
-        ("judgements", judgements.pending),
-    ):
-        if pending:
-            differences.append(f"{pending} recorded {track} were not replayed")
-    decisions = tuple(comparing.differences) if comparing else ()
-    compared = comparing.compared if comparing else 0
-    return Replay(
-        report,
-        recorded,
-        not differences,
-        tuple(differences),
-        decisions,
-        compared,
-        judgements=tuple(candidate.differences) if candidate else (),
-        judged=candidate.compared if candidate else 0,
-    )
+        return ["the cassette has no report: the recording did not finish"]
+    return [
+        _difference(f.name, getattr(recorded, f.name), getattr(report, f.name))
+        for f in fields(RunReport)
+        if getattr(recorded, f.name) != getattr(report, f.name)
+    ]
 
 
 def _difference(name: str, recorded: Any, replayed: Any) -> str:

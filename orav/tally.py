@@ -232,16 +232,10 @@ class Tally:
         """The report: ``last`` is the last screen (what each missed check found there);
         ``ending`` the summary when the agent gave none (the machine's error)."""
         achieved, missed = self.achieved, self.missed
-        criteria = self.scenario.success_criteria
         if status in UNFINISHED:
             achieved = []  # an unproven done's judgement is not the run's
-            missed = goal_names(criteria) or [self.scenario.goal]
-        checks = {goal_name(a): a for a in criteria if a.claim is None}
-        checks.update({goal_name(a): a for a in self.asserted if a.claim is None})
-        found = [
-            self.found.get(goal) or (found_instead(checks[goal], last) if goal in checks else "")
-            for goal in missed
-        ]
+            missed = goal_names(self.scenario.success_criteria) or [self.scenario.goal]
+        found = self._found(missed, last)
         results = [step.result for step in self.history]
         return RunReport(
             run_id=run_id,
@@ -266,6 +260,15 @@ class Tally:
             judgements=tuple(self.judged),
             warnings=self.warnings(),
         )
+
+    def _found(self, missed: list[str], last: Observation | None) -> list[str]:
+        """What each missed goal found instead: as judged, else its check on ``last``."""
+        checks = {goal_name(a): a for a in self.scenario.success_criteria if a.claim is None}
+        checks.update({goal_name(a): a for a in self.asserted if a.claim is None})
+        return [
+            self.found.get(goal) or (found_instead(checks[goal], last) if goal in checks else "")
+            for goal in missed
+        ]
 
     def warnings(self) -> tuple[str, ...]:
         """The criteria that held before the first action (``first_look``)."""

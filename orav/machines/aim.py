@@ -67,20 +67,9 @@ def point_outside_fields(observation: Observation, attempt: int) -> Point:
     width, height = screen_size(observation)
     board = keyboard_frame(observation)
     top = board.y if board is not None else height / 2
-    blockers = [
-        e.frame
-        for e in observation.elements
-        if e.role in TEXT_FIELD_ROLES or e.role in BUTTON_ROLES or is_secure(e)
-    ]
-    labels = sorted(
-        (
-            e.frame.center
-            for e in observation.elements
-            if e.role in STATIC_ROLES and STATUS_BAR_POINTS < e.frame.center.y < top
-        ),
-        key=lambda point: -point.y,
-    )
+    blockers = [e.frame for e in observation.elements if _blocks_a_tap(e)]
     blank = [Point(x, y) for y in _descending(top - 12, 60, 24) for x in (width / 2, 12)]
+    labels = _labels_above(observation, top)
     free = [
         p
         for p in (*labels, *blank)
@@ -88,6 +77,21 @@ def point_outside_fields(observation: Observation, attempt: int) -> Point:
     ]
     pool = free or [Point(width / 2, top / 2)]
     return pool[(attempt - 2) % len(pool)]
+
+
+def _blocks_a_tap(element: Element) -> bool:
+    """A field, a button or a secure element: a point on it is not off every field."""
+    return element.role in TEXT_FIELD_ROLES or element.role in BUTTON_ROLES or is_secure(element)
+
+
+def _labels_above(observation: Observation, top: float) -> list[Point]:
+    """The centres of the plain labels between the status bar and ``top``, lowest first."""
+    centres = (
+        e.frame.center
+        for e in observation.elements
+        if e.role in STATIC_ROLES and STATUS_BAR_POINTS < e.frame.center.y < top
+    )
+    return sorted(centres, key=lambda point: -point.y)
 
 
 def _harmless(element: Element | None) -> bool:
