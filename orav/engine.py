@@ -100,6 +100,7 @@ from orav.perceive.deeds import step_deed
 from orav.provision import crash_report, install, launch
 from orav.settling import settle
 from orav.tally import Tally, goal_name
+from orav.watchdog import Deadline
 
 
 class StepLimitExceeded(OravError):
@@ -250,7 +251,7 @@ class _Run:
         self.started = self.clock.now()
         await self.machine.activate_initial_state()
         remaining = max(self.scenario.timeout_seconds - self.elapsed(), 0.001)
-        deadline = asyncio.timeout(remaining) if self.engine.deadlines else None
+        deadline = Deadline(remaining) if self.engine.deadlines else None
         try:
             async with deadline or contextlib.nullcontext():
                 await self.machine.send("start")

@@ -44,6 +44,7 @@ from orav.model import Assert, Recording, RunReport, Scenario
 from orav.recorder import recording
 from orav.sandbox import WorldOptions
 from orav.specs import DEFAULT_DEVICE, default_judge, open_device, resolve_app
+from orav.watchdog import Cancellation
 
 
 @frozen
@@ -180,35 +181,36 @@ def interrupted_report(report: RunReport, signal: str) -> RunReport:
 @contextmanager
 def _interruptible() -> Iterator[dict[str, Any]]:
     """While recording, SIGINT and SIGTERM cancel the run instead of killing the process, so
-    the cassette gets its ``interrupted`` report and temp files are removed. Yields the state
-    the handler fills in: ``signal`` (its name) and ``writer`` (to tell it why calls end)."""
+    the cassette gets its ``interrupted`` report and temp files are removed: at the loop's
+    next turn, or where the loop is held when it does not turn (``orav.watchdog``). Yields the
+    state the handler fills in: ``signal`` (its name) and ``writer`` (to tell it why calls
+    end)."""
     state: dict[str, Any] = {"signal": None, "writer": None}
-    loop = asyncio.get_running_loop()
     task = asyncio.current_task()
+    cancellation = Cancellation(task).watched() if task is not None else None
+    previous: dict[signal.Signals, Any] = {}
 
-    def on_signal(name: str) -> None:
-        if state["signal"] is None and task is not None:
+    def on_signal(signum: int, frame: object) -> None:
+        name = signal.Signals(signum).name
+        # a second signal ends the process as it would have
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if state["signal"] is None and cancellation is not None:
             state["signal"] = name
             if state["writer"] is not None:
                 state["writer"].interrupted = name
-            task.cancel()
-        for signum in installed:  # a second signal ends the process as it would have
-            loop.remove_signal_handler(signum)
-        installed.clear()
+            cancellation.request()
 
-    installed = []
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(signum, on_signal, signum.name)
-            except (NotImplementedError, RuntimeError, ValueError):
-                continue
-            installed.append(signum)
+            previous[signum] = signal.signal(signum, on_signal)
     try:
         yield state
     finally:
-        for signum in installed:
-            loop.remove_signal_handler(signum)
+        if cancellation is not None:
+            cancellation.close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 async def _record(

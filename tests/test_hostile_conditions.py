@@ -5,10 +5,14 @@ deadline, an internal error, a zero exit for a failure or a process left behind.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import time
 from pathlib import Path
 
-from command import orav
+import pytest
+from command import ORAV, orav
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +36,94 @@ def huge_title_model(path: Path, size: int = 100_000) -> Path:
     return path
 
 
+# User classes with words and shapes orav does not know: each misbehaves its own way.
+HOSTILE_CLASSES = """\
+import time
+
+
+class Whirl:
+    name = "whirl"
+
+    async def decide(self, context):
+        turns = 0
+        while True:  # computes, never awaits: the loop gets no turn
+            turns += 1
+
+
+class Doze:
+    name = "doze"
+
+    async def decide(self, context):
+        time.sleep(10_000)  # blocks the thread the loop runs on
+"""
+
+
+def scenario(folder: Path, timeout: float) -> Path:
+    (folder / "hostile_classes.py").write_text(HOSTILE_CLASSES)
+    path = folder / "s.yaml"
+    path.write_text(f"name: s\napp: com.orav.demo\ngoal: g\ntimeout_seconds: {timeout}\n")
+    return path
+
+
+def started(args: list[object], cwd: Path) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
+    return subprocess.Popen(
+        [*ORAV, *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def when_reasoning(cassette: Path, within: float = 40) -> None:
+    """Wait until the run has observed its first screen (the agent is deciding)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if any(b'"observation"' in p.read_bytes() for p in cassette.parent.glob("*.cassette*")):
+            return
+        time.sleep(0.1)
+    raise AssertionError("the run did not reach its first decision")
+
+
 # --- 1. every run ends by its deadline --------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent", ["Whirl", "Doze"])
+def test_1_a_run_ends_by_its_deadline_while_user_code_holds_the_loop(tmp_path: Path, agent):
+    path = scenario(tmp_path, timeout=4)
+    began = time.monotonic()
+    done = orav(
+        "record", path, "--agent", f"class:hostile_classes:{agent}", "--out", "s.cassette",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert time.monotonic() - began < 40  # it never ended
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    report = json.loads((tmp_path / "s.report.json").read_text())
+    assert report["status"] == "timed_out", report
+    assert report["duration_seconds"] < 4 + 5  # the deadline, the watchdog's grace, a margin
+    assert orav("replay", tmp_path / "s.cassette").returncode == 0
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("agent", ["Whirl", "Doze"])
+def test_1_a_signal_ends_a_run_whose_loop_is_held(tmp_path: Path, agent, signum):
+    path = scenario(tmp_path, timeout=300)
+    run = started(
+        ["record", path, "--agent", f"class:hostile_classes:{agent}", "--out", "s.cassette"],
+        tmp_path,
+    )
+    when_reasoning(tmp_path / "s.cassette")
+    time.sleep(0.5)
+    run.send_signal(signum)
+    _, stderr = run.communicate(timeout=30)
+    assert run.returncode == 128 + signum, stderr
+    assert stderr.splitlines()[-1] == f"orav: interrupted by {signum.name}", stderr
+    assert "Traceback" not in stderr
+    report = json.loads((tmp_path / "s.report.json").read_text())
+    assert report["status"] == "interrupted", report
 
 
 def test_1_a_100_kb_title_is_explored_within_the_deadline(tmp_path: Path):

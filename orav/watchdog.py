@@ -1,0 +1,201 @@
+"""The run's watchdog: a deadline and a signal that hold when the event loop gets no turn.
+
+asyncio's timeouts and signal handlers are callbacks on the loop, and code that computes or
+blocks without awaiting (a user's class, an input no bound foresaw) never lets them run: a
+run once spun 50 minutes past its deadline, deaf to SIGTERM. So a cancellation goes through
+the loop first (the task is cancelled at its next await, as asyncio does it), and a timer
+thread that needs no loop waits ``GRACE`` seconds for that: if the loop did not turn, it sends
+the main thread SIGALRM, whose handler runs between two bytecodes of whatever holds the loop
+(or cuts a blocking call short) and raises ``CancelledError`` there. The loop turns again, and
+the run ends with its report. Off the main thread no signal handler can be set, and the loop's
+own means are all there is.
+
+API::
+
+    async with Deadline(seconds):       # TimeoutError when the seconds pass, loop or not
+        ...
+    cancellation = Cancellation(task).watched()  # cancel ``task`` once: deliver() on the
+    cancellation.request()  # loop; from a signal handler: the loop, else the watchdog's cut
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import select
+import signal
+import threading
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Self
+
+GRACE = 2.0  # seconds the loop has to act on a cancellation before the watchdog cuts in
+YEAR = 365 * 86400.0  # a longer wait is forever (and overflows a timer)
+
+_due: list[Callable[[], None]] = []  # cuts whose time came, run by the SIGALRM handler
+_lock = threading.RLock()
+_armed = 0  # watches that may still alarm; the handler is ours while any may
+_previous: Any = None  # the SIGALRM handler ours replaced
+
+
+def _arm() -> bool:
+    """Make the SIGALRM handler ours (on the main thread only: False elsewhere)."""
+    global _armed, _previous
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    with _lock:
+        if _armed == 0 and signal.getsignal(signal.SIGALRM) is not _on_alarm:
+            _previous = signal.signal(signal.SIGALRM, _on_alarm)
+        _armed += 1
+    return True
+
+
+def _disarm() -> None:
+    global _armed
+    with _lock:
+        _armed -= 1
+        # A handler of the caller's comes back; the default (which ends the process) does
+        # not, so an alarm still on its way finds a handler with nothing due.
+        if _armed == 0 and _previous not in (None, signal.SIG_DFL):
+            signal.signal(signal.SIGALRM, _previous)
+
+
+def _alarm(cut: Callable[[], None]) -> None:
+    """From a watch's thread: run ``cut`` on the main thread, between two bytecodes."""
+    main = threading.main_thread().ident
+    if main is not None:
+        _due.append(cut)
+        signal.pthread_kill(main, signal.SIGALRM)
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    while _due:
+        _due.pop(0)()
+
+
+class Watch:
+    """A thread that runs ``cut`` on the main thread ``seconds`` after ``start()`` unless
+    ``stop()`` came first. ``start()`` is safe in a signal handler (a byte down a pipe: no
+    lock, no thread started); ``start=True`` starts the clock at once."""
+
+    def __init__(self, seconds: float, cut: Callable[[], None], start: bool = False) -> None:
+        self.seconds = min(seconds, YEAR)
+        self.cut = cut
+        self.armed = _arm()
+        if self.armed:
+            self._read, self._write = os.pipe()
+            threading.Thread(target=self._watch, name="orav-watchdog", daemon=True).start()
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        if self.armed:
+            os.write(self._write, b"s")
+
+    def stop(self) -> None:
+        if self.armed:
+            self.armed = False
+            with contextlib.suppress(OSError):  # the watch is over: it cut, its end is closed
+                os.write(self._write, b"x")
+            os.close(self._write)
+            _disarm()
+
+    def _watch(self) -> None:
+        try:
+            if os.read(self._read, 1) == b"s":
+                ready, _, _ = select.select([self._read], [], [], self.seconds)
+                if not ready:
+                    _alarm(self.cut)
+        finally:
+            os.close(self._read)
+
+
+def _holder() -> asyncio.Task[Any] | None:
+    """The task that holds this thread's loop now (None: the loop is between tasks)."""
+    try:
+        return asyncio.current_task()
+    except RuntimeError:
+        return None
+
+
+class Cancellation:
+    """Cancelling ``task`` once: through its loop when the loop turns (``deliver``), or, when
+    it does not, by the watchdog (``cut``) where the code holding the loop runs: in ``task``
+    itself when it holds it, else in the task that does, ``task`` being cancelled as well."""
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.loop = task.get_loop()
+        self.delivered = False
+        self.counted = False  # task.cancel() was called: one uncancel() takes it back
+        self.closed = False
+        self.watch: Watch | None = None
+
+    def watched(self, seconds: float = GRACE, start: bool = False) -> Cancellation:
+        """With a watch that cuts ``seconds`` after it starts (at once with ``start``)."""
+        self.watch = Watch(seconds, self.cut, start=start)
+        return self
+
+    def request(self) -> None:
+        """From a signal handler on the main thread: deliver at the loop's next turn, or cut
+        when the watch's seconds have passed and the loop has not turned."""
+        self.loop.call_soon_threadsafe(self.deliver)
+        if self.watch is not None:
+            self.watch.start()
+
+    def deliver(self) -> None:
+        """On the loop: cancel the task at its next await."""
+        if not self.delivered and not self.closed:
+            self.delivered = self.counted = True
+            self.task.cancel()
+
+    def cut(self) -> None:
+        """On the main thread, the loop not having turned: raise where the loop is held."""
+        if self.delivered or self.closed:
+            return
+        holder = _holder()
+        if holder is self.task:
+            self.delivered = True
+            raise asyncio.CancelledError(f"cut by the watchdog after {GRACE:g} s")
+        self.deliver()
+        if holder is not None:
+            raise asyncio.CancelledError("cut by the watchdog: it held the loop")
+
+    def close(self) -> None:
+        self.closed = True
+        if self.watch is not None:
+            self.watch.stop()
+
+
+class Deadline:
+    """``async with Deadline(seconds)``: the block is cancelled when ``seconds`` pass and
+    TimeoutError raised, by the loop's timer when the loop turns, by the watchdog ``GRACE``
+    seconds later when it does not (asyncio.timeout, with a watchdog)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.cancellation: Cancellation | None = None
+
+    async def __aenter__(self) -> Self:
+        task = asyncio.current_task()
+        assert task is not None, "a Deadline is entered in a task"
+        cancellation = Cancellation(task).watched(self.seconds + GRACE, start=True)
+        self.cancellation = cancellation
+        self._timer = cancellation.loop.call_later(min(self.seconds, YEAR), cancellation.deliver)
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        cancellation = self.cancellation
+        assert cancellation is not None
+        self._timer.cancel()
+        cancellation.close()
+        if cancellation.delivered and kind is asyncio.CancelledError:
+            if cancellation.counted:
+                cancellation.task.uncancel()
+            raise TimeoutError(f"over the deadline of {self.seconds:g} s") from error
