@@ -25,12 +25,12 @@ from attrs import evolve, frozen
 
 from orav.agents import Agent, close_agent
 from orav.cassette.judgements import RerunJudge
-from orav.cassette.redact import REDACTED
 from orav.cassette.rerun import Regression, Rerun, RerunAgent
 from orav.codec import unstructure
 from orav.errors import InputError
 from orav.judges import Judge
 from orav.model import RunReport, Scenario
+from orav.secrets import REDACTED
 
 if TYPE_CHECKING:
     from orav.cassette import Cassette

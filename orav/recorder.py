@@ -17,7 +17,6 @@ it is described for the header, never closed here.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -37,7 +36,8 @@ from orav.device import Device
 from orav.engine import Engine
 from orav.errors import Interrupted
 from orav.judges import Judge
-from orav.model import Scenario, TypeText
+from orav.model import Scenario
+from orav.secrets import scenario_secrets
 
 
 class CassetteRecorder:
@@ -183,12 +183,7 @@ def secrets_of(scenario: Scenario, agent: Agent) -> list[str]:
     """Strings that must never reach a cassette: the test password, secure text the scenario
     types, ``${NAME}`` values, the agent's own secrets (an API key)."""
     found = list(agent.secrets) if isinstance(agent, HoldsSecrets) else []
-    if scenario.credentials is not None:
-        found.append(scenario.credentials.password)
-    typed = [d.action for d in scenario.script] + list(scenario.preconditions)
-    found += [a.text for a in typed if isinstance(a, TypeText) and a.secure]
-    found += [os.environ.get(name, "") for name in scenario.variables]
-    return [s for s in found if s]
+    return [s for s in [*found, *scenario_secrets(scenario)] if s]
 
 
 def _judge_secrets(judge: Judge | None) -> list[str]:

@@ -107,9 +107,9 @@ def _wrapped(how: str, before: str, after: str, body: str) -> tuple[str | None, 
     after=_words,
 )
 def test_any_wrapping_of_a_valid_answer_decodes_to_the_same_decision(body, how, before, after):
-    bare = decode(body, password=PASSWORD)
+    bare = decode(body, fills={"{{password}}": PASSWORD})
     content, calls = _wrapped(how, before, after, body)
-    assert decode(content, calls, password=PASSWORD) == bare
+    assert decode(content, calls, fills={"{{password}}": PASSWORD}) == bare
 
 
 _junk = st.one_of(
@@ -286,7 +286,9 @@ def test_ui_tars_actions_are_read_never_run():
 
 def _uitars(action: str, refs=REFS, screen=SCREEN):
     space = space_for(screen.width, screen.height, family_unit="thousandths")
-    return parse_answer(f"Thought: next\nAction: {action}", refs, space=space, password=PASSWORD)
+    return parse_answer(
+        f"Thought: next\nAction: {action}", refs, space=space, fills={"{{password}}": PASSWORD}
+    )
 
 
 def test_ui_tars_thousandths_become_points_and_elements():

@@ -35,7 +35,7 @@ from PIL import Image
 
 from orav.agents import AgentContext
 from orav.agents.answer import InvalidAnswer, parse_answer, strip_fence
-from orav.agents.openai import OpenAIAgent, redact
+from orav.agents.openai import OpenAIAgent
 from orav.agents.openai_config import OpenAIConfig, Price
 from orav.agents.prompt import SYSTEM_PROMPT, encode_tree, screen_of
 from orav.agents.refs import element_at
@@ -58,6 +58,7 @@ from orav.model import (
     Verification,
     Wait,
 )
+from orav.secrets import Scrubber
 
 
 def _history() -> tuple[Step, ...]:
@@ -359,9 +360,9 @@ def test_usage_sums_tokens_and_the_costs_each_call_was_priced_at():
     assert Usage.of([]) == Usage(0, 0, 0, 0)
 
 
-def test_redact_removes_keys_and_bearer_tokens():
+def test_the_scrubber_removes_keys_and_bearer_tokens():
     text = f"key {API_KEY} and Authorization: Bearer abc.def and sk-proj-abcdefghij"
-    clean = redact(text, [API_KEY])
+    clean = Scrubber([API_KEY]).text(text)
     assert API_KEY not in clean and "abc.def" not in clean and "sk-proj-abcdefghij" not in clean
 
 
@@ -481,7 +482,9 @@ _actions = st.one_of(
 def test_any_schema_conforming_answer_parses(action, met, element):
     _, refs = encode_tree(LOGIN)
     screen = screen_of(agent_context())
-    decision = parse_answer(answer(action, element, met), refs, screen=screen, password=PASSWORD)
+    decision = parse_answer(
+        answer(action, element, met), refs, screen=screen, fills={"{{password}}": PASSWORD}
+    )
     assert decision.action.kind == action["kind"]
     assert decision.previous_outcome_met is met
     if action["kind"] == "tap" and element is not None:

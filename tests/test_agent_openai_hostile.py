@@ -10,7 +10,7 @@ import pytest
 from model_server import API_KEY, PASSWORD, TAP_SIGN_IN, answer, decide
 
 from orav.agents.answer import MAX_TEXT_CHARACTERS, InvalidAnswer, parse_answer
-from orav.agents.openai import MAX_RAW_RESPONSE, NOT_A_COMPLETION
+from orav.agents.completion import MAX_RAW_RESPONSE, NOT_A_COMPLETION
 from orav.errors import AgentError
 from orav.model import Tap
 
@@ -81,8 +81,10 @@ async def test_4_a_model_that_types_the_api_key_is_refused_and_reasked(server):
 
 def test_4_the_password_is_typed_only_through_its_placeholder():
     with pytest.raises(InvalidAnswer, match="secret orav will not type"):
-        parse_answer(answer({**TYPE, "text": PASSWORD}), {}, password=PASSWORD)
-    typed = parse_answer(answer({**TYPE, "text": "{{password}}"}), {}, password=PASSWORD)
+        parse_answer(answer({**TYPE, "text": PASSWORD}), {}, fills={"{{password}}": PASSWORD})
+    typed = parse_answer(
+        answer({**TYPE, "text": "{{password}}"}), {}, fills={"{{password}}": PASSWORD}
+    )
     assert typed.action.text == PASSWORD and typed.action.secure
 
 

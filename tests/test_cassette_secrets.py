@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from orav import session
 from orav.cassette import read_cassette
 from orav.cassette.events import PerformEvent
-from orav.cassette.redact import BULLET, MIN_SECRET_LENGTH, Scrubber
 from orav.codec import unstructure
 from orav.model import Decision, Element, Frame, TypeText
 from orav.scenario_loader import load_scenario
+from orav.secrets import BULLET, MIN_SECRET_LENGTH, Scrubber
 
 ROOT = Path(__file__).resolve().parents[1]
 

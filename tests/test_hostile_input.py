@@ -22,7 +22,7 @@ from command import ORAV, orav
 from fuzz_corpus import run_measured
 
 from orav.cassette import read_cassette
-from orav.cassette.redact import BULLET
+from orav.secrets import BULLET
 
 ROOT = Path(__file__).resolve().parents[1]
 MINIMAL = "name: s\napp: com.orav.demo\ngoal: g\n"

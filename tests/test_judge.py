@@ -232,7 +232,8 @@ async def test_the_model_judge_is_never_shown_a_secret(monkeypatch) -> None:
             judgement = await judge.judge(Question("the notes are empty", leaky, scenario))
     assert judgement.holds and judgement.call is not None and judgement.call.prompt_tokens == 800
     sent = json.dumps(model.requests)
-    assert password not in sent and token not in sent and "***" in sent
+    assert password not in sent and token not in sent
+    assert "{{password}}" in sent and "{{VEG_TOKEN}}" in sent  # stand-ins a model can name
     assert model.judged == ["the notes are empty"]
 
 

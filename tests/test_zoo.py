@@ -9,7 +9,9 @@ When the agent learns to handle a mistake kind, add it to ``ALONE`` (a wild beha
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
 import subprocess
 import sys
@@ -21,7 +23,7 @@ from typing import Any
 import attrs
 import pytest
 from command import orav
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orav.agents.prompt import element_line
@@ -80,6 +82,38 @@ async def test_a_model_without_mistakes_passes_every_task_cleanly(name: str, tmp
     assert outcome.truth
     assert outcome.tally.reasks == 0 and outcome.tally.secrets_seen == 0
     assert outcome.tally.requests == outcome.report.total_steps + 1  # the last one is the done
+
+
+# A secret orav never saw: mixed characters, one outside base64's alphabet (so a screenshot's
+# bytes cannot hold it by chance), none JSON escapes.
+unknown_secrets = st.text(
+    st.sampled_from("abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"), min_size=6
+).map(lambda s: s[:3] + "!" + s[3:] + "~")
+names = st.from_regex(r"[A-Z][A-Z0-9_]{2,11}", fullmatch=True).filter(lambda n: n not in os.environ)
+
+
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(token=unknown_secrets, name=names)
+def test_no_known_secret_reaches_the_model_and_the_agent_still_types_the_password(
+    token: str, name: str, tmp_path: Path
+):
+    """The test password and a ``${NAME}`` value in the goal (as a scenario written carelessly
+    would) reach no request the model server receives: the model sees their stand-ins,
+    ``{{password}}`` and ``{{NAME}}``, and the run still signs in with the real password."""
+    task = TASKS["login"]
+    password = task.scenario.credentials.password  # type: ignore[union-attr]
+    goal = f"{task.scenario.goal} The password is {password}; the token is {token}."
+    scenario = attrs.evolve(task.scenario, goal=goal, variables=(name,))
+    leaky = attrs.evolve(task, scenario=scenario, secrets=(password, token))
+    os.environ[name] = token
+    try:
+        outcome = asyncio.run(leaky.play(tmp_path / "run.cassette"))
+    finally:
+        del os.environ[name]
+    assert outcome.passed and outcome.truth, outcome.report
+    assert outcome.tally.requests > 1 and outcome.tally.secrets_seen == 0
 
 
 @pytest.mark.parametrize("rate", sorted(FLOOR))

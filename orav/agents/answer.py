@@ -13,11 +13,11 @@ field and why, bounded.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from orav.agents.family import orav_shape
-from orav.agents.prompt import PASSWORD_PLACEHOLDER, Screen
+from orav.agents.prompt import Screen
 from orav.agents.refs import element_at, is_ref, named, nearest
 from orav.agents.reply import (
     MAX_ANSWER_CHARACTERS,
@@ -30,6 +30,7 @@ from orav.agents.space import Space
 from orav.codec import structure
 from orav.errors import InputError
 from orav.model import Decision, Element
+from orav.secrets import PASSWORD
 
 __all__ = [
     "MAX_ANSWER_CHARACTERS",
@@ -192,28 +193,34 @@ def _swipe(action: dict[str, Any], space: Space | None) -> None:
 
 
 def _secure(
-    action: dict[str, Any], element: Element | None, focused: Element | None, password: str | None
+    action: dict[str, Any],
+    element: Element | None,
+    focused: Element | None,
+    fills: Mapping[str, str],
 ) -> None:
+    """Fill in the secrets the model typed by their stand-ins (marked secure); text typed into
+    a secure field is secure too."""
     text = action.get("text")
     if action.get("kind") != "type_text" or not isinstance(text, str):
         return
-    if PASSWORD_PLACEHOLDER in text:
-        if password is None:
-            raise InvalidAnswer(f"this scenario has no test password for {PASSWORD_PLACEHOLDER}")
-        action["text"] = text.replace(PASSWORD_PLACEHOLDER, password)
-        action["secure"] = True
-    elif any(e is not None and e.secure for e in (element, focused)):
+    named = [stand_in for stand_in in fills if stand_in in text]
+    if PASSWORD in text and PASSWORD not in fills:
+        raise InvalidAnswer(f"this scenario has no test password for {PASSWORD}")
+    for stand_in in named:
+        text = text.replace(stand_in, fills[stand_in])
+    action["text"] = text
+    if named or any(e is not None and e.secure for e in (element, focused)):
         action["secure"] = True
 
 
 def _check_secrets(action: dict[str, Any], secrets: Iterable[str]) -> None:
-    """Refuse text, as the model wrote it, that holds a secret: the API key, or the password
-    typed other than through the placeholder (which the agent fills in, marked secure)."""
+    """Refuse text, as the model wrote it, that holds a secret: the API key, or a known secret
+    typed other than through its stand-in (which the agent fills in, marked secure)."""
     text = action.get("text")
     if isinstance(text, str) and any(secret and secret in text for secret in secrets):
         raise InvalidAnswer(
             "action: that text contains a secret orav will not type (a key or password the "
-            f"scenario did not ask for); type the password only as {PASSWORD_PLACEHOLDER}"
+            f"scenario did not ask for); type the password only as {PASSWORD}"
         )
 
 
@@ -224,7 +231,7 @@ def parse_answer(
     screen: Screen | None = None,
     space: Space | None = None,
     focused: Element | None = None,
-    password: str | None = None,
+    fills: Mapping[str, str] = {},
     first_step: bool = False,
     secrets: Iterable[str] = (),
     tool_calls: Sequence[ToolCall] = (),
@@ -232,7 +239,8 @@ def parse_answer(
     """The Decision an answer describes; InvalidAnswer says what to fix, and where.
 
     ``space`` is the prompt's coordinate space (the ``screen``'s points when not given);
-    ``secrets`` (the API key, the password) must never be typed unless the scenario asked.
+    ``fills`` maps each stand-in the model may type (``{{password}}``, ``{{NAME}}``) to its
+    secret; ``secrets`` (the API key) and those values must never be typed as such.
     """
     data = orav_shape(answer_object(text, tool_calls))
     if "unreadable" in data:
@@ -241,7 +249,7 @@ def parse_answer(
         space = Space("points", screen.width, screen.height)
     data, action = _hoisted(data)
     action = {key: value for key, value in action.items() if value is not None}
-    _check_secrets(action, [*secrets, password or ""])
+    _check_secrets(action, [*secrets, *fills.values()])
     naming = _Naming(data, action, refs, space)
     hint = str(data.get("reasoning") or "")[:MAX_TEXT_CHARACTERS]
     kind = action.get("kind")
@@ -259,7 +267,7 @@ def parse_answer(
             raise naming.missing(hint)
         if naming.said:  # a name not on screen: what an ``absent`` check is for
             action["target"] = {"label": naming.said[0]}
-    _secure(action, element, focused, password)
+    _secure(action, element, focused, fills)
     fields = {
         "action": action,
         "reasoning": _cut(data.get("reasoning") or ""),

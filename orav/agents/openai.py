@@ -17,7 +17,6 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Self
 
 import attrs
@@ -32,21 +31,13 @@ from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT, TOOL
 from orav.agents.space import Space
 from orav.errors import AgentError
 from orav.model import Decision, ModelCall
+from orav.secrets import REDACTED, Scrubber, scenario_secrets
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
 
 log = logging.getLogger(__name__)
-
-
-def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` without the given secrets, bearer tokens or ``sk-`` keys."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    text = re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)
-    return re.sub(r"\bsk-[A-Za-z0-9_\-]{6,}", "sk-***", text)
 
 
 def _digest(messages: list[dict[str, Any]]) -> str:
@@ -175,6 +166,7 @@ class OpenAIAgent:
         self._requests = 0  # HTTP requests sent, retries included: what "(N tries)" counts
         self._base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
         self._api_key = config.api_key or os.environ.get("OPENAI_API_KEY")
+        self._scrubber = Scrubber(self.secrets)  # for what orav itself says (errors, logs)
         self.family = family_of(config.model, config.family)
         self.mode = config.response_format or self.family.response_format
 
@@ -264,7 +256,7 @@ class OpenAIAgent:
         return request
 
     def _error(self, what: str) -> AgentError:
-        return AgentError(f"{self.name}: {redact(what, [self._api_key])}")  # the run adds the step
+        return AgentError(f"{self.name}: {self._scrubber.text(what)}")  # the run adds the step
 
     async def _complete(
         self, messages: list[dict[str, Any]], schema_format: dict[str, Any] | None = None
@@ -324,10 +316,13 @@ class OpenAIAgent:
         )
         if config.marks and image is not None and size is not None and space is not None:
             await asyncio.to_thread(_mark, messages, refs, size, space)
+        known = scenario_secrets(context.scenario)
+        scrubber = Scrubber(self.secrets, named=known)  # the model names what it cannot see
+        messages = scrubber.messages(messages)
         system = messages[0]["content"]
         messages[0] = self._system(system)
         digest = _digest(messages)
-        credentials = context.scenario.credentials
+        fills = {stand_in: value for value, stand_in in known.items() if stand_in != REDACTED}
         conversation = list(messages)
         prompt_tokens = completion_tokens = 0
         latency = 0.0
@@ -362,14 +357,15 @@ class OpenAIAgent:
                     space=space,
                     tool_calls=calls,
                     focused=context.observation.focused,
-                    password=credentials.password if credentials else None,
+                    fills=fills,
                     first_step=not context.history,
                     secrets=self.secrets,
                 )
             except InvalidAnswer as exc:
-                problem = redact(str(exc), [self._api_key])
+                problem = self._scrubber.text(str(exc))
                 log.info("step %d: answer %d rejected: %s", context.step, attempt, problem)
-                conversation += reask(text, problem, "one JSON object that follows the schema")
+                asked = reask(text, problem, "one JSON object that follows the schema")
+                conversation += scrubber.messages(asked)
                 continue
             call = self._call(
                 model if isinstance(model, str) else None,
@@ -415,7 +411,7 @@ class OpenAIAgent:
             "%s: the server refused %s answers (%s); asking for %s from now on",
             self.name,
             self.mode,
-            redact(" ".join(why.split()), [self._api_key])[:200],
+            self._scrubber.text(" ".join(why.split()))[:200],
             looser,
         )
         self.mode = looser

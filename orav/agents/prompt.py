@@ -22,8 +22,7 @@ from orav.agents.family import Unit
 from orav.agents.space import Space, space_for
 from orav.model import Assert, Element, Frame, Observation, Screenshot, show_action
 from orav.model.step import Step
-
-PASSWORD_PLACEHOLDER = "{{password}}"
+from orav.secrets import PASSWORD
 
 SYSTEM_PROMPT = f"""\
 You are a UI acceptance tester driving one app, one action per step (observe, reason, act, \
@@ -37,7 +36,7 @@ screen? null on the first step.
 "duration": null}}: the tap lands on its centre. Give x, y (in the unit the Screen line \
 names) only for what the tree lacks.
 - type_text types into the focused field: tap the field first. Type the test password as \
-{PASSWORD_PLACEHOLDER}; it is filled in for you and never shown.
+{PASSWORD}, and a secret shown as {{{{NAME}}}} as it is shown; orav types it and never shows it.
 - Actions: tap, type_text, swipe (start/end points), press_key (return, escape, tab, \
 backspace, delete, space, home; a terminal app takes any key: up, down, pageup, ctrl+s, f5, \
 shift+tab, a letter), wait (seconds), launch, terminate, assert (target label/id; \
@@ -249,7 +248,7 @@ def user_text(
     if scenario.credentials is not None:
         out.append(
             f"Test account: username {_quote(scenario.credentials.username)}, "
-            f"password {PASSWORD_PLACEHOLDER}"
+            f"password {PASSWORD}"
         )
     out.append(f"Permission dialogs: {scenario.permissions}.")
     out.append(f"Step {context.step} of at most {scenario.max_steps}.")

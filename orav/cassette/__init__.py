@@ -45,11 +45,12 @@ from orav.cassette.match import MATCHERS, Match
 from orav.cassette.reader import Blobs, Cassette, read_cassette
 from orav.cassette.record import RecordingAgent, RecordingDevice
 from orav.cassette.record_mode import RecordMode
-from orav.cassette.redact import REDACTED, Scrubber, matches_redacted
+from orav.cassette.redact import matches_redacted
 from orav.cassette.regression import ComparingAgent, DecisionDiff, same_action
 from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence
 from orav.cassette.reuse import ReusingAgent
 from orav.cassette.writer import CassetteWriter
+from orav.secrets import REDACTED, Scrubber
 
 __all__ = [
     "EVENT_TYPES",

@@ -22,9 +22,10 @@ from typing import Any
 
 from attrs import frozen
 
-from orav.cassette.redact import Scrubber, matches_redacted
+from orav.cassette.redact import matches_redacted
 from orav.codec import unstructure
 from orav.model import Action
+from orav.secrets import Scrubber
 
 ActionData = Mapping[str, Any]
 Matcher = Callable[[ActionData, ActionData], bool]

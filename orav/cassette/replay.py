@@ -43,7 +43,7 @@ from orav.cassette.events import (
 from orav.cassette.lifecycle import LifecycleCalls
 from orav.cassette.match import Match
 from orav.cassette.reader import Cassette
-from orav.cassette.redact import Scrubber, matches_redacted
+from orav.cassette.redact import matches_redacted
 from orav.codec import unstructure
 from orav.errors import ReplayDivergence
 from orav.model import (
@@ -56,6 +56,7 @@ from orav.model import (
     WorldChanges,
     show_action,
 )
+from orav.secrets import Scrubber
 
 
 def _show_call(event: Event) -> str:

@@ -31,7 +31,7 @@ from attrs import evolve, frozen
 from orav.agents import Agent, AgentContext, model_of
 from orav.agents.scripted import ScriptedAgent
 from orav.cassette.reader import Cassette
-from orav.cassette.redact import REDACTED, matches_redacted
+from orav.cassette.redact import matches_redacted
 from orav.cassette.reuse import RecordedDecision, recorded_decisions
 from orav.codec import unstructure
 from orav.errors import AgentError
@@ -50,6 +50,7 @@ from orav.perceive import screen_id, screen_name
 from orav.perceive.occlusion import Cover, cover_at, cover_of, modal_elements, reachable
 from orav.perceive.screens import is_control
 from orav.perceive.targets import target_element
+from orav.secrets import REDACTED
 
 
 @frozen

@@ -30,11 +30,12 @@ from orav.agents import Agent, AgentContext, model_of, reconsiders
 from orav.cassette.events import DecideEvent, ObserveEvent
 from orav.cassette.reader import Cassette
 from orav.cassette.record import RecordingAgent
-from orav.cassette.redact import REDACTED, matches_redacted
+from orav.cassette.redact import matches_redacted
 from orav.cassette.writer import CassetteWriter
 from orav.codec import unstructure
 from orav.model import Decision, ModelCall, Observation, Scenario
 from orav.perceive import screen_state
+from orav.secrets import REDACTED
 
 # Scenario fields that bound the run but never reach an agent's decision.
 RUN_LIMITS = ("max_steps", "timeout_seconds", "settle_seconds", "faults")

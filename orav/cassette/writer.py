@@ -3,7 +3,7 @@
 API::
 
     writer = CassetteWriter.create(path, header, *, overwrite=False, secrets=(), fsync=True)
-    writer.write(event)                      # one line, scrubbed (see orav.cassette.redact)
+    writer.write(event)                      # one line, scrubbed (see orav.secrets)
     writer.put_blob(data, media_type) -> sha256      # stored once, before its first reference
     writer.put_elements(elements) -> sha256          # an element tree, as a JSON blob
     writer.put_json_blob(data) -> sha256             # plain JSON data, scrubbed first
@@ -35,10 +35,10 @@ from typing import Any, Self
 
 from orav.cassette.events import BlobEvent, Event, Header, StepEvent, event_data
 from orav.cassette.observation import storing
-from orav.cassette.redact import Scrubber
 from orav.codec import unstructure
 from orav.errors import InputError
 from orav.model import Element
+from orav.secrets import Scrubber
 
 _TEXT_MEDIA = ("text/", "application/json")
 # fdatasync makes the appended bytes and the new file size durable, as fsync does, without

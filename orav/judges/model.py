@@ -1,7 +1,7 @@
 """The model judge: any OpenAI-compatible (vision) model decides whether a claim holds.
 
 It is shown the goal, the claim, the screenshot and the compact element tree (secure values as
-bullets, the test password and ``${NAME}`` values as ``***``), and answers a small schema:
+bullets, the test password and ``${NAME}`` values by their stand-ins, ``orav.secrets``), and answers a small schema:
 ``holds``, the ``evidence`` it saw, its ``confidence``, read as the LLM agent reads its answers
 (in a fence, after prose, in tool-call tags or a tool call). An answer off the schema is
 re-asked with the reason, within the agent's budget; the connection, retries and prices are the LLM
@@ -11,15 +11,15 @@ agent's (``orav.agents.openai``), so ``--judge openai:MODEL`` takes the same opt
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from typing import Any, Self
 
-from orav.agents.openai import OpenAIAgent, _digest, _kept, _reply, _tokens, reask, redact
+from orav.agents.openai import OpenAIAgent, _digest, _kept, _reply, _tokens, reask
 from orav.agents.prompt import encode_tree, screenshot_data_url
 from orav.agents.reply import InvalidAnswer, ToolCall, answer_object
 from orav.judges import Question
 from orav.model import Judgement
+from orav.secrets import Scrubber, scenario_secrets
 
 JUDGE_PROMPT = """\
 You judge one claim about the screen of an app under test, for a UI acceptance test. Look at \
@@ -71,14 +71,6 @@ def parse_judgement(text: str, tool_calls: tuple[ToolCall, ...] = ()) -> Judgeme
     return Judgement(holds, evidence.strip(), float(confidence))
 
 
-def _secrets(question: Question) -> list[str]:
-    scenario = question.scenario
-    found = [os.environ.get(name, "") for name in scenario.variables]
-    if scenario.credentials is not None:
-        found.append(scenario.credentials.password)
-    return [s for s in found if s]
-
-
 class ModelJudge:
     """The Judge protocol over an OpenAI-compatible model (the LLM agent's connection)."""
 
@@ -113,7 +105,7 @@ class ModelJudge:
         )
         if image is None and observation.text:
             text += "\nScreen text:\n" + observation.text
-        text = redact(text, _secrets(question))
+        text = Scrubber(self.secrets, named=scenario_secrets(question.scenario)).text(text)
         content: Any = text
         if image is not None:
             content = [

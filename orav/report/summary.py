@@ -8,9 +8,9 @@ from pathlib import Path
 
 from attrs import asdict
 
-from orav.cassette.redact import Scrubber
 from orav.model import RunReport
 from orav.report.files import write_text
+from orav.secrets import Scrubber
 
 
 def write_json(report: RunReport, path: Path, *, secrets: Iterable[str] = ()) -> Path:

@@ -13,9 +13,8 @@ from collections.abc import Callable
 
 from attrs import frozen
 
+from orav.secrets import PASSWORD
 from orav.zoo.turn import Seen, Turn
-
-PASSWORD_PLACEHOLDER = "{{password}}"
 
 
 @frozen
@@ -90,7 +89,7 @@ def sign_in(turn: Turn, username: str | None, *, closing: bool = False) -> Move 
         return Move(
             "type_text",
             secure,
-            text=PASSWORD_PLACEHOLDER,
+            text=PASSWORD,
             reasoning="Type the test password.",
             expected="The password field shows bullets.",
         )

@@ -1,0 +1,209 @@
+"""Secrets never leave: the one scrubber for every text orav writes, shows or sends.
+
+A known secret is a value: the scenario's test password, the values of the ``${NAME}``
+variables it reads, text it types with ``secure: true`` (``scenario_secrets``), and a model's
+API key. Wherever text leaves orav (a cassette, a report, the console, a model's prompt) each
+is replaced by its stand-in: ``{{password}}`` or ``{{NAME}}`` where a model must be able to
+name the value it cannot see (orav types the value, ``orav.agents.answer``), ``REDACTED``
+elsewhere. Text that looks secret is replaced too, known or not: ``sk-...`` API keys,
+``Authorization`` header values and ``Bearer`` tokens.
+
+``Scrubber(secrets=(), named={})`` (``named``: value to stand-in) works on text and on the plain
+JSON data of a cassette line, so every event type, the header and JSON blobs get the same
+treatment:
+
+- ``text(s) -> str``: replaces known secrets by their stand-ins and secret-looking text;
+- ``data(obj) -> obj``: a copy where secure values are replaced (the ``text`` of a ``type_text``
+  action with ``secure: true`` and any ``password`` by ``REDACTED``; the ``value`` of an element
+  by ``•`` per character, see below), each such value is also registered as a secret, and every
+  other string is passed through ``text``;
+- ``messages(list) -> list``: a chat's messages with every text part through ``text`` (images
+  are left alone: a secret's characters may occur in base64 by chance);
+- ``add(secret) -> bool``: registers a secret (at least ``MIN_SECRET_LENGTH`` characters:
+  shorter strings would erase unrelated text);
+- ``hold(label, unique_id)``: a secret was typed into this field (``RecordingDevice`` says so).
+
+A secret is followed through edits of the field that held it: an element's ``value`` is stored
+as one bullet per character (``••••••••••`` for ten; what iOS itself exposes of a secure field)
+when the element is secure, when a secret was typed into it (``hold``, whatever its length and
+whether or not the field masks it), or when the value contains the first ``MIN_SECRET_LENGTH``
+characters of a registered secret (what is left of it after a backspace). Never the text, never a
+prefix; and the length the device showed, so a replay computes the same number of backspaces.
+
+Tags, hashes and enumerated values (``STRUCTURAL_KEYS``) are never scrubbed, so a cassette still
+reads back.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from orav.model import Scenario, TypeText
+
+BULLET = "•"
+REDACTED = BULLET * 6
+PASSWORD = "{{password}}"  # the test password's stand-in in a model's prompt
+MIN_SECRET_LENGTH = 4
+STRUCTURAL_KEYS = frozenset(
+    {
+        "type",
+        "kind",
+        "sha256",
+        "elements",
+        "media_type",
+        "format",
+        "condition",
+        "permissions",
+        "record_mode",
+        "key",
+        "prompt_digest",
+        "run_id",
+    }
+)
+
+_API_KEY = re.compile(r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{5,}")
+_AUTHORIZATION = re.compile(
+    r"""(?i)(\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?)"""
+    r"""(?:(?:bearer|basic|token|digest)\s+)?[^\s"',;}]+"""
+)
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*")
+
+
+class Scrubber:
+    """Redacts and scrubs plain JSON data before it is written; remembers secrets it meets."""
+
+    def __init__(self, secrets: Iterable[str] = (), named: Mapping[str, str] = {}) -> None:
+        self._secrets: dict[str, str] = {}  # each secret's stand-in
+        self._pattern: re.Pattern[str] | None = None
+        self._prefixes: set[str] = set()  # each secret's first MIN_SECRET_LENGTH characters
+        self._held: set[tuple[str, str]] = set()  # fields a secret was typed into
+        for secret, stand_in in named.items():
+            self.add(secret, stand_in)
+        for secret in secrets:
+            self.add(secret)
+
+    def hold(self, label: str | None, unique_id: str | None) -> None:
+        """A secret was typed into the field with this id (else label): from now on its
+        value is stored as bullets, however it is edited."""
+        if unique_id:
+            self._held.add(("unique_id", unique_id))
+        elif label:
+            self._held.add(("label", label))
+
+    def add(self, secret: str, stand_in: str = REDACTED) -> bool:
+        """Replace ``secret`` by ``stand_in`` from now on (the first stand-in given stays); False
+        (and not registered) when it is too short."""
+        if len(secret) < MIN_SECRET_LENGTH or not secret.strip(BULLET):
+            return False  # too short to scrub safely, or bullets already
+        if secret not in self._secrets:
+            self._secrets[secret] = stand_in
+            self._prefixes.add(secret[:MIN_SECRET_LENGTH])
+            # Longest first, so a secret that contains another is removed whole.
+            ordered = sorted(self._secrets, key=len, reverse=True)
+            self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
+        return True
+
+    def holds_secret(self, text: str) -> bool:
+        """True when ``text`` contains a registered secret or an ``sk-…`` API key."""
+        if _API_KEY.search(text):
+            return True
+        return self._pattern is not None and self._pattern.search(text) is not None
+
+    def text(self, text: str) -> str:
+        if "sk-" in text:
+            text = _API_KEY.sub(REDACTED, text)
+        lowered = text.lower()
+        if "authorization" in lowered:
+            text = _AUTHORIZATION.sub(lambda m: m.group(1) + REDACTED, text)
+        if "bearer" in lowered:
+            text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+        if self._pattern is not None:
+            text = self._pattern.sub(lambda m: self._secrets[m.group()], text)
+        return text
+
+    def messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Chat messages as a model may see them: every text scrubbed, images as they are."""
+        return [self._message(message) for message in messages]
+
+    def _message(self, node: Any) -> Any:
+        if isinstance(node, str):
+            return self.text(node)
+        if isinstance(node, dict):
+            return {k: v if k == "image_url" else self._message(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [self._message(value) for value in node]
+        return node
+
+    def data(self, data: Any) -> Any:
+        """A redacted, scrubbed copy of plain JSON data (dicts, lists, scalars)."""
+        self._collect(data)
+        return self._scrub(data, None)
+
+    def _collect(self, node: Any) -> None:
+        if isinstance(node, dict):
+            for key in _secure_keys(node):
+                self.add(node[key])
+            for value in node.values():
+                self._collect(value)
+        elif isinstance(node, list | tuple):
+            for value in node:
+                self._collect(value)
+
+    def _scrub(self, node: Any, key: str | None) -> Any:
+        if isinstance(node, str):
+            return node if key in STRUCTURAL_KEYS else self.text(node)
+        if isinstance(node, dict):
+            secure = _secure_keys(node)
+            masked = self._masked_value(node)
+            return {
+                k: (BULLET * len(v) if k == masked else REDACTED)
+                if k in secure or k == masked
+                else self._scrub(v, k if isinstance(k, str) else None)
+                for k, v in node.items()
+            }
+        if isinstance(node, list | tuple):
+            return [self._scrub(value, key) for value in node]
+        return node
+
+    def _masked_value(self, node: dict) -> str | None:
+        """``"value"`` when ``node`` is an element whose value is stored as bullets."""
+        value = node.get("value")
+        if "kind" in node or not isinstance(value, str):
+            return None  # an action (an assert's value is the scenario's), not an element
+        held = any(node.get(field) == name for field, name in self._held)
+        if node.get("secure") is True or held or any(p in value for p in self._prefixes):
+            return "value"
+        return None
+
+
+def _secure_keys(node: dict) -> tuple[str, ...]:
+    """The keys of ``node`` whose string values are secrets by their place in the data."""
+    keys: list[str] = []
+    if node.get("secure") is True:
+        if node.get("kind") == "type_text" and isinstance(node.get("text"), str):
+            keys.append("text")
+        elif "kind" not in node and isinstance(node.get("value"), str):
+            keys.append("value")
+    if isinstance(node.get("password"), str):
+        keys.append("password")
+    return tuple(keys)
+
+
+def scenario_secrets(scenario: Scenario) -> dict[str, str]:
+    """The scenario's known secrets, each with the stand-in a model sees: the test password
+    (``{{password}}``), each ``${NAME}`` variable's value (``{{NAME}}``), and text the scenario
+    types with ``secure: true`` (``REDACTED``: orav types it, a model never needs to)."""
+    found: dict[str, str] = {}
+    for name in scenario.variables:
+        found.setdefault(os.environ.get(name, ""), "{{" + name + "}}")
+    if scenario.credentials is not None:
+        found[scenario.credentials.password] = PASSWORD
+    typed = [d.action for d in scenario.script] + list(scenario.preconditions)
+    for action in typed:
+        if isinstance(action, TypeText) and action.secure:
+            found.setdefault(action.text, REDACTED)
+    found.pop("", None)
+    return found
