@@ -11,7 +11,6 @@ per way, and the agent keeps to it. ``openai`` is imported on first use only.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import os
@@ -22,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Self
 import attrs
 
 from orav.agents import AgentContext
-from orav.agents.answer import InvalidAnswer, ToolCall, parse_answer
+from orav.agents.answer import InvalidAnswer, parse_answer
+from orav.agents.completion import NOT_A_COMPLETION, kept, prompt_digest, reply_of, token_counts
 from orav.agents.family import family_of
 from orav.agents.marks import marked
 from orav.agents.openai_config import OPENAI_URL, OpenAIConfig, price_of, public_url, url_problem
@@ -30,7 +30,7 @@ from orav.agents.prompt import build_messages, screenshot_data_url, space_of
 from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT, TOOL
 from orav.agents.space import Space
 from orav.errors import AgentError
-from orav.model import Decision, ModelCall
+from orav.model import Decision, Element, ModelCall
 from orav.secrets import REDACTED, Scrubber, scenario_secrets
 
 if TYPE_CHECKING:
@@ -40,12 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _digest(messages: list[dict[str, Any]]) -> str:
-    canonical = json.dumps(messages, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-MAX_RAW_RESPONSE = 8 * 1024  # characters of an answer kept in the cassette and the re-ask
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024  # of one HTTP response: a real completion is a few KB
 
 
@@ -58,85 +52,12 @@ def _too_large(exc: _TooLarge) -> InvalidAnswer:
     return InvalidAnswer(f"{exc}, more than {limit} MB; keep the reasoning to one sentence")
 
 
-NOT_A_COMPLETION = "the model server's answer was not a chat completion"
 # How an answer is asked for, strictest first: a server that refuses one gets the next.
 MODES = ("tool", "json_schema", "json_object", "text")
 
 
 class _Refused(Exception):
     """The server refused the request's ``response_format`` or ``tools`` (HTTP 400 or 422)."""
-
-
-def _kept(text: str) -> str:
-    """What is kept of an answer's text: the first MAX_RAW_RESPONSE characters."""
-    if len(text) <= MAX_RAW_RESPONSE:
-        return text
-    return f"{text[:MAX_RAW_RESPONSE]}… ({len(text) - MAX_RAW_RESPONSE} more characters cut)"
-
-
-def _tokens(completion: Any) -> tuple[int, int]:
-    """Prompt and completion tokens of a response, 0 where the server sent none or nonsense."""
-    usage = getattr(completion, "usage", None)
-    return _count(getattr(usage, "prompt_tokens", 0)), _count(
-        getattr(usage, "completion_tokens", 0)
-    )
-
-
-def _count(n: object) -> int:
-    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
-
-
-def _tool_calls(message: Any) -> tuple[ToolCall, ...]:
-    """The message's tool calls as names and argument texts (none where there are none)."""
-    calls = getattr(message, "tool_calls", None)
-    found = []
-    for call in calls if isinstance(calls, list) else ():
-        function = getattr(call, "function", None)
-        name = getattr(function, "name", None)
-        found.append(
-            ToolCall(name if isinstance(name, str) else "", getattr(function, "arguments", None))
-        )
-    return tuple(found)
-
-
-def _answer_text(completion: ChatCompletion, max_tokens: int) -> str:
-    """The answer's text; InvalidAnswer for a body that is not a chat completion, no choice,
-    a refusal, a cut-off or an empty answer (tool calls not counted: ``_reply`` has them)."""
-    text, _ = _reply(completion, max_tokens)
-    if not text.strip():
-        raise InvalidAnswer("the answer was empty; reply with the JSON object")
-    return text
-
-
-def _reply(completion: ChatCompletion, max_tokens: int) -> tuple[str, tuple[ToolCall, ...]]:
-    """The answer's text and tool calls; InvalidAnswer for a body that is not a chat
-    completion, no choice, a refusal, a cut-off or an answer with neither."""
-    choices = getattr(completion, "choices", None)
-    if not isinstance(choices, list):
-        raise InvalidAnswer(f"{NOT_A_COMPLETION} (no list of choices)")
-    if not choices:
-        raise InvalidAnswer("the answer had no choices; reply with the JSON object")
-    choice = choices[0]
-    message = getattr(choice, "message", None)
-    content = getattr(message, "content", None)
-    if message is None or not (content is None or isinstance(content, str)):
-        raise InvalidAnswer(f"{NOT_A_COMPLETION} (a choice without a text message)")
-    refusal = getattr(message, "refusal", None)
-    if refusal:
-        refusal = _kept(str(refusal))[:300]
-        raise InvalidAnswer(f"the model refused ({refusal}); this is a UI test, decide an action")
-    if choice.finish_reason == "length":
-        raise InvalidAnswer(
-            f"the answer was cut off at {max_tokens} output tokens; keep the reasoning to one "
-            "sentence and reply with the JSON object only"
-        )
-    if choice.finish_reason == "content_filter":
-        raise InvalidAnswer("the answer was withheld by a content filter; decide an action")
-    content = content or ""
-    calls = _tool_calls(message)
-    if not content.strip() and not calls:
-        raise InvalidAnswer("the answer was empty; reply with the JSON object")
-    return content, calls
 
 
 def _mark(
@@ -304,24 +225,13 @@ class OpenAIAgent:
     async def decide(self, context: AgentContext) -> Decision:
         """Ask the model; re-ask with the validation error until valid or the budget is spent."""
         config = self.config
-        image = size = None
-        shot = context.observation.screenshot
-        if config.send_screenshot and shot is not None and shot.data:
-            image, size = await asyncio.to_thread(
-                screenshot_data_url, shot, config.screenshot_max_size, self.family.block
-            )
-        space = space_of(context, size, self.family.unit)
-        messages, refs = build_messages(
-            context, history=config.history, image=image, detail=config.image_detail, space=space
-        )
-        if config.marks and image is not None and size is not None and space is not None:
-            await asyncio.to_thread(_mark, messages, refs, size, space)
+        messages, refs, space = await self._prompt(context)
         known = scenario_secrets(context.scenario)
         scrubber = Scrubber(self.secrets, named=known)  # the model names what it cannot see
         messages = scrubber.messages(messages)
         system = messages[0]["content"]
         messages[0] = self._system(system)
-        digest = _digest(messages)
+        digest = prompt_digest(messages)
         fills = {stand_in: value for value, stand_in in known.items() if stand_in != REDACTED}
         conversation = list(messages)
         prompt_tokens = completion_tokens = 0
@@ -340,14 +250,14 @@ class OpenAIAgent:
                         except _Refused as refused:
                             self._loosen(str(refused))
                             conversation[0] = self._system(system)
-                            digest = _digest([conversation[0], *messages[1:]])
+                            digest = prompt_digest([conversation[0], *messages[1:]])
                 finally:
                     latency += time.perf_counter() - started
-                prompt, completed = _tokens(completion)
+                prompt, completed = token_counts(completion)
                 prompt_tokens += prompt
                 completion_tokens += completed
                 model = getattr(completion, "model", None)
-                text, calls = _reply(completion, config.max_output_tokens)
+                text, calls = reply_of(completion, config.max_output_tokens)
                 if calls and not text.strip():
                     arguments = calls[0].arguments
                     text = arguments if isinstance(arguments, str) else json.dumps(arguments)
@@ -370,7 +280,7 @@ class OpenAIAgent:
             call = self._call(
                 model if isinstance(model, str) else None,
                 digest,
-                _kept(text),
+                kept(text),
                 prompt_tokens,
                 completion_tokens,
                 latency,
@@ -390,9 +300,29 @@ class OpenAIAgent:
             f"no valid decision after {config.reasks + 1} answers; last problem: {problem}",
         )
         error.call = self._call(
-            None, digest, _kept(text), prompt_tokens, completion_tokens, latency, config.reasks + 1
+            None, digest, kept(text), prompt_tokens, completion_tokens, latency, config.reasks + 1
         )
         raise error
+
+    async def _prompt(
+        self, context: AgentContext
+    ) -> tuple[list[dict[str, Any]], dict[str, Element], Space | None]:
+        """The step's messages (the screenshot marked where asked), the references they cite,
+        and the coordinate space they speak in."""
+        config = self.config
+        image = size = None
+        shot = context.observation.screenshot
+        if config.send_screenshot and shot is not None and shot.data:
+            image, size = await asyncio.to_thread(
+                screenshot_data_url, shot, config.screenshot_max_size, self.family.block
+            )
+        space = space_of(context, size, self.family.unit)
+        messages, refs = build_messages(
+            context, history=config.history, image=image, detail=config.image_detail, space=space
+        )
+        if config.marks and image is not None and size is not None and space is not None:
+            await asyncio.to_thread(_mark, messages, refs, size, space)
+        return messages, refs, space
 
     def _system(self, prompt: str) -> dict[str, Any]:
         """The system message: the prompt, the family's own words, and the schema where the
@@ -459,7 +389,7 @@ class OpenAIAgent:
 def reask(text: str, problem: str, wanted: str) -> list[dict[str, str]]:
     """The turns that re-ask a model: its rejected answer (as kept), then why and what to send."""
     return [
-        {"role": "assistant", "content": _kept(text) or "(no answer)"},
+        {"role": "assistant", "content": kept(text) or "(no answer)"},
         {
             "role": "user",
             "content": f"That answer was rejected: {problem}. Reply again with {wanted}.",

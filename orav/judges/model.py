@@ -14,7 +14,8 @@ import asyncio
 import time
 from typing import Any, Self
 
-from orav.agents.openai import OpenAIAgent, _digest, _kept, _reply, _tokens, reask
+from orav.agents.completion import kept, prompt_digest, reply_of, token_counts
+from orav.agents.openai import OpenAIAgent, reask
 from orav.agents.prompt import encode_tree, screenshot_data_url
 from orav.agents.reply import InvalidAnswer, ToolCall, answer_object
 from orav.judges import Question
@@ -122,7 +123,7 @@ class ModelJudge:
         if config.send_screenshot and shot is not None and shot.data:
             image = await asyncio.to_thread(screenshot_data_url, shot, config.screenshot_max_size)
         conversation = self.messages(question, image)
-        digest = _digest(conversation)
+        digest = prompt_digest(conversation)
         prompt_tokens = completion_tokens = 0
         latency = 0.0
         problem, text = "", ""
@@ -134,10 +135,10 @@ class ModelJudge:
                     completion = await model._complete(conversation, _FORMAT)
                 finally:
                     latency += time.perf_counter() - started
-                prompt, completed = _tokens(completion)
+                prompt, completed = token_counts(completion)
                 prompt_tokens += prompt
                 completion_tokens += completed
-                text, calls = _reply(completion, config.max_output_tokens)
+                text, calls = reply_of(completion, config.max_output_tokens)
                 judgement = parse_judgement(text, calls)
             except InvalidAnswer as exc:
                 problem = str(exc)
@@ -147,7 +148,7 @@ class ModelJudge:
             call = model._call(
                 got if isinstance(got, str) else None,
                 digest,
-                _kept(text),
+                kept(text),
                 prompt_tokens,
                 completion_tokens,
                 latency,
@@ -156,7 +157,7 @@ class ModelJudge:
             return Judgement(judgement.holds, judgement.evidence, judgement.confidence, call)
         error = model._error(f"no valid judgement after {config.reasks + 1} answers: {problem}")
         error.call = model._call(
-            None, digest, _kept(text), prompt_tokens, completion_tokens, latency, attempt
+            None, digest, kept(text), prompt_tokens, completion_tokens, latency, attempt
         )
         raise error
 
