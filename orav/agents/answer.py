@@ -92,6 +92,15 @@ def _point(value: Any, what: str, space: Space | None) -> tuple[float, float] | 
     return points
 
 
+def _reference(value: Any) -> str | None:
+    """The answer's element reference (``e12``; a number where one goes is a mark's)."""
+    if isinstance(value, int) and not isinstance(value, bool) or str(value).strip().isdigit():
+        value = f"e{str(value).strip()}"
+    if value is not None and not isinstance(value, str):
+        raise InvalidAnswer(f"element: expected a reference like 'e12' or null, got {value!r}")
+    return value
+
+
 class _Naming:
     """What an answer names, resolved against the screen's references."""
 
@@ -106,28 +115,27 @@ class _Naming:
         self.said: list[str] = []
         self.stale: str | None = None
         self.element: Element | None = None
-        ref = data.get("element")
-        if isinstance(ref, int) and not isinstance(ref, bool) or str(ref).strip().isdigit():
-            ref = f"e{str(ref).strip()}"  # a number where a reference goes (a mark's)
-        if ref is not None and not isinstance(ref, str):
-            raise InvalidAnswer(f"element: expected a reference like 'e12' or null, got {ref!r}")
+        ref = _reference(data.get("element"))
+        if ref is not None:
+            self._cite(ref)
         label = data.get("element_label")
-        if isinstance(ref, str) and ref.strip() in refs:
-            self.element = refs[ref.strip()]
-        elif isinstance(ref, str) and is_ref(ref):
-            self.stale = ref.strip()
-        elif isinstance(ref, str) and ref.strip():
-            self.said.append(ref)
         if isinstance(label, str) and label.strip():
             self.said.append(label)
         target = action.get("target")
         if isinstance(target, dict) and target.get("selector") is None:  # selectors: the driver's
             self.said += [t for t in (target.get("label"), target.get("id")) if isinstance(t, str)]
         if self.element is None:
-            for said in self.said:
-                self.element = named(said, refs)
-                if self.element is not None:
-                    break
+            found = (named(said, refs) for said in self.said)
+            self.element = next((e for e in found if e is not None), None)
+
+    def _cite(self, ref: str) -> None:
+        """A reference on this screen, one from another (stale), or a name said in its place."""
+        if ref.strip() in self.refs:
+            self.element = self.refs[ref.strip()]
+        elif is_ref(ref):
+            self.stale = ref.strip()
+        elif ref.strip():
+            self.said.append(ref)
 
     def missing(self, hint: str) -> InvalidAnswer:
         """The rejection of a name that names nothing here, with the nearest elements."""
@@ -159,14 +167,19 @@ def _tap(action: dict[str, Any], naming: _Naming, space: Space | None, hint: str
             raise naming.missing(hint)
         raise InvalidAnswer("action: a tap needs an element reference or both x and y")
     if element is not None:
-        center = element.frame.center
-        action.update(x=center.x, y=center.y, vision=False)
-        action.pop("target", None)
-        if _target(element):
-            action["target"] = _target(element)
+        _on(action, element)
     elif point is not None:
         action.update(x=point[0], y=point[1], vision=not selector)
     return element
+
+
+def _on(action: dict[str, Any], element: Element) -> None:
+    """A tap at the element's centre, its target the element's own label and id."""
+    center = element.frame.center
+    action.update(x=center.x, y=center.y, vision=False)
+    action.pop("target", None)
+    if _target(element):
+        action["target"] = _target(element)
 
 
 def _swipe(action: dict[str, Any], space: Space | None) -> None:
@@ -258,16 +271,30 @@ def parse_answer(
         element = _tap(action, naming, space, hint)
     elif kind == "swipe":
         _swipe(action, space)
-    elif kind == "assert" and element is not None:
-        given = action.get("target")
+    elif kind == "assert":
+        _assert(action, naming, hint)
+    _secure(action, element, focused, fills)
+    return _decision(data, action, element, first_step)
+
+
+def _assert(action: dict[str, Any], naming: _Naming, hint: str) -> None:
+    """An assert's target: the element it names when it gives none, else the name it said (a
+    name not on screen: what an ``absent`` check is for)."""
+    given = action.get("target")
+    if naming.element is not None:
         if not isinstance(given, dict) or not any(given.get(k) for k in ("label", "id")):
-            action["target"] = _target(element)
-    elif kind == "assert" and not isinstance(action.get("target"), dict):
+            action["target"] = _target(naming.element)
+    elif not isinstance(given, dict):
         if naming.stale:
             raise naming.missing(hint)
-        if naming.said:  # a name not on screen: what an ``absent`` check is for
+        if naming.said:
             action["target"] = {"label": naming.said[0]}
-    _secure(action, element, focused, fills)
+
+
+def _decision(
+    data: dict[str, Any], action: dict[str, Any], element: Element | None, first_step: bool
+) -> Decision:
+    """The Decision of an answer whose action is in orav's shape."""
     fields = {
         "action": action,
         "reasoning": _cut(data.get("reasoning") or ""),

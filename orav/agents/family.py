@@ -151,7 +151,29 @@ def orav_shape(data: dict[str, Any]) -> dict[str, Any]:
     rest = dict(data)
     del rest["action"]
     kind = VERBS.get(verb.lower(), verb.lower())
+    said = _said(verb, rest)
     action: dict[str, Any] = {"kind": kind}
+    _FIELDS.get(kind, _own_fields)(action, rest, said)
+    if "label" in rest and "element_label" not in rest and isinstance(rest["label"], str):
+        rest["element_label"] = rest.pop("label")
+    if isinstance(rest.get("thought"), str) and "reasoning" not in rest:
+        rest["reasoning"] = rest.pop("thought")
+    return {**rest, "action": action}
+
+
+@frozen
+class _Said:
+    """What a verb answer says beside its verb, whatever the family calls it."""
+
+    verb: str
+    point: dict[str, float] | None
+    end: dict[str, float] | None
+    text: str | None
+
+
+def _said(verb: str, rest: dict[str, Any]) -> _Said:
+    """The answer's point (the first of ``_POINT``, else a Gemini box), end point and text,
+    taken out of ``rest``."""
     point = next((p for key in _POINT if (p := _point(rest.pop(key, None))) is not None), None)
     for key in _YX:
         yx = _point(rest.pop(key, None))
@@ -159,41 +181,63 @@ def orav_shape(data: dict[str, Any]) -> dict[str, Any]:
             point = {"x": yx["y"], "y": yx["x"]}
     end = next((p for key in _END if (p := _point(rest.pop(key, None))) is not None), None)
     text = next((rest.pop(key) for key in _TEXT if isinstance(rest.get(key), str)), None)
-    if kind == "tap":
-        if point is not None:
-            action.update(point)
-        if verb.lower() == "long_press":
-            action["duration"] = rest.pop("time", 1.0)
-    elif kind == "type_text":
-        action["text"] = text
-    elif kind == "press_key":
-        key = rest.pop("key", None) or rest.pop("button", None) or text or verb
-        if isinstance(key, str):
-            key = "+".join(part for part in re.split(r"[\s+]+", key.lower()) if part)
-            key = _KEYS.get(key, key)
-        action["key"] = key
-    elif kind == "swipe":
-        start = _point(rest.pop("start", None)) or point
-        end = _point(rest.pop("end", None)) or end
-        action.update(start=start, end=end)
-        if end is None and isinstance(rest.get("direction"), str):
-            action["direction"] = rest.pop("direction").lower()
-    elif kind == "wait":
-        seconds = rest.pop("seconds", None) or rest.pop("time", None)
-        if seconds is not None:
-            action["seconds"] = seconds
-    elif kind == "done":
-        status = rest.pop("status", None)
-        action["success"] = rest.pop("success", status != "failure")
-        action["summary"] = text or rest.pop("summary", None)
-    else:  # orav's own kinds in the seed's shape: their fields sit beside the action
-        for key in ("text", "key", "seconds", "start", "end", "target", "condition"):
-            if key in rest:
-                action[key] = rest.pop(key)
-        if text is not None and kind in ("assert",):
-            action["value"] = text
-    if "label" in rest and "element_label" not in rest and isinstance(rest["label"], str):
-        rest["element_label"] = rest.pop("label")
-    if isinstance(rest.get("thought"), str) and "reasoning" not in rest:
-        rest["reasoning"] = rest.pop("thought")
-    return {**rest, "action": action}
+    return _Said(verb, point, end, text)
+
+
+def _tap_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
+    if said.point is not None:
+        action.update(said.point)
+    if said.verb.lower() == "long_press":
+        action["duration"] = rest.pop("time", 1.0)
+
+
+def _type_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
+    action["text"] = said.text
+
+
+def _key_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
+    key = rest.pop("key", None) or rest.pop("button", None) or said.text or said.verb
+    if isinstance(key, str):
+        key = "+".join(part for part in re.split(r"[\s+]+", key.lower()) if part)
+        key = _KEYS.get(key, key)
+    action["key"] = key
+
+
+def _swipe_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
+    start = _point(rest.pop("start", None)) or said.point
+    end = _point(rest.pop("end", None)) or said.end
+    action.update(start=start, end=end)
+    if end is None and isinstance(rest.get("direction"), str):
+        action["direction"] = rest.pop("direction").lower()
+
+
+def _wait_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
+    seconds = rest.pop("seconds", None) or rest.pop("time", None)
+    if seconds is not None:
+        action["seconds"] = seconds
+
+
+def _done_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
+    status = rest.pop("status", None)
+    action["success"] = rest.pop("success", status != "failure")
+    action["summary"] = said.text or rest.pop("summary", None)
+
+
+def _own_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
+    """orav's own kinds in the seed's shape: their fields sit beside the action."""
+    for key in ("text", "key", "seconds", "start", "end", "target", "condition"):
+        if key in rest:
+            action[key] = rest.pop(key)
+    if said.text is not None and action["kind"] == "assert":
+        action["value"] = said.text
+
+
+# How each kind's fields are read from a verb answer (``_own_fields`` for the rest).
+_FIELDS = {
+    "tap": _tap_fields,
+    "type_text": _type_fields,
+    "press_key": _key_fields,
+    "swipe": _swipe_fields,
+    "wait": _wait_fields,
+    "done": _done_fields,
+}

@@ -133,31 +133,35 @@ def element_line(
     An id that only restates the label (``#sign_in`` of "Sign in") and a placeholder beside a
     label are left out: they cost characters and add nothing to a decision.
     """
-    parts = [ref, _ROLE_NAMES.get(element.type, element.type)]
+    parts = [ref, _ROLE_NAMES.get(element.type, element.type), *_said(element)]
+    center = element.frame.center
+    x, y = space.shown(center.x, center.y) if space is not None else (center.x, center.y)
+    parts.append(f"@{_num(x)},{_num(y)}")
+    states = (
+        ("disabled", not element.enabled),
+        ("focused", element.focused),
+        ("selected", "selected" in element.traits),
+        ("offscreen", screen is not None and not screen.contains(center.x, center.y)),
+    )
+    parts += [state for state, holds in states if holds]
+    return " ".join(parts)
+
+
+def _said(element: Element) -> list[str]:
+    """An element's label, its id (unless it restates the label), and its value (bullets when
+    secure; its placeholder when it has neither value nor label)."""
+    parts = []
     if element.label:
         parts.append(_quote(element.label))
     if element.unique_id and (not element.label or element.unique_id != _snake(element.label)):
         parts.append("#" + element.unique_id)
     if element.secure:
-        parts.append("secure")
-        if element.value:
-            parts.append("=•••")
+        parts += ["secure", "=•••"] if element.value else ["secure"]
     elif element.value:
         parts.append("=" + _quote(element.value))
     elif element.placeholder and not element.label:
         parts.append("placeholder=" + _quote(element.placeholder))
-    center = element.frame.center
-    x, y = space.shown(center.x, center.y) if space is not None else (center.x, center.y)
-    parts.append(f"@{_num(x)},{_num(y)}")
-    if not element.enabled:
-        parts.append("disabled")
-    if element.focused:
-        parts.append("focused")
-    if "selected" in element.traits:
-        parts.append("selected")
-    if screen is not None and not screen.contains(center.x, center.y):
-        parts.append("offscreen")
-    return " ".join(parts)
+    return parts
 
 
 def _inside(inner: Frame, outer: Frame) -> bool:
@@ -247,8 +251,7 @@ def user_text(
         out.append("Success criteria: " + "; ".join(map(_criterion, scenario.success_criteria)))
     if scenario.credentials is not None:
         out.append(
-            f"Test account: username {_quote(scenario.credentials.username)}, "
-            f"password {PASSWORD}"
+            f"Test account: username {_quote(scenario.credentials.username)}, password {PASSWORD}"
         )
     out.append(f"Permission dialogs: {scenario.permissions}.")
     out.append(f"Step {context.step} of at most {scenario.max_steps}.")

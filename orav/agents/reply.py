@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from attrs import frozen
@@ -70,30 +70,11 @@ def _unwrap(data: Any, depth: int = 0) -> Any:
 
 def _in_text(text: str) -> dict[str, Any]:
     """The first object with an ``action`` in the text (else the first object)."""
-    bodies = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
+    starts = [match.start() for match in re.finditer(r"\{", text)][:MAX_CANDIDATES]
     first: dict[str, Any] | None = None
     problem: JSONRefused | None = None
-    for body in bodies:
-        try:
-            data = _unwrap(parse_json(body))
-        except JSONRefused as exc:
-            problem = problem or (exc if body.startswith("{") else None)
-            continue
-        if isinstance(data, dict) and "action" in data:
-            return data
-        if isinstance(data, dict) and first is None:
-            first = data
-    starts = [match.start() for match in re.finditer(r"\{", text)][:MAX_CANDIDATES]
-    end = 0
-    for start in starts:
-        if start < end:  # inside an object already read
-            continue
-        try:
-            data, end = parse_json_at(text, start)
-        except JSONRefused as exc:
-            problem = problem or exc
-            continue
-        data = _unwrap(data)
+    for data, refused in _candidates(text, starts):
+        problem = problem or refused
         if isinstance(data, dict) and "action" in data:
             return data
         if isinstance(data, dict) and first is None:
@@ -103,13 +84,38 @@ def _in_text(text: str) -> dict[str, Any]:
         return called
     if first is not None:
         return first
+    raise _no_object(text, problem)
+
+
+def _candidates(text: str, starts: list[int]) -> Iterator[tuple[Any, JSONRefused | None]]:
+    """Each value the text may hold, in the order tried (the whole text, each fence, then
+    each object from one of ``starts``), or why one could not be read."""
+    for body in [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]:
+        try:
+            yield _unwrap(parse_json(body)), None
+        except JSONRefused as exc:
+            yield None, (exc if body.startswith("{") else None)
+    end = 0
+    for start in starts:
+        if start < end:  # inside an object already read
+            continue
+        try:
+            data, end = parse_json_at(text, start)
+        except JSONRefused as exc:
+            yield None, exc
+            continue
+        yield _unwrap(data), None
+
+
+def _no_object(text: str, problem: JSONRefused | None) -> InvalidAnswer:
+    """Why the text holds no answer: the first JSON error, else what it begins with."""
     if problem is not None:
         where = f" at line {problem.line} column {problem.col}" if problem.line else ""
-        raise InvalidAnswer(
+        return InvalidAnswer(
             f"not valid JSON ({problem.what}{where}); reply with the JSON object only"
         )
     begins = " ".join(text.split())[:60]
-    raise InvalidAnswer(
+    return InvalidAnswer(
         f"no JSON object in the answer (it begins {begins!r}); reply with the JSON object only"
     )
 

@@ -107,33 +107,47 @@ class Player:
         rng = random.Random(f"{self.seed}:{tally.requests}")
         move = self.policy(turn)
         decision = decision_of(move, turn)
-        wire, made = Wire(json.dumps(decision)), None
-        mistake = self._draw(rng, turn)
-        if mistake is not None and mistake.slip is not None:
-            slipped = mistake.slip(decision, move, turn, self._memory, rng)
-            if slipped is not None:
-                decision, made = slipped, mistake.name
-                wire = Wire(json.dumps(decision))
-        elif mistake is not None and mistake.shape is not None:
-            wire, made = mistake.shape(decision, move, turn, rng), mistake.name
-        if mistake is not None and mistake.delay:
-            wire = attrs.evolve(wire, delay=mistake.delay)
-            made = mistake.name
+        wire, decision, made = self._mistaken(rng, turn, move, decision)
         if made is not None:
             tally.made[made] += 1
         if not turn.reask:
-            told = self._memory.told
-            if made == "early_done":
-                told |= {(made, subject(move))}
-            elif made == "loop" and self._memory.move is not None:
-                told |= {(made, subject(self._memory.move))}
-            self._memory = Memory(decision, move, made, told)
+            self._remember(decision, move, made)
         sent = wire.content or json.dumps(list(wire.tool_calls))
         usage = {"prompt_tokens": _prompt_tokens(body, turn), "completion_tokens": tokens(sent)}
         tally.prompt_tokens += usage["prompt_tokens"]
         tally.completion_tokens += usage["completion_tokens"]
         model = next((m.model for m in self.mistakes if m.model), None) or turn.model
         return wire, usage, model
+
+    def _mistaken(
+        self, rng: random.Random, turn: Turn, move: Move, decision: dict[str, Any]
+    ) -> tuple[Wire, dict[str, Any], str | None]:
+        """The answer as sent (a mistake drawn may change the decision, its wire form or its
+        timing), the decision it carries, and the mistake made, if any."""
+        wire, made = Wire(json.dumps(decision)), None
+        mistake = self._draw(rng, turn)
+        if mistake is None:
+            return wire, decision, None
+        if mistake.slip is not None:
+            slipped = mistake.slip(decision, move, turn, self._memory, rng)
+            if slipped is not None:
+                decision, made = slipped, mistake.name
+                wire = Wire(json.dumps(decision))
+        elif mistake.shape is not None:
+            wire, made = mistake.shape(decision, move, turn, rng), mistake.name
+        if mistake.delay:
+            wire = attrs.evolve(wire, delay=mistake.delay)
+            made = mistake.name
+        return wire, decision, made
+
+    def _remember(self, decision: dict[str, Any], move: Move, made: str | None) -> None:
+        """What the model did this step, and what it has been told not to do again."""
+        told = self._memory.told
+        if made == "early_done":
+            told |= {(made, subject(move))}
+        elif made == "loop" and self._memory.move is not None:
+            told |= {(made, subject(self._memory.move))}
+        self._memory = Memory(decision, move, made, told)
 
     def _draw(self, rng: random.Random, turn: Turn) -> Mistake | None:
         if not self.mistakes:

@@ -161,31 +161,41 @@ def read_turn(body: dict[str, Any]) -> Turn:
     account = _ACCOUNT.search(text)
     elements = tuple(seen for ln in lines if (seen := read_element(ln)) is not None)
     history = tuple(ln for ln in lines if re.match(r"\d+\. \[", ln))
-    screen = None
-    for ln in lines:
-        if ln.startswith("Screen:"):
-            size = _SIZE.search(ln)
-            if size:
-                screen = (float(size.group(1)), float(size.group(2)))
-    keys: tuple[str, ...] = ()
-    for ln in lines:
-        if ln.startswith("App ") and " keys: " in ln:
-            keys = tuple(k.strip() for k in ln.split(" keys: ", 1)[1].split(","))
-    tools = tuple(
-        str((tool.get("function") or {}).get("name"))
-        for tool in body.get("tools") or ()
-        if isinstance(tool, dict)
-    )
     return Turn(
         goal=goal,
         username=account.group(1) if account else None,
         elements=elements,
         history=history,
         text=text,
-        screen=screen,
+        screen=_screen(lines),
         image=image,
         reask=any(m.get("role") == "assistant" for m in messages),
-        tools=tools,
+        tools=_tools(body),
         model=str(body.get("model", "")),
-        keys=keys,
+        keys=_keys(lines),
     )
+
+
+def _tools(body: dict[str, Any]) -> tuple[str, ...]:
+    """The names of the tools the request offers."""
+    offered = [tool for tool in body.get("tools") or () if isinstance(tool, dict)]
+    return tuple(str((tool.get("function") or {}).get("name")) for tool in offered)
+
+
+def _screen(lines: list[str]) -> tuple[float, float] | None:
+    """The screen's size from the last ``Screen:`` line that gives one."""
+    screen = None
+    for ln in lines:
+        size = _SIZE.search(ln) if ln.startswith("Screen:") else None
+        if size:
+            screen = (float(size.group(1)), float(size.group(2)))
+    return screen
+
+
+def _keys(lines: list[str]) -> tuple[str, ...]:
+    """The app's keys from the last ``App ... keys:`` line."""
+    keys: tuple[str, ...] = ()
+    for ln in lines:
+        if ln.startswith("App ") and " keys: " in ln:
+            keys = tuple(k.strip() for k in ln.split(" keys: ", 1)[1].split(","))
+    return keys
