@@ -144,3 +144,38 @@ async def test_faraways_tracking_is_refused_and_its_banner_answered_least():
         assert out.resolved
         assert out.actions == (Tap(target=Target(label="Essentials only", id="cookie_min")),)
         assert sim.state.keychain["consent"] == "essentials"
+
+
+@pytest.mark.slow(reason="80 explorer steps on the paper model over fb-idb")
+async def test_the_explorer_skips_a_control_under_a_cover_that_only_consents_and_goes_on(tmp_path):
+    """A banner whose every answer consents ("Sounds good", "Tell me everything") over the
+    last story's heart: the explorer never answers it and never taps beside it; it skips that
+    heart, names the banner in its summary, and explores the rest (the run passes)."""
+    from orav.agents.explorer import ExplorerAgent
+    from orav.cli.exploring import exploration
+    from orav.session import record
+
+    text = PAPER.replace(
+        "'Saved' if s in saved else 'Save'", "'Gemerkt' if s in saved else 'Merken'"
+    )
+    text = text.replace(
+        'answers: {accept: "Yes, I\'m happy", decline: Manage my cookies}',
+        'answers: {accept: "Sounds good", decline: "Tell me everything"}',
+    )
+    async with SimCompanion(load_yaml(text, AppModel)) as sim:
+        explorer = ExplorerAgent()
+        recording = await record(
+            exploration(BUNDLE, 80, 3600, None),
+            tmp_path / "paper.cassette",
+            device=f"idb:{sim.address}",
+            agent=explorer,
+            clock=VirtualClock(),
+        )
+        state = sim.app(BUNDLE).memory
+    assert recording.report.status == "passed", recording.report.errors
+    assert state["consent"] == ""  # never answered for the test
+    assert list(state["saved"]) == ["s1", "s2", "s3", "s4"]  # every heart a tap reaches, not s5's
+    today = next(s for s in explorer.coverage().screens if s.name == "Today")
+    assert "#save_s5" in today.skipped and "#save_s5" not in today.tried
+    assert "under a cover it never answers" in recording.report.summary
+    assert "Your privacy" in recording.report.summary

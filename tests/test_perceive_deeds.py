@@ -193,3 +193,25 @@ def test_an_effect_that_changed_or_deleted_is_a_destructive_deed() -> None:
     )
     assert verdict is not None and verdict.kind == "destructive"
     assert verdict.why == "effect: deleted home/notes.md, changed work/sample.db"
+
+
+@given(invented(), invented(), invented(), invented())
+def test_a_banner_drawn_over_a_control_asks_its_answers_are_deeds(
+    heart: str, text: str, yes: str, more: str
+) -> None:
+    """A banner drawn over a control (no role says dialog: only the drawing order does) asks
+    a question: every answer but a declining one is a deed, whatever it says; a declining
+    answer ("Reject all") is none. The same banner over nothing asks nothing."""
+    under = button(heart, 300, 620)
+    banner = (
+        Element("AXStaticText", f"{text}.", frame=Frame(0, 600, 390, 90)),
+        button(yes, 20, 694),
+        button(more, 200, 694),
+    )
+    seen = screen(under, *banner)
+    assert control_deed(banner[1], seen).kind == "outward"  # type: ignore[union-attr]
+    assert control_deed(banner[2], seen) is not None
+    reject = button("Reject all", 200, 694)
+    seen = screen(under, *banner[:2], reject)
+    assert control_deed(reject, seen) is None and control_deed(banner[1], seen) is not None
+    assert confirmation(screen(*banner)) is None  # over no control: the screen's own text

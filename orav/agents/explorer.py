@@ -54,6 +54,7 @@ from orav.model import (
 from orav.model.coverage import Coverage
 from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
 from orav.perceive.deeds import Verdict, confirmation, control_deed
+from orav.perceive.occlusion import clearable, cover_of
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import is_control
 
@@ -105,6 +106,7 @@ class ExplorerAgent:
         self._disposable = False  # the app's world is orav's own: destructive deeds allowed
         self._launched: str | None = None  # the screen the app (re)launched on
         self._relaunched_after = -1  # tries made when it last relaunched: once per new try
+        self._covers: dict[str, str] = {}  # controls skipped: the cover over each, unanswered
 
     # --- the Agent protocol ------------------------------------------------------------------
 
@@ -337,10 +339,29 @@ class ExplorerAgent:
             if not self._gestures and screen.waits(name):
                 continue  # switches, more rows of a list of items: in the second round
             element = target_element(context.observation, target_of(screen.elements[name]))
-            if element is not None and element.enabled:
+            if (
+                element is not None
+                and element.enabled
+                and self._reachable(context, screen, name, element)
+            ):
                 self._wandered, self._backed = 0, set()
                 return self._try(context, screen, name, element)
         return None
+
+    def _reachable(
+        self, context: AgentContext, screen: ScreenNotes, name: str, element: Element
+    ) -> bool:
+        """Whether a tap can reach ``name`` now, or the remedies can clear what covers it
+        without consenting to anything. One under a cover that only consents (a banner whose
+        every answer agrees) is skipped, the cover named in the coverage's summary: the run
+        goes on without it, never answering the cover for the test."""
+        cover = cover_of(context.observation, element)
+        if cover is None or clearable(cover):
+            return True
+        screen.order.remove(name)
+        screen.skipped.append(name)
+        self._covers[name] = cover.name
+        return False
 
     def _walk_on(self, context: AgentContext, screen: ScreenNotes) -> Decision:
         """Nothing left here: on to the second round when the first is over, done when
@@ -614,12 +635,18 @@ class ExplorerAgent:
         skipped = coverage.elements_skipped
         deeds = sum(len(s.forbidden) for s in self._screens.values())
         kinds = "outward" if self._disposable else "outward or destructive"
+        covers = ", ".join(sorted(set(self._covers.values())))
         return (
             f"{len(coverage.screens)} screens, {coverage.elements_tried} of "
             f"{coverage.elements_total} elements tried"
             + (
                 f" ({skipped} skipped: they quit the app, sign out or were tried on a screen alike"
                 + (f"; {deeds} of them deeds it never does here ({kinds})" if deeds else "")
+                + (
+                    f"; {len(self._covers)} under a cover it never answers ({covers})"
+                    if self._covers
+                    else ""
+                )
                 + ")"
                 if skipped
                 else ""

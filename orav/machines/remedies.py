@@ -14,8 +14,6 @@ failed with its reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from orav.machines.aim import nudged, point_outside_fields, repeatable
 from orav.machines.attempt import Attempt
 from orav.model import Element, FaultKind, Point, PressKey, Swipe, Tap, TypeText
@@ -23,13 +21,12 @@ from orav.perceive import shows
 from orav.perceive.faults import covering, login_fields, screen_size
 from orav.perceive.occlusion import modal_elements
 from orav.perceive.roles import (
-    ACKNOWLEDGE_LABELS,
     ALLOW_LABELS,
     BACK_LABELS,
     BUTTON_ROLES,
-    DECLINE_LABELS,
     DENY_LABELS,
     RETRY_LABELS,
+    declining,
     find_button,
 )
 from orav.perceive.targets import resolve, tap_on
@@ -109,18 +106,6 @@ async def uncover(attempt: Attempt) -> None:
             f"{_shown(cover.buttons)}); orav never consents for the test: answer it in the "
             "scenario"
         )
-
-
-def declining(buttons: Sequence[Element]) -> Element | None:
-    """The answer of a dialog or cover that declines, or None: a declining answer
-    (``DECLINE_LABELS``: Cancel, Not Now, Ask App Not to Track, Only Necessary, in that
-    order of preference), else an acknowledgement (OK, Got It) that is the only answer.
-    Never an affirmative answer: dismissing never confirms, grants or consents."""
-    answers = [b for b in buttons if b.enabled and b.label]
-    decline = find_button(answers, DECLINE_LABELS)
-    if decline is not None or len(answers) != 1:
-        return decline
-    return find_button(answers, ACKNOWLEDGE_LABELS)
 
 
 def _shown(buttons: list[Element] | tuple[Element, ...]) -> str:

@@ -22,7 +22,7 @@ kind never performed, since what it reaches cannot be told.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Literal
 
@@ -40,8 +40,8 @@ from orav.model import (
     WorldChanges,
 )
 from orav.model.deed import DeedKind
-from orav.perceive.occlusion import modal_elements
-from orav.perceive.roles import BUTTON_ROLES, is_text_field, text_of
+from orav.perceive.occlusion import modal_elements, overlay
+from orav.perceive.roles import BUTTON_ROLES, declining, is_text_field, text_of
 from orav.perceive.targets import target_element
 
 Category = Literal["outward", "destructive", "sign_out", "quit", "cancel"]
@@ -155,17 +155,19 @@ class Confirmation:
 
 def confirmation(observation: Observation) -> Confirmation | None:
     """The confirmation on screen, or None: an alert, action sheet or modal (the first, as
-    ``orav.perceive.interruption`` finds it) that asks a question (a title or text that is
-    not one of its answers), with no text field and at least two buttons. One button only
-    acknowledges ("Saved. OK"); a dialog with fields is a form; a dialog of buttons alone asks
-    nothing: it is a menu, each of its choices judged on its own."""
-    modal = modal_elements(observation.elements)
-    if not modal or any(is_text_field(e) for e in modal):
+    ``orav.perceive.interruption`` finds it), else an overlay drawn over a control (a
+    consent banner over a heart), that asks a question (a title or text that is not one of
+    its answers), with no text field and at least two buttons. One button only acknowledges
+    ("Saved. OK"); a dialog with fields is a form; a dialog of buttons alone asks nothing: it
+    is a menu, each of its choices judged on its own. Its cancel answer is its declining
+    one (``declining``, else a whole answer of ``words.yaml``'s cancel)."""
+    group = _asking(observation)
+    if not group or any(is_text_field(e) for e in group):
         return None
-    buttons, question = _buttons(modal), _question(modal)
+    buttons, question = _buttons(group), _question(group)
     if len(buttons) < 2 or not question:
         return None
-    cancel = next((b for b in buttons if is_cancel(b)), None)
+    cancel = declining(buttons) or next((b for b in buttons if is_cancel(b)), None)
     return Confirmation(
         question=question,
         affirmative=tuple(b for b in buttons if b is not cancel),
@@ -173,9 +175,20 @@ def confirmation(observation: Observation) -> Confirmation | None:
     )
 
 
-def _buttons(modal: tuple[Element, ...]) -> list[Element]:
-    """A dialog's buttons a target reaches (by label or id), the dialog itself aside."""
-    return [e for e in modal[1:] if e.role in BUTTON_ROLES and (e.label or e.unique_id)]
+@lru_cache(maxsize=4)  # asked once per control of the screen: one look at it
+def _asking(observation: Observation) -> tuple[Element, ...]:
+    """What may ask a question: the modal (the dialog first), else the overlay over a control
+    (``orav.perceive.occlusion.overlay``)."""
+    modal = modal_elements(observation.elements)
+    if modal:
+        return modal
+    cover = overlay(observation)
+    return cover.elements if cover is not None else ()
+
+
+def _buttons(group: tuple[Element, ...]) -> list[Element]:
+    """A dialog's buttons a target reaches (by label or id)."""
+    return [e for e in group if e.role in BUTTON_ROLES and (e.label or e.unique_id)]
 
 
 def _question(modal: tuple[Element, ...]) -> str:

@@ -28,6 +28,7 @@ from orav.perceive.roles import (
     KEY_ROLES,
     KEYBOARD_ROLES,
     ROOT_ROLES,
+    declining,
     is_alert,
     is_keyboard,
     text_of,
@@ -64,6 +65,13 @@ class Cover:
     def buttons(self) -> tuple[Element, ...]:
         """The cover's own controls (its answers, a close button)."""
         return tuple(e for e in self.elements if e.interactive and not is_keyboard(e))
+
+
+def clearable(cover: Cover) -> bool:
+    """Whether the remedies can clear ``cover`` without consenting to anything: the keyboard,
+    a cover with no control (a toast: it goes), one with a declining answer. Any other (a
+    banner whose every answer consents) stays until the test answers it."""
+    return cover.kind == "keyboard" or not cover.buttons or declining(cover.buttons) is not None
 
 
 def modal_elements(elements: tuple[Element, ...]) -> tuple[Element, ...]:
@@ -118,6 +126,18 @@ def cover_at(observation: Observation, element: Element, point: Point) -> Cover 
         other = elements[i]
         if _covers(other, point) and not (modal and other in modal):
             return Cover("overlay", _overlay(elements, i, index))
+    return None
+
+
+def overlay(observation: Observation) -> Cover | None:
+    """The first overlay drawn over a control of the screen (a banner over a heart, its
+    outermost element first), or None: what a person meets before the control, and must
+    answer or wait out to reach it."""
+    for element in observation.elements:
+        if element.interactive and not element.frame.is_empty and not is_keyboard(element):
+            cover = cover_at(observation, element, element.frame.center)
+            if cover is not None and cover.kind == "overlay":
+                return cover
     return None
 
 

@@ -8,7 +8,7 @@ here so that no two of them can disagree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from orav.model import Element
 
@@ -136,3 +136,15 @@ def find_button(elements: Iterable[Element], labels: Iterable[str]) -> Element |
         if button is not None:
             return button
     return None
+
+
+def declining(buttons: Sequence[Element]) -> Element | None:
+    """The answer of a dialog or cover that declines, or None: a declining answer
+    (``DECLINE_LABELS``: Cancel, Not Now, Ask App Not to Track, Only Necessary, in that
+    order of preference), else an acknowledgement (OK, Got It) that is the only answer.
+    Never an affirmative answer: dismissing never confirms, grants or consents."""
+    answers = [b for b in buttons if b.enabled and b.label]
+    decline = find_button(answers, DECLINE_LABELS)
+    if decline is not None or len(answers) != 1:
+        return decline
+    return find_button(answers, ACKNOWLEDGE_LABELS)
