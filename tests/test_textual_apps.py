@@ -244,6 +244,7 @@ async def test_frogmouth_on_textual_043_explored_twice_the_same(request, tmp_pat
 
 
 @pytest.mark.timeout(900)  # the first run installs n-filej's venv
+@pytest.mark.slow(reason="n-filej explored 200 steps through orav explore in a sandbox")
 def test_n_filej_explored_deletes_nothing_in_home(request, tmp_path):
     """n-filej 0.1.8, a file manager over ``~`` whose footer's ``delete`` removes the
     highlighted file without a question (issue 22: it had deleted ``~/notes.md``): explored

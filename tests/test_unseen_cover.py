@@ -5,6 +5,7 @@ that landed on the banner (a false recovery), and the heart is reached once it i
 
 from __future__ import annotations
 
+import pytest
 from unseen_apps.harness import FARAWAY, explore_model
 
 from orav.cassette import read_cassette
@@ -12,6 +13,7 @@ from orav.cassette.events import ObserveEvent, PerformEvent
 from orav.model import Tap
 
 
+@pytest.mark.slow(reason="200 explorer steps on the Faraway model over fb-idb")
 async def test_faraway_s_banner_is_answered_not_hit_by_a_retry_aimed_at_the_heart(tmp_path):
     cassette = tmp_path / "faraway.cassette"
     _, state = await explore_model(FARAWAY, "com.faraway.trips", cassette, 200)

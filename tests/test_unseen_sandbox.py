@@ -5,6 +5,7 @@ its ledger lists what happened in the sandbox it made."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,10 @@ from unseen_apps.harness import (
 )
 
 STEPS = 200
-pytestmark = pytest.mark.timeout(900)  # each app explored through the CLI, ~0.5 s a step
+pytestmark = [
+    pytest.mark.timeout(900),  # each app explored through the CLI, ~0.5 s a step
+    pytest.mark.slow(reason="each app explored 200 steps through orav explore in a sandbox"),
+]
 
 
 @pytest.fixture
@@ -61,3 +65,19 @@ def test_kiste_explored_deletes_nothing_of_the_user_s(tmp_path, user):
 
 def test_plauder_explored_posts_nothing_and_keeps_the_history(tmp_path, user):
     _explore(tmp_path, user, "plauder:Plauder")
+
+
+def test_quaderno_explored_publishes_nothing_empties_nothing_and_lists_the_outbox(tmp_path, user):
+    """Quaderno (written after the rules): emptying asks twice and both answers that go on are
+    icons; publishing is the bare key ``p`` that only the footer describes. Nothing reaches
+    the server, no note is deleted (the icons' kind is unknown: never confirmed), and the
+    ledger lists what the key did in the sandbox: the outbox it wrote the notes to."""
+    work = user[0]
+    server = json.loads((work / "plauder.json").read_text())["server"]  # the test's loopback
+    (work / "quaderno.json").write_text(json.dumps({"server": server}))
+    found = _explore(tmp_path, user, "quaderno:Quaderno")
+    changed = {f["path"]: f["change"] for f in found.get("files", [])}
+    notes = "home/.local/share/quaderno/note.json"
+    assert changed.get(notes) == "created", changed  # "＋" wrote a note, "💣" never ran
+    outbox = [p for p in changed if p.startswith("home/.local/share/quaderno/uscita/")]
+    assert any(p.endswith(".json") for p in outbox), changed  # ``p`` tried to publish
