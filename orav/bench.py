@@ -91,7 +91,7 @@ class Run:
         """Why it did not pass ("" when it did): its status, and the first goal it missed or
         the headline of what ended it (``aborted: no valid decision: unknown key 'bbox_2d'``)."""
         report = self.report
-        if report.ok:
+        if report.goal_met:
             return ""
         if report.status == "failed" and report.goals_missed:
             return f"failed: missed {report.goals_missed[0]}"
@@ -107,7 +107,7 @@ class TaskResult:
 
     @property
     def passed(self) -> int:
-        return sum(run.report.ok for run in self.runs)
+        return sum(run.report.goal_met for run in self.runs)
 
     @property
     def pass_at_1(self) -> float:

@@ -82,6 +82,7 @@ from orav.perceive import (
     interruption,
     look_key,
     measure,
+    near_miss,
     no_effect,
     resolve,
     screen_digest,
@@ -669,7 +670,9 @@ class _Run:
             )
         selector = action.target.selector if isinstance(action, Tap) and action.target else None
         if isinstance(action, Tap) and action.x is None and selector is None:
-            return ActionResult(ok=False, error=f"no element {action.target} on this screen")
+            near = near_miss(self.seen, action.target) if action.target is not None else ""
+            hint = f"; {near}" if near else ""
+            return ActionResult(ok=False, error=f"no element {action.target} on this screen{hint}")
         if isinstance(action, Wait):
             await self.clock.sleep(action.seconds)
             return ActionResult()

@@ -67,7 +67,7 @@ async def rerun(
 
     recorded = recorded or read_cassette(cassette)
     report = recorded.report()
-    if report is None or not report.ok:
+    if report is None or not report.goal_met:
         status = report.status if report is not None else "unfinished"
         raise InputError(f"the recorded run did not pass ({status}): no golden", str(cassette))
     scenario = _played(cassette, recorded, scenario)
@@ -81,7 +81,7 @@ async def rerun(
             if agent is not None:
                 await close_agent(agent)
     regressions = list(deciding.regressions)
-    if not result.ok and not regressions:
+    if not result.goal_met and not regressions:
         regressions.append(_missed_goal(result, report.status))
     return Rerun(
         cassette,

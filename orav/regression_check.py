@@ -86,7 +86,7 @@ async def check_regressions(
         scenario = recorded.header.scenario
         if app is not None and scenario.app != app:
             continue  # another app's flow: not this run's to revisit
-        if report is None or not report.ok:
+        if report is None or not report.goal_met:
             not_goldens.append(cassette)
             continue
         seconds_left = deadline - time.monotonic()

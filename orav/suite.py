@@ -153,7 +153,7 @@ class Outcome:
     @property
     def ok(self) -> bool:
         faithful = self.replayed is None or self.replayed.ok
-        return self.report is not None and self.report.ok and faithful
+        return self.report is not None and self.report.goal_met and faithful
 
     @property
     def flaky(self) -> bool:
@@ -175,7 +175,7 @@ def run_serial(
         started = time.monotonic()
         for n in range(1, retries + 2):
             report = attempt(job, n)
-            if report.ok:
+            if report.goal_met:
                 break
         outcome = Outcome(job, report, n, time.monotonic() - started)
         done(outcome)
@@ -230,7 +230,7 @@ def run_parallel(
             if finished.returncode == 2 or report is None:
                 said = finished.stderr.strip().splitlines()
                 return Outcome(job, None, n, time.monotonic() - started, said[-1] if said else "")
-            if report.ok:
+            if report.goal_met:
                 break
         return Outcome(job, report, n, time.monotonic() - started)
 

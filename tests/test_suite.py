@@ -216,7 +216,8 @@ def test_a_suite_with_workers_gives_the_serial_verdicts(tmp_path: Path):
     parallel = orav("record", "scenarios", "--workers", "4", "--record-mode", "all", cwd=tmp_path)
     for done in (serial, parallel):
         assert done.returncode == 1, done.stderr
-        assert f"{len(EXAMPLES)} of {len(EXAMPLES) + 1} passed, 1 did not" in done.stdout
+        n = len(EXAMPLES)
+        assert f"{n} of {n + 1} met their goal: {n} passed; 1 did not" in done.stdout
         assert "recordings/more/wrong.cassette: expected #notifications_switch" in done.stderr
     verdicts = [re.findall(r"(\w+) +│ (passed|failed)", d.stdout) for d in (serial, parallel)]
     assert verdicts[0] == verdicts[1] and len(verdicts[0]) == len(EXAMPLES) + 1
@@ -261,7 +262,7 @@ def test_a_suite_over_two_idb_companions_runs_one_scenario_on_each_at_a_time(tmp
         devices = ",".join(f"idb:{a}" for a in addresses)
         done = orav("record", "--device", devices, "--record-mode", "all", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
-        assert "3 of 3 passed" in done.stdout
+        assert "3 of 3 met their goal: 3 passed" in done.stdout
         twice = orav("record", "--device", f"idb:{addresses[0]},idb:{addresses[0]}", cwd=tmp_path)
         assert twice.returncode == 2 and "--device: a companion is listed twice" in twice.stderr
         mixed = orav("record", "--device", "sim,idb:1.2.3.4:5", cwd=tmp_path)

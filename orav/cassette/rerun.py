@@ -47,6 +47,7 @@ from orav.model import (
     show_action,
 )
 from orav.perceive import screen_id, screen_name
+from orav.perceive.assertions import show_target
 from orav.perceive.occlusion import Cover, cover_at, cover_of, modal_elements, reachable
 from orav.perceive.screens import is_control
 from orav.perceive.targets import target_element
@@ -109,7 +110,7 @@ class Rerun:
     @property
     def status(self) -> str:
         """``regressed`` when anything no longer matched, else ``healed`` or ``passed``."""
-        if self.regressions or not self.report.ok:
+        if self.regressions or not self.report.goal_met:
             return "regressed"
         return "healed" if self.heals else "passed"
 
@@ -155,10 +156,6 @@ class Rerun:
 
 def _holds_secret(decision: Decision) -> bool:
     return REDACTED in repr(unstructure(decision.action))
-
-
-def _name(element: Element) -> str:
-    return str(Target(label=element.label, id=element.unique_id))
 
 
 def heal_target(
@@ -286,7 +283,7 @@ class RerunAgent:
                     )
                 if by:
                     healed = Target(label=element.label, id=element.unique_id)
-                    self.heals.append(Heal(context.step, str(target), _name(element), by))
+                    self.heals.append(Heal(context.step, str(target), show_target(element), by))
                     decision = evolve(decision, action=evolve(action, target=healed))
         self.served += 1
         return evolve(decision, call=None)

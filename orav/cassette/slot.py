@@ -134,14 +134,14 @@ def check_out(out: Path) -> None:
 def passed(cassette: Path) -> bool:
     """The cassette holds a finished run that met its goal: a golden one (unreadable: no)."""
     report = _ending(cassette)
-    return report is not None and report is not False and report.ok
+    return report is not None and report is not False and report.goal_met
 
 
 def did_not_pass(cassette: Path) -> bool:
     """The cassette is readable and its run did not pass (failed, aborted, interrupted, cut
     off): no golden, safe to record over. One orav cannot read is never recorded over."""
     report = _ending(cassette)
-    return report is not False and (report is None or not report.ok)
+    return report is not False and (report is None or not report.goal_met)
 
 
 def _ending(cassette: Path) -> RunReport | None | Literal[False]:

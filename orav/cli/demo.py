@@ -54,7 +54,7 @@ def demo(out: Path, quiet: bool, verbose: int) -> None:
     print_reports(rows)
     index = write_index(runs, out / "index.html")
     junit = write_junit([run for run, _ in runs], out / "junit.xml")
-    ok = all(report.ok and outcome.faithful for report, _, outcome in rows)
+    ok = all(report.goal_met and outcome.faithful for report, _, outcome in rows)
     click.echo(f"{len(rows)} scenarios recorded and replayed into {out}/ (JUnit: {junit})")
     click.echo(f"HTML report: {index}")
     sys.exit(0 if ok else 1)

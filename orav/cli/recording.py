@@ -292,7 +292,7 @@ class _Here:
         started = time.monotonic()
         for n in range(attempt, attempt + retries + 1):
             result = self.attempt(job, n)
-            if result.report.ok:
+            if result.report.goal_met:
                 break
             if n < attempt + retries:
                 click.echo(f"{job.out}: {result.report.status}; retry {n} of {retries}", err=True)
@@ -390,22 +390,32 @@ def _checked(outcomes: Sequence[Outcome], junit: Path | None, revisit: Callable[
 
 def _say_suite(outcomes: Sequence[Outcome]) -> None:
     """Below a suite's table: every reason a run did not pass, together, then the count."""
-    from orav.report.console import reasons
-
     bad = [o for o in outcomes if not o.ok]
     for outcome in bad:
         if outcome.report is None:
             click.echo(f"{outcome.job.path}: {outcome.error}", err=True)
-        for line in reasons(outcome.report) if outcome.report else ():
+        for line in outcome.report.reasons() if outcome.report else ():
             click.echo(f"{outcome.job.out}: {line}", err=True)
         if outcome.replayed is not None and outcome.replayed.differences:
             first = outcome.replayed.differences[0]
             click.echo(f"{outcome.job.out}: replay diverged: {first[:300]}", err=True)
+    click.echo(suite_count(outcomes))
+
+
+def suite_count(outcomes: Sequence[Outcome]) -> str:
+    """The suite's last line: how many passed, met their goal with errors, were flaky, did
+    not (``3 of 4 met their goal: 2 passed, 1 completed with errors; 1 did not``)."""
+    met = [o for o in outcomes if o.ok]
+    with_errors = sum(o.report is not None and not o.report.ok for o in met)
     flaky = sum(o.flaky for o in outcomes)
-    click.echo(
-        f"{len(outcomes) - len(bad)} of {len(outcomes)} passed"
-        + (f" ({flaky} flaky)" if flaky else "")
-        + (f", {len(bad)} did not" if bad else "")
+    parts = [f"{len(met) - with_errors} passed"]
+    parts += [f"{with_errors} completed with errors"] if with_errors else []
+    parts += [f"{flaky} flaky"] if flaky else []
+    left = len(outcomes) - len(met)
+    return (
+        f"{len(met)} of {len(outcomes)} met their goal: "
+        + ", ".join(parts)
+        + (f"; {left} did not" if left else "")
     )
 
 

@@ -65,13 +65,17 @@ def _cells(
         assert outcome is not None, "a run without a report is a replay's"
         cut = f"cut after step {outcome.cut_after}"
         return [outcome.scenario, "[yellow]incomplete[/]", "", "", cut, str(path)]
-    colour = "green" if report.ok else "red"
-    status = f"[{colour}]{report.status}[/]" + (" (flaky)" if id(report) in flaky else "")
+    status = f"[{_colour(report)}]{report.status}[/]" + (" (flaky)" if id(report) in flaky else "")
     replayed = "" if outcome is None else ("faithful" if outcome.faithful else "DIVERGED")
     if outcome is not None and outcome.decisions:
         replayed += f", {len(outcome.decisions)} decisions differ"
     duration = f"{report.duration_seconds:.2f} s"
     return [report.scenario, status, str(report.total_steps), duration, replayed, str(path)]
+
+
+def _colour(report: RunReport) -> str:
+    """Green for a run that passed, yellow for one that met its goal with errors, else red."""
+    return "green" if report.ok else "yellow" if report.goal_met else "red"
 
 
 def _say_errors(console: Console, report: RunReport) -> None:
@@ -119,7 +123,7 @@ def say_outcome(console: Console, outcome: Outcome) -> None:
     if report is None:
         console.print(f"[red]error[/] {escape(str(outcome.job.path))}: {escape(outcome.error)}")
         return
-    colour = "green" if report.ok else "red"
+    colour = _colour(report)
     flaky = f" (flaky: passed on attempt {outcome.attempts})" if outcome.flaky else ""
     console.print(
         f"[{colour}]{report.status}[/]{flaky} {escape(str(outcome.job.path))} "
@@ -129,9 +133,7 @@ def say_outcome(console: Console, outcome: Outcome) -> None:
 
 def say_reasons(report: RunReport, cassette: Path) -> None:
     """Why a run did not pass, and its warnings, on stderr, below its progress."""
-    from orav.report.console import reasons
-
-    for line in reasons(report):
+    for line in report.reasons():
         click.echo(f"{cassette}: {line}", err=True)
     for warning in report.warnings:
         click.echo(f"{cassette}: warning: {warning}", err=True)

@@ -26,6 +26,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 from orav.cassette import REDACTED
 from orav.errors import InputError
 from orav.model import (
+    GOAL_MET,
     Action,
     Assert,
     DeviceInfo,
@@ -44,7 +45,6 @@ from orav.model import (
 from orav.report.timeline import Performed, RecoveryView, RunView, StepView, read_run
 
 SECRET_VARIABLE = "PASSWORD"
-GOAL_MET = ("passed", "completed_with_errors")
 # orav's named keys and HID keycodes → Maestro's pressKey names; ``space`` is typed instead.
 KEY_NAMES = {
     "enter": "Enter",

@@ -45,7 +45,7 @@ from orav.model.geometry import Frame, Point
 from orav.model.judgement import Judged, Judgement
 from orav.model.observation import Observation, Screenshot, locate
 from orav.model.recording import Recording
-from orav.model.report import RunError, RunReport, RunStatus, Transition, Usage
+from orav.model.report import GOAL_MET, RunError, RunReport, RunStatus, Transition, Usage
 from orav.model.scenario import Credentials, Scenario
 from orav.model.step import Step
 
@@ -54,6 +54,7 @@ __all__ = [
     "ACTION_TYPES",
     "DEED_KINDS",
     "FAULT_KINDS",
+    "GOAL_MET",
     "INJECTED_FAULTS",
     "NAMED_KEYS",
     "Action",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Literal
 
 from attrs import field, frozen
@@ -20,6 +21,8 @@ RunStatus = Literal[
     "aborted",  # an error ended the run (device gone, agent error, unrecovered fault)
     "interrupted",  # SIGINT or SIGTERM ended the run (orav.session writes this report)
 ]
+# The statuses of a run that met its goal: the CLI exits 0 on them.
+GOAL_MET: tuple[RunStatus, ...] = ("passed", "completed_with_errors")
 
 
 @frozen
@@ -103,5 +106,61 @@ class RunReport:
 
     @property
     def ok(self) -> bool:
-        """True when the goal was met: the CLI exits 0."""
-        return self.status in ("passed", "completed_with_errors")
+        """True when the run passed: the goal met with no error on the way. A run that
+        ``completed_with_errors`` met its goal (``goal_met``) but is not ok."""
+        return self.status == "passed"
+
+    @property
+    def goal_met(self) -> bool:
+        """True when the goal was met, with errors on the way or without: the CLI exits 0."""
+        return self.status in GOAL_MET
+
+    def reasons(self) -> list[str]:
+        """Why the run did not pass, a line each (nothing when it passed): its status and
+        summary, each missed criterion with what the last screen showed (``goals_found``),
+        the errors (those it got past too, when it completed with errors)."""
+        if self.ok:
+            return []
+        status = self.status.replace("_", " ")
+        lines = [f"{status}: {self.summary}" if self.summary else status]
+        if self.status in ("failed", "step_limit", "timed_out"):  # else an error ended it
+            found = dict(zip(self.goals_missed, self.goals_found, strict=False))
+            for goal in self.goals_missed:
+                actual = found.get(goal)
+                lines.append(f"expected {goal}" + (f"; found {actual}" if actual else ""))
+        for error in self.errors:
+            if self.goal_met or (not error.resolved and error.error not in self.summary):
+                resolved = " (resolved)" if error.resolved else ""
+                lines.append(f"step {error.step}: {error.error}{resolved}")
+        return lines
+
+    def explain(self, *, cassette: str | Path | None = None, html: str | Path | None = None) -> str:
+        """The run's outcome as a failed test shows it: the scenario, its status and steps,
+        the ``reasons``, and where to look (the cassette and HTML report, when given)."""
+        steps = f"{self.total_steps} step" + ("" if self.total_steps == 1 else "s")
+        head = f"{self.scenario!r} {self.status.replace('_', ' ')} after {steps}"
+        head += f": {self.summary}" if self.summary else ""
+        lines = [head, *(f"  {line}" for line in self.reasons()[1:])]
+        lines += [f"  warning: {warning}" for warning in self.warnings]
+        if cassette is not None:
+            lines.append(f"  cassette: {cassette}")
+        if html is not None:
+            lines.append(f"  html:     {html}")
+        return "\n".join(lines)
+
+    def assert_passed(
+        self, *, cassette: str | Path | None = None, html: str | Path | None = None
+    ) -> None:
+        """Raise AssertionError with ``explain`` unless the run passed: the test's idiom
+        (``report.assert_passed()``), so pytest shows the missed criteria and what was found."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this one
+        if not self.ok:
+            raise AssertionError(self.explain(cassette=cassette, html=html))
+
+    def __repr__(self) -> str:
+        """Short, as pytest shows it under a failed ``assert report.ok``: the outcome, not
+        every field."""
+        steps = f"{self.total_steps} step" + ("" if self.total_steps == 1 else "s")
+        why = "; ".join(self.reasons()[1:3])
+        head = f"<RunReport {self.scenario!r} {self.status} after {steps}"
+        return head + (f": {why}>" if why else ">")

@@ -17,7 +17,7 @@ import re
 from orav.model import Action, Assert, Element, Observation, Tap
 from orav.model.action import TEXT_CONDITIONS, screen_text
 from orav.perceive.roles import is_secure, is_text_field
-from orav.perceive.targets import target_element
+from orav.perceive.targets import near_miss, target_element
 
 _QUOTED = re.compile(r'["“]([^"”]{1,80})["”]')
 
@@ -58,7 +58,8 @@ def found_instead(assertion: Assert, observation: Observation | None) -> str:
         return f"the screen reads {_clip(text)!r}" if text else "an empty screen"
     element = target_element(observation, assertion.target)
     if element is None:
-        return f"no {assertion.target} on the last screen"
+        near = near_miss(observation, assertion.target)
+        return f"no {assertion.target} on the last screen" + (f"; {near}" if near else "")
     if assertion.condition == "value_equals":
         return f"value {element.value!r}"
     if assertion.condition == "absent":

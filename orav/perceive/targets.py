@@ -1,11 +1,17 @@
 """Where an action lands: the one target-resolution rule, used by the engine, the occlusion
 check and every remedy, so all of them mean the same element.
 
+When nothing matches, ``near_miss`` says what is there instead: the element with the target's
+id but another label (or the reverse), else the nearest id or label on the screen ("did you
+mean").
+
 The rule itself is ``orav.model.locate`` (controls before plain text, enabled first, then the
 first in pre-order; elements without a size never match); this module applies it to actions.
 """
 
 from __future__ import annotations
+
+import difflib
 
 from attrs import evolve
 
@@ -93,3 +99,28 @@ def tap_on(element: Element) -> Tap:
         return Tap(target=Target(label=element.label, id=element.unique_id))
     centre = element.frame.center
     return Tap(centre.x, centre.y)
+
+
+def near_miss(observation: Observation, target: Target) -> str:
+    """What the screen has where ``target`` found nothing ("" when nothing is near): the element
+    with its id and another label (or its label and another id), else the nearest id or label
+    on the screen by difflib's ratio."""
+    shown = [e for e in observation.elements if not e.frame.is_empty]
+    if target.id is not None and target.label is not None:
+        same_id = next((e for e in shown if e.unique_id == target.id), None)
+        if same_id is not None:
+            value = f", value {same_id.value!r}" if same_id.value else ""
+            return f"#{target.id} is there, labelled {same_id.label!r}{value}"
+        same_label = next((e for e in shown if e.label == target.label), None)
+        if same_label is not None:
+            other = f"#{same_label.unique_id}" if same_label.unique_id else "no id"
+            return f"{target.label!r} is there, with {other}"
+    if target.id is not None:
+        ids = [e.unique_id for e in shown if e.unique_id]
+        near = difflib.get_close_matches(target.id, dict.fromkeys(ids), n=1, cutoff=0.6)
+        return f"did you mean #{near[0]}?" if near else ""
+    if target.label is not None:
+        labels = [e.label for e in shown if e.label]
+        near = difflib.get_close_matches(target.label, dict.fromkeys(labels), n=1, cutoff=0.6)
+        return f"did you mean {near[0]!r}?" if near else ""
+    return ""

@@ -84,7 +84,7 @@ class CassetteReplay(pytest.Item):
         outcome = asyncio.run(replay(self.path))
         if not outcome.faithful:
             raise CassetteDiverged("; ".join(outcome.differences))
-        check_status(outcome.recorded, "passed")
+        check_status(outcome.recorded, "passed", self.path)
 
     def _scenario(self) -> Scenario | None:
         """The scenario file of the cassette's scenario, where ``--orav-scenarios`` says."""

@@ -170,8 +170,8 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
             record(scenario, cassette, device=device, agent=agent, mode=mode, judge=_judge(options))
         )
         golden.report = golden.recording.report
-        check_status(golden.report, expect)
-    if mode != "none" and golden.report is not None and golden.report.ok:
+        check_status(golden.report, expect, golden.cassette)
+    if mode != "none" and golden.report is not None and golden.report.goal_met:
         _check_regressions(request, golden, options, scenario, device)
 
 
@@ -281,4 +281,4 @@ def _replay(golden: Golden, expect: str) -> None:
     if not golden.replay.faithful:
         raise CassetteDiverged("; ".join(golden.replay.differences))
     golden.report = golden.replay.recorded
-    check_status(golden.report, expect)
+    check_status(golden.report, expect, golden.cassette)

@@ -60,19 +60,17 @@ def named(cassette: Path, exc: BaseException) -> str:
     return text if text.startswith(f"{cassette.name}: ") else f"{cassette.name}: {text}"
 
 
-def check_status(report: RunReport | None, expect: str) -> None:
-    """Fail unless ``report`` ended as ``expect`` (``passed``: the goal was met)."""
+def check_status(report: RunReport | None, expect: str, cassette: Path | None = None) -> None:
+    """Fail unless ``report`` ended as ``expect`` (``passed``: the goal was met, errors on the
+    way or not), with the report's own explanation (``RunReport.explain``)."""
     if report is None:
         raise GoldenFailed("the recorded run did not finish: no golden")
-    from orav.report.console import reasons
-
-    met = report.ok if expect == "passed" else report.status == expect
+    met = report.goal_met if expect == "passed" else report.status == expect
     if not met:
-        why = "; ".join(reasons(report)[1:])  # what was expected and found, the errors
+        golden = "; a run that did not pass is no golden" if expect == "passed" else ""
         raise GoldenFailed(
-            f"the run ended {report.status}, not {expect}: {report.summary or 'no summary'}"
-            + (f" ({why})" if why else "")
-            + ("" if expect != "passed" else "; a run that did not pass is no golden")
+            f"the run ended {report.status}, not {expect}{golden}\n"
+            + report.explain(cassette=cassette)
         )
 
 

@@ -6,8 +6,8 @@ target, recoveries as they happen, elapsed time, and tokens and cost for an LLM.
 the lines are coloured; in a pipe or a CI log they are plain. Verbosity: 0 quiet (nothing
 while running), 1 steps and recoveries, 2 the run machine's phases and every device call too.
 
-``reasons`` says in a line or two why a run did not pass: the report's summary, each missed
-success criterion with what the last recorded screen actually showed, the unresolved errors.
+Why a run did not pass is the report's own ``RunReport.reasons``: the same lines here, in the
+HTML and in a failed test.
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ from orav.cassette.events import (
     StepEvent,
     TransitionEvent,
 )
-from orav.model import Done, ModelCall, RunReport, show_action
-
-FAILED = ("failed", "step_limit", "timed_out", "aborted", "interrupted")
+from orav.model import GOAL_MET, Done, ModelCall, show_action
 
 
 def console_for(stream: IO[str] | None = None) -> Console:
@@ -101,7 +99,9 @@ class Progress:
                 self.line("error", f"[red]{escape(message)}[/]")
             case ReportEvent(report=report) if isinstance(report, dict):
                 status = str(report.get("status", ""))
-                colour = "green" if status in ("passed", "completed_with_errors") else "red"
+                colour = (
+                    "green" if status == "passed" else "yellow" if status in GOAL_MET else "red"
+                )
                 self.line("end", f"[{colour}]{escape(status)}[/]")
 
     def decided(self, event: DecideEvent) -> None:
@@ -138,21 +138,3 @@ class Progress:
         self.console.print(
             f"{escape(self.label)}[dim]{elapsed:6.1f}s[/] {what:>11}  {text}[dim]{usage}[/]"
         )
-
-
-def reasons(report: RunReport) -> list[str]:
-    """Why a run did not pass, in a line or two each (nothing when it passed): its summary, each
-    missed criterion with what the last screen showed (``goals_found``), the unresolved errors."""
-    if report.status not in FAILED:
-        return []
-    found = dict(zip(report.goals_missed, report.goals_found, strict=False))
-    status = report.status.replace("_", " ")
-    lines = [f"{status}: {report.summary}" if report.summary else status]
-    if report.status in ("failed", "step_limit", "timed_out"):  # else the error ended it
-        for goal in report.goals_missed:
-            actual = found.get(goal)
-            lines.append(f"expected {goal}" + (f"; found {actual}" if actual else ""))
-    for error in report.errors:
-        if not error.resolved and error.error not in report.summary:
-            lines.append(f"step {error.step}: {error.error}")
-    return lines

@@ -1,8 +1,9 @@
 """JUnit XML for CI: one testsuite, one testcase per recorded run.
 
-A run that met its goal passes (``completed_with_errors`` too, with its errors in
-``system-out``); any other status is a ``failure`` whose type is the status and whose text lists
-the report's errors and missed goals. A cassette without a report (the recording did not
+A run that met its goal passes (``completed_with_errors`` too, said so in ``system-out`` with
+its errors); any other status is a ``failure`` whose type is the status, whose message is the
+first missed criterion with what was found (else what ended the run) and whose text lists the
+report's errors and missed goals. A cassette without a report (the recording did not
 finish) is an ``error``. Characters XML 1.0 cannot carry are replaced, so the file always parses.
 """
 
@@ -91,10 +92,13 @@ def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Ele
     errors = [
         f"step {e.step}: {e.error}" + (" (resolved)" if e.resolved else "") for e in report.errors
     ]
-    if not report.ok:
+    if not report.goal_met:
         _failure(case, report, errors)
     out = [report.summary] if report.summary else []
-    if report.ok:
+    if report.status == "completed_with_errors":
+        count = f"{len(errors)} error" + ("" if len(errors) == 1 else "s")
+        out = [f"completed with errors: the goal was met, with {count} on the way", *out]
+    if report.goal_met:
         out += errors
     if out:
         ET.SubElement(case, "system-out").text = _text("\n".join(out))
@@ -112,7 +116,7 @@ def _properties(case: ET.Element, run: RunView, attempts: int) -> None:
         "steps": str(report.total_steps if report else len(run.steps)),
         "recoveries": str(len(run.recoveries)),
         "attempts": str(attempts) if attempts > 1 else "",
-        "flaky": "true" if attempts > 1 and report is not None and report.ok else "",
+        "flaky": "true" if attempts > 1 and report is not None and report.goal_met else "",
     }
     properties = ET.SubElement(case, "properties")
     for name, value in facts.items():
@@ -141,7 +145,9 @@ def _failure(case: ET.Element, report: RunReport, errors: list[str]) -> None:
         for goal in report.goals_missed
     ]
     unresolved = next((e.error for e in report.errors if not e.resolved), None)
-    message = report.summary or unresolved or ", ".join(report.goals_missed) or report.status
+    criterion = next((line for line in report.reasons() if line.startswith("expected ")), None)
+    message = criterion or report.summary or unresolved or ", ".join(report.goals_missed)
+    message = message or report.status
     failure = ET.SubElement(
         case,
         "failure",

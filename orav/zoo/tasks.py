@@ -51,7 +51,7 @@ class Outcome:
 
     @property
     def passed(self) -> bool:
-        return self.report.ok
+        return self.report.goal_met
 
     @property
     def false_pass(self) -> bool:

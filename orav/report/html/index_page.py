@@ -7,7 +7,6 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from orav.report.console import reasons
 from orav.report.files import write_text
 from orav.report.html.elements import el, page, seconds, status, when
 from orav.report.timeline import RunView
@@ -31,7 +30,7 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
     rows = []
     for run, report in runs:
         href = Path(os.path.relpath(report, out.parent)).as_posix()
-        why = "; ".join(reasons(run.report)[:2]) if run.report is not None else None
+        why = "; ".join(run.report.reasons()[:2]) if run.report is not None else None
         rows.append(
             el(
                 "tr",
@@ -53,12 +52,17 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
                 ),
             )
         )
-    passed = sum(1 for run, _ in runs if run.report is not None and run.report.ok)
+    reports = [run.report for run, _ in runs if run.report is not None]
+    met = sum(report.goal_met for report in reports)
+    with_errors = sum(report.status == "completed_with_errors" for report in reports)
+    goal = f"{met} of {len(runs)} met their goal" + (
+        f" ({with_errors} with errors on the way)." if with_errors else "."
+    )
     body = el(
         "body",
         None,
         el("h1", None, "orav runs"),
-        el("p", {"class": "goal"}, f"{passed} of {len(runs)} met their goal."),
+        el("p", {"class": "goal"}, goal),
         el("table", {"class": "runs"}, el("tr", None, [el("th", None, h) for h in HEAD]), rows),
     )
     return write_text(out, page("orav runs", body))

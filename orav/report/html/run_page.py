@@ -13,7 +13,6 @@ from pathlib import Path
 
 from orav.errors import OravError
 from orav.model import RunReport, SideEffects
-from orav.report.console import reasons
 from orav.report.coverage import read_coverage
 from orav.report.files import write_text
 from orav.report.html.cards import cards, decision_fields, performed_fields
@@ -246,7 +245,7 @@ def _verdict(run: RunView, regressed: int = 0) -> ET.Element:
     """The verdict under the title, and for a run that did not pass, why: the missed criteria
     with what the last screen showed, the unresolved errors (as the terminal says it); and
     how many earlier flows the regression check after it found regressed."""
-    why = reasons(run.report) if run.report is not None else []
+    why = run.report.reasons() if run.report is not None else []
     warned = run.report.warnings if run.report is not None else ()
     first = next(
         (
