@@ -211,7 +211,7 @@ async def test_generated_answers_never_pass_unproven_and_always_end_within_budge
         device, FunctionAgent(decide, reconsiders=True), clock=VirtualClock()
     ).run(scenario)
     home = device.screen == "home"
-    if report.ok:
+    if report.goal_met:
         assert home, "passed on a screen where the criteria do not hold"
     assert report.total_steps <= max_steps
     unproven = sum(

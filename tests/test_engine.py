@@ -42,7 +42,7 @@ def test_golden_cassettes_are_there():
 async def test_golden_cassette_replays_faithfully(path: Path):
     outcome = await replay(path)
     assert outcome.faithful, outcome.differences
-    assert outcome.report.ok
+    assert outcome.report.goal_met
 
 
 def _scenario(**changes) -> Scenario:

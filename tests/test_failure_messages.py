@@ -3,7 +3,6 @@ screen showed instead, the step and where to look; an id and a label together ar
 both; a mistyped id gets the nearest one on the screen. The app is written here, with words
 orav's code never saw."""
 
-
 import pytest
 
 from orav.model import Element, Frame, Observation, RunError, RunReport, Target

@@ -43,7 +43,7 @@ def demo_app(tmp_path: Path, old: str, new: str) -> str:
 def test_an_unchanged_app_passes_with_no_model_call():
     cassette, scenario = golden("change_setting")
     result = asyncio.run(rerun(cassette, device="sim", scenario=scenario))
-    assert result.status == "passed" and result.report.ok
+    assert result.status == "passed" and result.report.goal_met
     assert (result.asked, result.served, result.heals, result.regressions) == (0, 3, (), ())
     assert [(w.step, w.screen) for w in result.walked] == [
         (1, "Home"),
@@ -56,7 +56,7 @@ def test_a_renamed_id_with_the_same_label_heals(tmp_path):
     device = demo_app(tmp_path, "id: settings, label: Settings", "id: preferences, label: Settings")
     cassette, scenario = golden("change_setting")
     result = asyncio.run(rerun(cassette, device=device, scenario=scenario))
-    assert result.status == "healed" and result.report.ok and result.asked == 0
+    assert result.status == "healed" and result.report.goal_met and result.asked == 0
     [heal] = result.heals
     assert (heal.step, heal.recorded, heal.live, heal.by) == (
         1,
@@ -79,7 +79,7 @@ def test_a_removed_button_is_a_regression_at_its_step_with_both_screenshots(tmp_
     device = demo_app(tmp_path, SETTINGS_BUTTON + REMOVED_TAP, "\n")
     cassette, scenario = golden("change_setting")
     result = asyncio.run(rerun(cassette, device=device, scenario=scenario))
-    assert result.status == "regressed" and not result.report.ok
+    assert result.status == "regressed" and not result.report.goal_met
     first = result.first_regression
     assert (first.step, first.kind, first.expected) == (1, "target", "#settings")
     assert first.found == "none on Home"
@@ -119,7 +119,7 @@ def test_a_secret_needs_the_scenario_file_and_a_failed_run_is_no_golden(tmp_path
     device = demo_app(tmp_path, SETTINGS_BUTTON + REMOVED_TAP, "\n")
     failed = tmp_path / "failed.cassette"
     recording = asyncio.run(record(scenario, failed, device=device))
-    assert not recording.report.ok
+    assert not recording.report.goal_met
     with pytest.raises(InputError, match=r"did not pass \(failed\): no golden"):
         asyncio.run(rerun(failed, device="sim", scenario=scenario))
 

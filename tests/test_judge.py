@@ -268,7 +268,7 @@ async def test_a_replay_asked_another_claim_than_recorded_diverges(tmp_path: Pat
     scenario = load_scenario(BENCH / "demo_sign_in.yaml")
     judge = TableJudge.load(BENCH / "judge.table")
     recorded = await session.record(scenario, cassette, judge=judge)
-    assert recorded.report.ok
+    assert recorded.report.goal_met
     lines = cassette.read_text().splitlines()
     edited = [  # the judgement only: the scenario in the header still asks the old claim
         line.replace('"claim":"no sign-in button is visible"', '"claim":"no button at all"')

@@ -57,7 +57,7 @@ async def test_a_real_apps_faults_are_recovered_and_its_lookalikes_left_alone(na
     report = recording.report
     paths = recoveries(report)
     assert [(p[0][1], p[-1][2]) for p in paths] == EXPECTED[name], paths
-    assert report.ok and not report.goals_missed, report.errors
+    assert report.goal_met and not report.goals_missed, report.errors
     # no remedy pressed anything but what it names: Allow / Don't Allow, Retry, nothing
     remedies = {t for p in paths for _, _, t in p}
     assert remedies <= {

@@ -193,11 +193,11 @@ async def test_a_covered_target_is_reported_as_the_cover_and_never_tapped_throug
     assert all(e == declining for e in pressed)  # of the cover's buttons only its decline
     assert target not in log[: log.index(declining) if declining in log else len(log)]
     if declining is None:  # nothing safe to press: no button pressed, the target never, said
-        assert target not in log and not report.ok
+        assert target not in log and not report.goal_met
         # only with no answer at all is its plain text tapped, as a toast is clicked away
         assert all(not e.interactive for e in log) and (not log or not found_buttons(cover))
     else:
-        assert log == [declining, target] and report.ok, (log, report)
+        assert log == [declining, target] and report.goal_met, (log, report)
 
 
 @PROPERTY

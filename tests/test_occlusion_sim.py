@@ -88,7 +88,7 @@ async def test_a_banner_without_a_declining_answer_is_never_answered(accept, dec
 async def test_a_banner_with_a_least_consent_answer_gets_it_then_the_heart_is_tapped():
     async with paper("Accept all", "Reject all") as (sim, device):
         report = await run(device, Tap(target=HEART))
-        assert report.ok, report
+        assert report.goal_met, report
         assert [e.error.split(":")[0] for e in report.errors] == ["covered"]
         assert sim.state.memory["consent"] == "necessary"  # the least consent, never "all"
         assert sim.state.memory["saved"] in (["s5"], ("s5",))
@@ -104,7 +104,7 @@ async def test_a_tap_at_the_hearts_point_hits_the_banner_and_the_retry_stays_on_
         report = await run(device, Tap(centre.x, centre.y))
         assert sim.state.memory["consent"] == ""
         assert sim.state.memory["saved"] in ([], ())
-        assert report.ok  # handed back: the agent went on to its done
+        assert report.goal_met  # handed back: the agent went on to its done
 
 
 async def test_faraways_tracking_is_refused_and_its_banner_answered_least():

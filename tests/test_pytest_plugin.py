@@ -58,7 +58,7 @@ def test_the_terminal_size_comes_from_the_ini_file(uat_driver):
 
 def test_a_workflow_passes_with_its_script(uat_driver):
     report = uat_driver.run_sync(COMMITMENT)
-    assert report.ok and report.screens_visited == ("Home", "Chat", "Commitments")
+    assert report.goal_met and report.screens_visited == ("Home", "Chat", "Commitments")
 
 
 @pytest.mark.uat_app(seed="demo", today="2026-11-23")
@@ -77,7 +77,7 @@ def test_a_function_decides(uat_driver):
         settle_seconds=0.05,
     )
     report = uat_driver.run_sync(scenario, agent=decide)
-    assert report.ok and report.screens_visited == ("Home", "Integrity")
+    assert report.goal_met and report.screens_visited == ("Home", "Integrity")
 
 
 @pytest.mark.live_ai
@@ -154,7 +154,7 @@ import pytest
 def test_at_risk_with_a_model(uat_driver):
     assert uat_driver.is_live
     report = uat_driver.run_sync("{integrity}")
-    assert report.ok, report
+    assert report.goal_met, report
     assert report.screens_visited == ("Home", "Integrity", "At-risk commitments")
 """
 
@@ -297,7 +297,7 @@ import pytest
 
 @pytest.mark.orav(scenario={scenario!r})
 def test_open_detail(orav):
-    assert orav.report.ok
+    assert orav.report.goal_met
 """
 
 

@@ -58,7 +58,7 @@ def decides(path: Path) -> list[DecideEvent]:
 
 async def test_once_records_a_new_cassette_and_refuses_an_existing_one(tmp_path: Path):
     path = tmp_path / "run.cassette"
-    assert (await run(scenario("open_detail"), path)).report.ok
+    assert (await run(scenario("open_detail"), path)).report.goal_met
     assert read_cassette(path).header.record_mode == "once"
     before = path.read_bytes()
     with pytest.raises(InputError, match="already exists; replay it with `orav replay`") as caught:
@@ -88,7 +88,7 @@ async def test_none_replays_without_touching_a_device(tmp_path: Path):
     before = path.read_bytes()
     result = await record(scenario("open_detail"), path, mode="none", device=UNUSABLE_DEVICE)
     assert isinstance(result, Replay)
-    assert result.faithful and result.report.ok
+    assert result.faithful and result.report.goal_met
     assert path.read_bytes() == before
     with pytest.raises(InputError, match="cannot read cassette"):
         await record(scenario("open_detail"), tmp_path / "missing.cassette", mode="none")
@@ -101,7 +101,7 @@ async def test_new_episodes_on_an_unchanged_app_asks_the_agent_nothing(tmp_path:
     again = await run(scenario("open_detail"), path, mode="new_episodes", agent=agent)
     assert agent.steps == []
     assert (again.reused, again.asked) == (4, 0)
-    assert again.report.ok and again.report.total_steps == recorded.report.total_steps
+    assert again.report.goal_met and again.report.total_steps == recorded.report.total_steps
     cassette = read_cassette(path)
     assert cassette.header.record_mode == "new_episodes"
     assert all(e.reused and e.decision.call is None for e in decides(path))
@@ -119,7 +119,7 @@ async def test_a_recorded_secret_is_asked_for_and_the_run_stays_on_the_path(tmp_
     agent = Counting()
     again = await run(scenario("login"), path, mode="new_episodes", agent=agent)
     assert agent.steps == [4]
-    assert (again.reused, again.asked, again.report.ok) == (5, 1, True)
+    assert (again.reused, again.asked, again.report.goal_met) == (5, 1, True)
     assert [e.reused for e in decides(path)] == [True, True, True, False, True, True]
     assert "Orav-Demo-1!" not in path.read_text()
     assert (await replay(path)).ok
@@ -142,7 +142,7 @@ async def test_a_screen_changed_from_step_2_on_is_asked_from_step_2_on(tmp_path:
         scenario("open_detail"), path, mode="new_episodes", agent=agent, device=f"sim:{app}"
     )
     assert agent.steps == [2, 3, 4]  # step 3 is on the same screen, but the run left the path
-    assert (again.reused, again.asked, again.report.ok) == (1, 3, True)
+    assert (again.reused, again.asked, again.report.goal_met) == (1, 3, True)
     assert [e.reused for e in decides(path)] == [True, False, False, False]
     outcome = await replay(path)
     assert outcome.ok and outcome.report == again.report

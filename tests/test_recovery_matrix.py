@@ -241,7 +241,7 @@ async def test_fault_is_recovered_or_reported(case: Case, tmp_path: Path, monkey
     # an action retried into effect (or handed back) is no error of the run
     assert len(fault_errors) == sum(path[0][1] != "no_effect" for path in paths)
     if case.status == "passed":
-        assert report.ok and not report.goals_missed and report.goals_achieved
+        assert report.goal_met and not report.goals_missed and report.goals_achieved
         assert all(e.resolved for e in fault_errors), report.errors
         assert all(path[-1][2] in ("resolved", "handed_back") for path in paths)
     else:
@@ -301,7 +301,7 @@ def vision_scenario(*faults: Fault) -> Scenario:
 
 async def test_a_vision_tap_that_changed_the_screen_is_a_resolved_error(tmp_path: Path):
     report = (await record(vision_scenario(), tmp_path / "v.cassette", clock=VirtualClock())).report
-    assert report.status == "completed_with_errors" and report.ok  # its one error is resolved
+    assert report.status == "completed_with_errors" and report.goal_met  # its one error is resolved
     (error,) = report.errors
     assert error.error.startswith("vision fallback: tapped (195, 184)")
     assert error.resolved and error.action == "tap" and error.step == 1
@@ -317,7 +317,7 @@ async def test_a_vision_tap_that_changed_nothing_is_unresolved_and_retried(tmp_p
     (taken,) = recoveries(report)
     assert taken[0] == ("detected", "no_effect", "retrying_action")
     assert taken[-1][2] == "resolved" and report.retries >= 1  # the nudged tap worked
-    assert report.status == "completed_with_errors" and report.ok
+    assert report.status == "completed_with_errors" and report.goal_met
     assert (await replay(path)).faithful
 
 

@@ -41,7 +41,7 @@ def run_then_check(tmp_path: Path, device: str, **budget) -> tuple[object, Path]
     scenario = load_scenario(SCENARIOS / "open_detail.yaml")
     out = tmp_path / "run" / "open_detail.cassette"
     recording = asyncio.run(record(scenario, out, device=device))
-    assert recording.report.ok  # the run under test reached its goal
+    assert recording.report.goal_met  # the run under test reached its goal
     check = asyncio.run(
         check_regressions(
             flows, app=scenario.app, device=device, skip=[out], scenarios=[SCENARIOS], **budget
@@ -116,7 +116,7 @@ def test_other_apps_flows_and_failed_recordings_are_not_revisited(tmp_path):
     broken.write_text(DEMO_APP.read_text().replace(SETTINGS_BUTTON, "", 1))
     scenario = load_scenario(SCENARIOS / "change_setting.yaml")
     failed = folder / "failed.cassette"
-    assert not asyncio.run(record(scenario, failed, device=f"sim:{broken}")).report.ok
+    assert not asyncio.run(record(scenario, failed, device=f"sim:{broken}")).report.goal_met
     check = asyncio.run(
         check_regressions(
             find_flows([folder]), app="com.orav.demo", device="sim", scenarios=[SCENARIOS]

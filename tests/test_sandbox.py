@@ -77,7 +77,7 @@ async def test_record_runs_the_app_in_a_sandbox_and_lists_what_it_changed(
     )
     out = tmp_path / "scribe.cassette"
     recording = await record(scenario, out, device=f"textual:{APP}")
-    assert recording.report.ok, recording.report
+    assert recording.report.goal_met, recording.report
     untouched(user)
     ledger = recording.report.side_effects
     assert ledger is not None and ledger.disposable

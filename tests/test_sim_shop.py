@@ -40,7 +40,7 @@ async def test_shop_scenario_passes_live_and_replays_faithfully(path: Path, tmp_
 async def test_shop_golden_replays_faithfully(path: Path) -> None:
     outcome = await replay(path)
     assert outcome.faithful, outcome.differences
-    assert outcome.report.ok
+    assert outcome.report.goal_met
 
 
 async def _tap(device: IdbDevice, element_id: str) -> None:
@@ -173,5 +173,5 @@ async def test_the_explorer_reaches_the_shops_screens_and_replays(tmp_path: Path
     products = {p["title"] for p in load_app_model(SHOP_APP).data["products"].values()}
     assert len(seen & products) >= 8  # the product pages shown without scrolling
     # the budget may end it; a keyboard over a tab is recovered on the way (a passing run)
-    assert recorded.report.ok or recorded.report.status == "step_limit"
+    assert recorded.report.goal_met or recorded.report.status == "step_limit"
     assert (await replay(cassette)).faithful

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from orav.config import load_config
 from orav.errors import InputError
+from orav.model import RunReport, RunStatus
 from orav.report.html import render_html
 from orav.report.timeline import read_run
 from orav.scenario_loader import example_scenarios, load_scenario
@@ -73,16 +74,15 @@ def test_tags_include_and_exclude():
 
 
 def test_a_retry_that_passes_is_flaky():
-    class Report:
-        def __init__(self, ok: bool) -> None:
-            self.ok = ok
+    def report(status: RunStatus) -> RunReport:
+        return RunReport(run_id="r", scenario="x", status=status)
 
-    answers = iter([Report(False), Report(True)])
+    answers = iter([report("failed"), report("completed_with_errors")])
     [outcome] = run_serial(
         [Job(Path("x"), None, Path("x"))], lambda job, n: next(answers), retries=2
     )
     assert outcome.ok and outcome.flaky and outcome.attempts == 2
-    assert not Outcome(Job(Path("x"), None, Path("x")), Report(True)).flaky
+    assert not Outcome(Job(Path("x"), None, Path("x")), report("passed")).flaky
 
 
 # --- ${VAR} and the config file -----------------------------------------------------------------
