@@ -286,7 +286,9 @@ async def record_wall(tmp_path: Path) -> tuple[Path, object]:
 
 async def test_a_recovery_that_erases_a_secure_value_replays_faithfully(tmp_path: Path):
     path, report = await record_wall(tmp_path)
-    assert report.status == "completed_with_errors" and report.goal_met, report  # a recovered login wall
+    assert report.status == "completed_with_errors" and report.goal_met, (
+        report
+    )  # a recovered login wall
     (event,) = [e for e in read_cassette(path).events if isinstance(e, RecoveryEndEvent)]
     remedy = [show_action(action) for action in event.actions]
     at = remedy.index("tap #password")

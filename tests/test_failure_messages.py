@@ -5,8 +5,9 @@ orav's code never saw."""
 
 import pytest
 
-from orav.model import Element, Frame, Observation, RunError, RunReport, Target
+from orav.model import Assert, Element, Frame, Observation, RunError, RunReport, Target
 from orav.perceive import near_miss
+from orav.perceive.assertions import describe_assertion, found_instead
 
 pytest_plugins = ["pytester"]
 
@@ -134,6 +135,10 @@ def test_a_near_miss_names_what_is_on_the_screen(target, said):
     assert near_miss(SCREEN, target) == said
 
 
-def test_the_targets_name_says_id_and_label():
-    assert str(Target(id="count", label="1 note")) == "#count labelled '1 note'"
-    assert str(Target(id="count")) == "#count" and str(Target(label="1 note")) == "'1 note'"
+def test_a_check_of_an_id_and_a_label_is_named_by_both():
+    both = Assert(target=Target(id="count", label="1 note"))
+    assert describe_assertion(both) == "#count labelled '1 note' is visible"
+    assert describe_assertion(Assert(target=Target(id="count"))) == "#count is visible"
+    screen = Observation(elements=(element("0 notes", "count"),))
+    said = "no #count labelled '1 note' on the last screen; #count is there, labelled '0 notes'"
+    assert found_instead(both, screen) == said

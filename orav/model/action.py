@@ -34,8 +34,6 @@ class Target:
     def __str__(self) -> str:
         if self.selector is not None:
             return f"selector {self.selector!r}"
-        if self.id is not None and self.label is not None:
-            return f"#{self.id} labelled {self.label!r}"
         return f"#{self.id}" if self.id is not None else repr(self.label)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from orav.model import Action, Assert, Element, Observation, Tap
+from orav.model import Action, Assert, Element, Observation, Tap, Target
 from orav.model.action import TEXT_CONDITIONS, screen_text
 from orav.perceive.roles import is_secure, is_text_field
 from orav.perceive.targets import near_miss, target_element
@@ -59,7 +59,7 @@ def found_instead(assertion: Assert, observation: Observation | None) -> str:
     element = target_element(observation, assertion.target)
     if element is None:
         near = near_miss(observation, assertion.target)
-        return f"no {assertion.target} on the last screen" + (f"; {near}" if near else "")
+        return f"no {checked(assertion.target)} on the last screen" + (f"; {near}" if near else "")
     if assertion.condition == "value_equals":
         return f"value {element.value!r}"
     if assertion.condition == "absent":
@@ -73,12 +73,20 @@ def _clip(text: str, limit: int = 80) -> str:
 
 def describe_assertion(assertion: Assert) -> str:
     """An assertion in the user's terms (``#switch has value '1'``): how a report names a goal."""
+    where = "the screen" if assertion.target is None else checked(assertion.target)
     if assertion.condition in TEXT_CONDITIONS:
-        where = "the screen" if assertion.target is None else str(assertion.target)
         return f"{where} {assertion.condition} {assertion.value!r}"
     if assertion.condition == "value_equals":
-        return f"{assertion.target} has value {assertion.value!r}"
-    return f"{assertion.target} is {assertion.condition}"
+        return f"{where} has value {assertion.value!r}"
+    return f"{where} is {assertion.condition}"
+
+
+def checked(target: Target) -> str:
+    """A checked target as a goal names it: both its id and its label when it gives both
+    (the check needs both to match), else as the target names itself."""
+    if target.id is not None and target.label is not None:
+        return f"#{target.id} labelled {target.label!r}"
+    return str(target)
 
 
 def revealing_field(observation: Observation) -> Element | None:
