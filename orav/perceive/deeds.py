@@ -109,8 +109,10 @@ def _answers() -> frozenset[str]:
     return frozenset(plain_words(e) for words in _words().cancel.values() for e in words)
 
 
+@lru_cache(maxsize=4096)
 def finds(category: Category, text: str) -> str | None:
-    """The first word of ``category`` in ``text`` (at word edges, any case), or None."""
+    """The first word of ``category`` in ``text`` (at word edges, any case), or None; kept
+    for the screen's few labels: the word lists' one regex costs ~0.1 ms a search."""
     found = _regex(category).search(plain_words(text))
     return found.group(0) if found else None
 

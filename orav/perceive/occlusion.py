@@ -19,6 +19,7 @@ and rerun's healing never picks an element under one: all ask here.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Literal
 
 from attrs import frozen
@@ -257,11 +258,13 @@ def _union(a: Frame, b: Frame) -> Frame:
     return Frame(left, top, right - left, bottom - top)
 
 
-def _spots(frame: Frame) -> list[Point]:
-    """Points over ``frame``, nearest its centre first."""
+def _spots(frame: Frame) -> Iterator[Point]:
+    """Points over ``frame``, nearest its centre first (the grid only when the centre is
+    covered: most targets are open at their centre)."""
     centre = frame.center
+    yield centre
     points = {
         (frame.x + frame.width * fx, frame.y + frame.height * fy) for fx in _SPOTS for fy in _SPOTS
     }
     ordered = sorted(points, key=lambda p: (p[0] - centre.x) ** 2 + (p[1] - centre.y) ** 2)
-    return [centre, *(Point(x, y) for x, y in ordered)]
+    yield from (Point(x, y) for x, y in ordered)
