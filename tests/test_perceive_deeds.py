@@ -215,3 +215,16 @@ def test_a_banner_drawn_over_a_control_asks_its_answers_are_deeds(
     seen = screen(under, *banner[:2], reject)
     assert control_deed(reject, seen) is None and control_deed(banner[1], seen) is not None
     assert confirmation(screen(*banner)) is None  # over no control: the screen's own text
+
+
+def test_escape_while_a_question_asks_declines_whatever_its_binding_says() -> None:
+    """A terminal dialog's escape binding described "Don't save changes" ("save" is a
+    destructive word): while the dialog asks, escape leaves it unanswered, no deed; the same
+    binding on a screen that asks nothing is read by its words."""
+    traits = ("binding:escape", "says:escape:Don't save changes")
+    dialog = Element("AXDialog", "Quit without saving?", frame=SCREEN, traits=("modal", *traits))
+    asking = screen(dialog, button("Quit", 60), button("Stay", 200))
+    assert key_deed("escape", asking) is None
+    assert action_deed(PressKey("escape"), asking) is None
+    plain = Observation(elements=(Element("AXApplication", "App", frame=SCREEN, traits=traits),))
+    assert key_deed("escape", plain).kind == "destructive"  # type: ignore[union-attr]

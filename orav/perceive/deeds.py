@@ -48,6 +48,7 @@ Category = Literal["outward", "destructive", "sign_out", "quit", "cancel"]
 # A binding's description, on the element that defines the binding: ``says:KEY:DESCRIPTION``
 # (the companion's facts), beside its ``binding:KEY``.
 SAYS = "says:"
+ESCAPE = "escape"
 
 
 @frozen
@@ -237,7 +238,10 @@ def key_deed(key: str, observation: Observation) -> Verdict | None:
     """Whether pressing ``key`` is a deed: by what its binding says it does (the description
     the app gives it, also a footer key's label), else, when the binding says nothing, by the
     key's own name (a bare ``delete``: a footer then shows "del"); a key no binding of the app
-    takes is none."""
+    takes is none. Escape while a confirmation asks leaves it unanswered: it declines,
+    whatever its description says ("Don't save")."""
+    if key == ESCAPE and confirmation(observation) is not None:
+        return None
     bound = False
     for element in observation.elements:
         for trait in element.traits:
