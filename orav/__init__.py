@@ -53,6 +53,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from orav.__version__ import __version__ as __version__
+from orav.moved import install
+
+install()  # the modules a release made public that have moved since (orav.moved)
 
 # Where each public name lives: imported on first use (PEP 562), so the command line and
 # ``import orav`` load no driver, model client or cassette code they do not use. The imports

@@ -24,7 +24,13 @@ HEADER = """\
 
 Generated from the docstrings of `orav.__all__` and of the test doubles in `orav.testing`
 (`just docs`); do not edit. The guides teach with these names: [test your own iOS
-app](guide-ios-app.md), [write an agent](guide-agent.md), [write a device](guide-device.md)."""
+app](guide-ios-app.md), [write an agent](guide-agent.md), [write a device](guide-device.md).
+
+What is public is what this page lists: the names of `orav.__all__` (importable from `orav` or
+from the module each is listed under) and `orav.testing`; any other module is orav's own and may
+change. A public name that moves keeps working from its old place for one release, warning
+(`DeprecationWarning`) where it lives now: `orav.moved` lists them (`orav.runner`,
+`orav.scenario`, `orav.cassette.mode`, `orav.cassette.use_cassette`, `orav.revisits`, ...)."""
 
 # Public modules documented whole (their own public classes and functions), besides ``orav``.
 WHOLE = ("orav.testing",)

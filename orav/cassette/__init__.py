@@ -50,6 +50,7 @@ from orav.cassette.regression import ComparingAgent, DecisionDiff, same_action
 from orav.cassette.replay import ReplayAgent, ReplayDevice, ReplayDivergence
 from orav.cassette.reuse import ReusingAgent
 from orav.cassette.writer import CassetteWriter
+from orav.moved import moved_name
 from orav.secrets import REDACTED, Scrubber
 
 __all__ = [
@@ -102,3 +103,10 @@ __all__ = [
     "read_cassette",
     "same_action",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``use_cassette`` and ``CassetteRecorder`` were here: served from ``orav.recorder`` for
+    one release, with a DeprecationWarning (``orav.moved``), once: later lookups find it."""
+    value = globals()[name] = moved_name(__name__, name)
+    return value
