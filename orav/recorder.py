@@ -34,10 +34,11 @@ from orav.cassette.writer import CassetteWriter
 from orav.clock import Clock, SystemClock
 from orav.device import Device
 from orav.engine import Engine
-from orav.errors import Interrupted
+from orav.errors import DeviceError, Interrupted
 from orav.judges import Judge
-from orav.model import Scenario
+from orav.model import DeviceInfo, Scenario
 from orav.secrets import scenario_secrets
+from orav.watchdog import Deadline
 
 
 class CassetteRecorder:
@@ -152,7 +153,7 @@ async def recording(
     try:
         header = Header(
             scenario=scenario,
-            device=await device.describe(),
+            device=await _described(device, scenario.timeout_seconds),
             agent=agent.name,
             model=model_of(agent),
             record_mode=slot.mode,
@@ -200,3 +201,13 @@ class _Watched(CassetteWriter):
         super().write(event)
         if self.progress is not None:
             self.progress(event)
+
+
+async def _described(device: Device, seconds: float) -> DeviceInfo:
+    """The device's description for the cassette's header, within the run's own budget (it
+    is asked before the run's deadline starts, and a device may never answer)."""
+    try:
+        async with Deadline(seconds):
+            return await device.describe()
+    except TimeoutError:
+        raise DeviceError(f"the device did not describe itself within {seconds:g} s") from None

@@ -9,7 +9,6 @@ client only when asked for it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from orav.judges import Judge
 from orav.model import Scenario
 from orav.sandbox import WorldOptions
 from orav.user_class import FORM, PREFIX, build
+from orav.watchdog import Deadline
 
 if TYPE_CHECKING:
     from orav.sim import AppModel
@@ -119,7 +119,7 @@ async def open_device(
             yield device
         finally:
             try:
-                async with asyncio.timeout(timeout):
+                async with Deadline(timeout):  # cut even where close() blocks the thread
                     await device.close()
             except TimeoutError:
                 raise DeviceTimeout(f"{spec}: close() did not return in {timeout:g} s") from None

@@ -16,12 +16,15 @@ import inspect
 import os
 import re
 import sys
+import typing
 from typing import Any
 from urllib.parse import parse_qsl
 
 from attrs import frozen
 
-from orav.errors import InputError
+from orav.errors import AgentError, DeviceError, InputError
+from orav.model import Decision
+from orav.model.decision import cut_decision
 
 PREFIX = "class:"
 FORM = "class:package.module:Class[?name=value&...]"
@@ -73,7 +76,7 @@ def build(spec: str, protocol: type, flag: str) -> Any:
         pass  # no signature to read (a class in C): let the call say
     try:
         instance = cls(**dict(parsed.arguments))
-    except Exception as exc:  # noqa: BLE001 - whatever the user's constructor raised
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 - the user's
         raise InputError(f"{parsed.call} raised {_described(exc)}", flag) from None
     for member, annotation in _data_members(protocol).items():
         value = getattr(instance, member, None)
@@ -82,7 +85,7 @@ def build(spec: str, protocol: type, flag: str) -> Any:
                 f"{what} is no orav {protocol.__name__}: its {member!r} is {value!r}, not a string",
                 flag,
             )
-    return instance
+    return bounded(instance, protocol, what)
 
 
 def _import_class(spec: ClassSpec, flag: str) -> type:
@@ -161,3 +164,62 @@ def _data_members(protocol: type) -> dict[str, Any]:
 def _described(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class Bounded:
+    """A user's object behind orav's protocol, held to it at every call: a ``SystemExit`` or
+    ``KeyboardInterrupt`` it raises is its failure, located (``error``: AgentError,
+    DeviceError), never orav's exit; an answer of the wrong type is refused, naming the
+    method; a decision's free text is cut as a model's is. Everything else is the object's
+    own (``isinstance`` against orav's optional protocols reads through)."""
+
+    def __init__(self, inner: Any, protocol: type, what: str, error: type[Exception]) -> None:
+        self._inner = inner
+        self._what = what
+        self._error = error
+        self._answers = _answers(protocol)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._inner, name)
+        if not inspect.iscoroutinefunction(value):
+            return value
+
+        async def held(*args: Any, **kwargs: Any) -> Any:
+            try:
+                answer = await value(*args, **kwargs)
+            except (SystemExit, KeyboardInterrupt) as exc:
+                raise self._error(f"{self._what}.{name} raised {_described(exc)}") from None
+            return self._checked(name, answer)
+
+        return held
+
+    def _checked(self, name: str, answer: Any) -> Any:
+        expected = self._answers.get(name)
+        if isinstance(expected, type) and not isinstance(answer, expected):
+            raise self._error(
+                f"{self._what}.{name} returned {_shown(answer)}, not {expected.__name__}"
+            )
+        return cut_decision(answer) if isinstance(answer, Decision) else answer
+
+
+def bounded(instance: Any, protocol: type, what: str) -> Any:
+    """``instance`` held to ``protocol`` (``Bounded``), for the protocols orav calls."""
+    error = DeviceError if protocol.__name__ == "Device" else AgentError
+    return Bounded(instance, protocol, what, error)
+
+
+def _answers(protocol: type) -> dict[str, Any]:
+    """What each of the protocol's methods returns, by its annotations (None: no check)."""
+    answers = {}
+    for name, method in _methods(protocol).items():
+        try:
+            answer = typing.get_type_hints(method).get("return")
+        except (NameError, TypeError):
+            continue
+        answers[name] = None if answer is type(None) else answer
+    return answers
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60]}{'…' if len(text) > 60 else ''}"

@@ -55,6 +55,87 @@ class Doze:
 
     async def decide(self, context):
         time.sleep(10_000)  # blocks the thread the loop runs on
+
+
+class Bolt:
+    name = "bolt"
+
+    async def decide(self, context):
+        raise SystemExit(0)
+
+
+class Sulk:
+    name = "sulk"
+
+    async def decide(self, context):
+        raise KeyboardInterrupt
+
+
+class Mumble:
+    name = "mumble"
+
+    async def decide(self, context):
+        return "tap the blue one"
+
+
+class Blank:
+    name = "blank"
+
+    async def decide(self, context):
+        return None
+
+
+class Gush:
+    name = "gush"
+
+    async def decide(self, context):
+        from orav.model import Decision, Done
+
+        return Decision(action=Done(success=True), reasoning="on and on " * 2_000_000)
+
+
+class Vanish:
+    name = "vanish"
+
+    def __init__(self):
+        raise SystemExit(0)
+
+    async def decide(self, context):
+        raise AssertionError("never built")
+
+
+class Fib:
+    # a device whose describe() answers in words
+
+    async def describe(self):
+        return "a phone, probably"
+
+    async def observe(self):
+        raise AssertionError("never reached")
+
+    async def perform(self, action):
+        raise AssertionError("never reached")
+
+    async def launch(self, bundle_id):
+        return None
+
+    async def terminate(self, bundle_id):
+        return None
+
+    async def is_running(self, bundle_id):
+        return True
+
+    async def close(self):
+        return None
+
+
+class Stall(Fib):
+    # a device whose describe() awaits what never comes
+
+    async def describe(self):
+        import asyncio
+
+        await asyncio.Event().wait()
 """
 
 
@@ -172,3 +253,74 @@ def _wrap_a_character_at_a_time(text: str, font, width: float, lines: int) -> li
 def test_1_the_linear_wrap_draws_what_the_quadratic_one_did(text: str, width: int, lines: int):
     font = _font(17)
     assert _wrap(text, font, width, lines) == _wrap_a_character_at_a_time(text, font, width, lines)
+
+
+# --- 2. user code runs inside bounds ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("agent", "what"),
+    [
+        ("Bolt", "hostile_classes:Bolt.decide raised SystemExit: 0"),
+        ("Sulk", "hostile_classes:Sulk.decide raised KeyboardInterrupt"),
+        ("Mumble", "hostile_classes:Mumble.decide returned str 'tap the blue one', not Decision"),
+        ("Blank", "hostile_classes:Blank.decide returned NoneType None, not Decision"),
+    ],
+)
+def test_2_an_agent_class_that_exits_or_answers_otherwise_is_its_failure(tmp_path, agent, what):
+    path = scenario(tmp_path, timeout=60)
+    done = orav(
+        "record", path, "--agent", f"class:hostile_classes:{agent}", "--out", "s.cassette",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, (done.stdout, done.stderr)  # it was 0, printing nothing
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert done.stderr.splitlines()[-1] == f"s.cassette: aborted: {what}", done.stderr
+    report = json.loads((tmp_path / "s.report.json").read_text())
+    assert report["status"] == "aborted"
+
+
+def test_2_an_agent_class_whose_constructor_exits_is_bad_input(tmp_path: Path):
+    path = scenario(tmp_path, timeout=60)
+    done = orav("record", path, "--agent", "class:hostile_classes:Vanish", cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr.splitlines() == [
+        "orav: error: --agent: hostile_classes:Vanish() raised SystemExit: 0"
+    ]
+
+
+def test_2_a_decision_s_text_is_bounded_as_a_model_s(tmp_path: Path):
+    path = scenario(tmp_path, timeout=60)
+    done = orav(
+        "record", path, "--agent", "class:hostile_classes:Gush", "--out", "s.cassette",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "s.cassette").stat().st_size < 1024 * 1024  # it was 60 MB
+    assert (tmp_path / "s.html").stat().st_size < 2 * 1024 * 1024  # it was 80 MB
+
+
+@pytest.mark.parametrize(
+    ("device", "what", "bound"),
+    [
+        (
+            "Fib",
+            "hostile_classes:Fib.describe returned str 'a phone, probably', not DeviceInfo",
+            60,
+        ),
+        ("Stall", "the device did not describe itself within 4 s", 4),
+    ],
+)
+def test_2_a_device_class_that_answers_otherwise_or_never_is_its_failure(
+    tmp_path, device, what, bound
+):
+    path = scenario(tmp_path, timeout=bound)
+    began = time.monotonic()
+    done = orav(
+        "record", path, "--device", f"class:hostile_classes:{device}", "--out", "s.cassette",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert time.monotonic() - began < 40
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert what in done.stderr.splitlines()[-1], done.stderr

@@ -30,6 +30,7 @@ from orav.agents.space import Space
 from orav.codec import structure
 from orav.errors import InputError
 from orav.model import Decision, Element
+from orav.model.decision import MAX_TEXT_CHARACTERS
 from orav.secrets import PASSWORD
 
 __all__ = [
@@ -41,7 +42,6 @@ __all__ = [
     "strip_fence",
 ]
 
-MAX_TEXT_CHARACTERS = 2000  # kept of ``reasoning`` and ``expected_outcome``
 _SCROLL = 0.3  # of the screen a scroll by direction moves
 _NAMING = ("element", "element_label", "label", "target")  # what an action may carry inside
 

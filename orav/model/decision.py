@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from orav.model.action import Action
 from orav.model.action_result import Settled
@@ -23,6 +23,9 @@ class ModelCall:
     latency_seconds: float = 0.0
     attempts: int = 1
     cost: float | None = None
+
+
+MAX_TEXT_CHARACTERS = 2000  # kept of a decision's free text, whichever agent decided
 
 
 @frozen
@@ -53,3 +56,19 @@ class Verification:
     input_dropped: bool = False
     note: str = ""
     settled: Settled | None = None  # how the app settled before the screen was compared
+
+
+def _cut(text: str) -> str:
+    return text[:MAX_TEXT_CHARACTERS] + "… (cut)" if len(text) > MAX_TEXT_CHARACTERS else text
+
+
+def cut_decision(decision: Decision) -> Decision:
+    """``decision`` with its free text (reasoning, expected outcome, label) cut to
+    MAX_TEXT_CHARACTERS: a 20 MB reasoning once made a 60 MB cassette."""
+    label = decision.element_label
+    return evolve(
+        decision,
+        reasoning=_cut(decision.reasoning),
+        expected_outcome=_cut(decision.expected_outcome),
+        element_label=_cut(label) if isinstance(label, str) else label,
+    )
