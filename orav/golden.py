@@ -107,11 +107,14 @@ def _played(cassette: Path, recorded: Cassette, scenario: Scenario | None) -> Sc
 
 
 def _missed_goal(result: RunReport, was: str) -> Regression:
-    """A rerun that stayed on the recorded path yet did not pass: the goal regressed (what
-    ended an aborted run, before the goals it missed)."""
+    """A rerun that stayed on the recorded path yet did not pass: the goal regressed (kind
+    ``goal``), or an error ended the run first (kind ``ended``: what ended it, at the app's
+    launch too, never the goals it had no chance to meet)."""
+    if result.status in ("aborted", "interrupted"):
+        unresolved = next((e.error for e in result.errors if not e.resolved), "")
+        why = result.summary or unresolved or "no reason was recorded"
+        return Regression(result.total_steps, "ended", was, f"{result.status}: {why}")
     missed = ", ".join(result.goals_missed) or result.summary or result.status
-    if result.status == "aborted" and result.summary:
-        missed = result.summary
     return Regression(result.total_steps, "goal", was, f"{result.status}: {missed}")
 
 

@@ -97,6 +97,17 @@ def test_a_check_the_app_no_longer_meets_is_a_goal_regression(tmp_path):
     assert "#settings is visible" in result.regressions[0].found
 
 
+def test_a_rerun_that_aborts_at_launch_says_why_not_that_every_step_held(tmp_path):
+    device = demo_app(tmp_path, "bundle_id: com.orav.demo", "bundle_id: com.orav.elsewhere")
+    cassette, scenario = golden("change_setting")
+    result = asyncio.run(rerun(cassette, device=device, scenario=scenario))
+    assert result.status == "regressed" and result.report.total_steps == 0
+    [ended] = result.regressions
+    assert (ended.step, ended.kind) == (0, "ended")
+    assert ended.found.startswith("aborted: ") and "no app 'com.orav.demo'" in ended.found
+    assert "regression at step 0: ended: expected passed, found aborted: " in result.explain()
+
+
 def test_the_fallback_agent_is_asked_only_off_the_recorded_path(tmp_path):
     device = demo_app(tmp_path, SETTINGS_BUTTON + REMOVED_TAP, "\n")
     asked = []

@@ -311,6 +311,9 @@ async def test_a_frozen_app_that_never_comes_back_spends_the_launch_budget():
     ]
     assert outcome.restarted and not outcome.resolved and not outcome.handed_back
     assert device.calls.count("terminate") == device.calls.count("launch") == launches
+    assert (
+        outcome.error == f"restarting {launches} times; the fault (frozen) is still there"
+    )  # its object
 
 
 # --- remedies do no harm --------------------------------------------------------------------

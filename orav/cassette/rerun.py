@@ -79,7 +79,8 @@ class Regression:
     """Where the app no longer matches its cassette: a regression candidate.
 
     ``kind`` is ``screen`` (another screen than the recorded one), ``target`` (the tap's
-    element is not there any way) or ``goal`` (every step held, the goal did not).
+    element is not there any way), ``goal`` (every step held, the goal did not) or ``ended``
+    (an error ended the run first: at the launch, say).
     ``recorded`` and ``live`` are the screenshots of the recorded and the live screen."""
 
     step: int

@@ -90,6 +90,7 @@ class Attempt:
     device: RecoveryDevice
     before: Observation
     entries: dict[str, int] = field(factory=dict)  # entries per state: what budgets read
+    tried: str | None = None  # the last state entered: what ran out when nothing said why
     crashes: int = 0
     restarted: bool = False
     error: str | None = None
@@ -122,12 +123,23 @@ class Attempt:
     def entered(self, state: str) -> int:
         """Count an entry of ``state``: its attempt number."""
         self.entries[state] = self.entries.get(state, 0) + 1
+        self.tried = state
         return self.entries[state]
 
     def keep_error(self, error: BaseException | None = None) -> None:
         """What ended the recovery as failed (the machine's ``error.execution``)."""
         self.raised = error
-        self.error = "recovery failed" if error is None else str(error) or type(error).__name__
+        self.error = self.ran_out() if error is None else str(error) or type(error).__name__
+
+    def ran_out(self) -> str:
+        """Why a recovery failed when no remedy said: what it tried last, how often, and that
+        the fault is still there ("relaunching 3 times; the fault (crash) is still there")."""
+        kind = self.detection.kind.replace("_", " ")
+        if self.tried is None:
+            return f"no remedy ran; the fault ({kind}) is still there"
+        times = self.entries.get(self.tried, 1)
+        often = "once" if times == 1 else f"{times} times"
+        return f"{self.tried.replace('_', ' ')} {often}; the fault ({kind}) is still there"
 
     def outcome(self) -> RecoveryOutcome:
         """What the recovery did, once its machine is in a final state; a replay's divergence,
@@ -144,5 +156,5 @@ class Attempt:
             restarted=self.restarted,
             handed_back=self.state == "handed_back",
             observation=self.observation,
-            error=None if ended else (self.error or "failed"),
+            error=None if ended else (self.error or self.ran_out()),
         )

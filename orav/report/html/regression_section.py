@@ -27,6 +27,7 @@ KINDS = {
     "screen": "another screen than the recorded one",
     "target": "the control the recorded step used is not there",
     "goal": "every step held, the goal did not",
+    "ended": "an error ended the run before its recorded steps did",
 }
 
 
