@@ -614,3 +614,18 @@ def test_the_format_docs_examples_are_events_this_orav_reads():
             event_from_data(data, "docs")
         elif data["type"] == "observe":
             assert set(data["observation"]) <= {f.name for f in fields(Observation)}, line
+
+
+def test_a_tree_read_from_another_cassette_does_not_stand_in_for_a_missing_blob(
+    tmp_path: Path, sample
+):
+    """Trees are kept across cassettes by their blob's sha256; a cassette that refers to a
+    tree it does not hold is still damaged, whoever read that tree before."""
+    data, whole = sample
+    lines = data.split(b"\n")
+    tree = next(i for i, line in enumerate(lines) if b'"application/json"' in line)
+    path = tmp_path / "missing.cassette"
+    path.write_bytes(b"\n".join(lines[:tree] + lines[tree + 1 :]))
+    read_cassette(whole.path)  # its trees are now known to the reader
+    with pytest.raises(InputError, match="not in the cassette"):
+        read_cassette(path)

@@ -26,6 +26,7 @@ import base64
 import binascii
 import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,13 @@ class Cassette:
         return None
 
 
+# Element trees structured by any cassette read in this process, by the sha256 their blob was
+# checked against: a suite's goldens share most screens (its sign-in, its home), and a tree
+# costs ~1 ms to structure. Bounded: the first kept goes first.
+_TREES: OrderedDict[str, tuple[Element, ...]] = OrderedDict()
+_TREES_KEPT = 1024
+
+
 class _Resolver:
     """The blobs an observation refers to, as the line being read finds them
     (``orav.cassette.observation.BlobSource``): element trees decoded once each."""
@@ -155,6 +163,10 @@ class _Resolver:
             raise DamagedBlob(
                 f"observation refers to blob {sha256[:12]}… not in the cassette", self.where
             )
+        known = _TREES.get(sha256)  # its blob was checked against its sha256: the same tree
+        if known is not None:
+            self._elements[sha256] = known
+            return known
         where = f"{self.source}:{self.blobs.line(sha256)}"
         try:
             data = parse_json(self.blobs[sha256])
@@ -167,7 +179,9 @@ class _Resolver:
             elements = structure(data, tuple[Element, ...], source=where)
         except InputError as exc:
             raise DamagedBlob(exc.what, exc.where) from None
-        self._elements[sha256] = elements
+        self._elements[sha256] = _TREES[sha256] = elements
+        if len(_TREES) > _TREES_KEPT:
+            _TREES.popitem(last=False)
         return elements
 
     def screenshot_data(self, sha256: str) -> bytes | None:
