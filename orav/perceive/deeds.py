@@ -178,15 +178,26 @@ def confirmation(observation: Observation) -> Confirmation | None:
     )
 
 
-@lru_cache(maxsize=4)  # asked once per control of the screen: one look at it
-def _asking(observation: Observation) -> tuple[Element, ...]:
-    """What may ask a question: the modal (the dialog first), else the overlay over a control
-    (``orav.perceive.occlusion.overlay``)."""
-    modal = modal_elements(observation.elements)
-    if modal:
-        return modal
-    cover = overlay(observation)
-    return cover.elements if cover is not None else ()
+class _Asking:
+    """What may ask a question on a screen: the modal (the dialog first), else the overlay
+    over a control (``orav.perceive.occlusion.overlay``). Asked once per control of one
+    observation: the last one's answer is kept, by identity (hashing a screen of a hundred
+    elements for each of its controls cost more than the look)."""
+
+    def __init__(self) -> None:
+        self._seen: Observation | None = None
+        self._group: tuple[Element, ...] = ()
+
+    def __call__(self, observation: Observation) -> tuple[Element, ...]:
+        if observation is not self._seen:
+            modal = modal_elements(observation.elements)
+            cover = None if modal else overlay(observation)
+            self._group = modal or (cover.elements if cover is not None else ())
+            self._seen = observation
+        return self._group
+
+
+_asking = _Asking()
 
 
 def _buttons(group: tuple[Element, ...]) -> list[Element]:

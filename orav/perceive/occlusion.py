@@ -133,12 +133,16 @@ def cover_at(observation: Observation, element: Element, point: Point) -> Cover 
 def overlay(observation: Observation) -> Cover | None:
     """The first overlay drawn over a control of the screen (a banner over a heart, its
     outermost element first), or None: what a person meets before the control, and must
-    answer or wait out to reach it."""
-    for element in observation.elements:
-        if element.interactive and not element.frame.is_empty and not is_keyboard(element):
-            cover = cover_at(observation, element, element.frame.center)
-            if cover is not None and cover.kind == "overlay":
-                return cover
+    answer or wait out to reach it. The keyboard is none (``keyboard_frame``), nor is a
+    modal (``modal_elements``: it covers everything not its own)."""
+    elements = observation.elements
+    for index, element in enumerate(elements):
+        if not element.interactive or element.frame.is_empty or is_keyboard(element):
+            continue
+        centre = element.frame.center
+        for i in range(_own_end(elements, index), len(elements)):
+            if _covers(elements[i], centre) and not is_keyboard(elements[i]):
+                return Cover("overlay", _overlay(elements, i, index))
     return None
 
 
