@@ -153,7 +153,7 @@ async def recording(
     try:
         header = Header(
             scenario=scenario,
-            device=await _described(device, scenario.timeout_seconds),
+            device=await _described(device, max(scenario.timeout_seconds, DESCRIBE_SECONDS)),
             agent=agent.name,
             model=model_of(agent),
             record_mode=slot.mode,
@@ -201,6 +201,9 @@ class _Watched(CassetteWriter):
         super().write(event)
         if self.progress is not None:
             self.progress(event)
+
+
+DESCRIBE_SECONDS = 5.0  # at least, for the header's describe(): a short run's budget is its own
 
 
 async def _described(device: Device, seconds: float) -> DeviceInfo:

@@ -94,7 +94,7 @@ scenarios = st.builds(
         tuple
     ),
     max_steps=st.integers(1, 500),
-    timeout_seconds=positive.filter(lambda seconds: seconds > 0),
+    timeout_seconds=st.floats(min_value=1, max_value=1e3),
     settle_seconds=st.floats(min_value=0, max_value=60),
     script=st.lists(decisions, max_size=4).map(tuple),
     credentials=st.none() | st.builds(Credentials, text, secret_digits),

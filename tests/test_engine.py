@@ -73,7 +73,7 @@ async def test_step_limit_ends_the_run_with_its_status():
 
 
 async def test_timeout_ends_the_run_even_mid_phase():
-    scenario = _scenario(timeout_seconds=0.6, script=(Decision(Wait(5.0)),) * 3)
+    scenario = _scenario(timeout_seconds=1.0, script=(Decision(Wait(5.0)),) * 3)
     started = asyncio.get_running_loop().time()
     report = await _run(scenario)
     assert report.status == "timed_out"

@@ -16,6 +16,11 @@ from command import ORAV, orav
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orav.cassette import read_cassette
+from orav.cassette.events import Header
+from orav.cassette.writer import CassetteWriter
+from orav.errors import InputError
+from orav.scenario_loader import load_scenario
 from orav.sim.render import _font, _wrap
 
 WORDS = ["amber", "Quill", "dune", "Ørsted", "oxbow", "Tally", "nimbus", "zest", "Pyre"]
@@ -308,7 +313,7 @@ def test_2_a_decision_s_text_is_bounded_as_a_model_s(tmp_path: Path):
             "hostile_classes:Fib.describe returned str 'a phone, probably', not DeviceInfo",
             60,
         ),
-        ("Stall", "the device did not describe itself within 4 s", 4),
+        ("Stall", "the device did not describe itself within 5 s", 4),
     ],
 )
 def test_2_a_device_class_that_answers_otherwise_or_never_is_its_failure(
@@ -324,3 +329,57 @@ def test_2_a_device_class_that_answers_otherwise_or_never_is_its_failure(
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert what in done.stderr.splitlines()[-1], done.stderr
+
+
+# --- 3. only cassettes orav can read -----------------------------------------------------------
+
+NUMBERS = st.one_of(
+    st.integers(-(10**80), 10**80),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([1e308, 1e-300, 10**64, 10**65, 0.5, 1, 3]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    timeout=NUMBERS,
+    duration=NUMBERS,
+    times=NUMBERS,
+    steps=NUMBERS,
+    fault=st.sampled_from(["frozen", "crash", "loading", "slow_observe", "network_error"]),
+)
+def test_3_a_scenario_validate_passes_makes_a_cassette_orav_reads(
+    tmp_path_factory, timeout, duration, times, steps, fault
+):
+    folder = tmp_path_factory.mktemp("bounds")
+    path = folder / "s.yaml"
+    path.write_text(
+        f"name: s\napp: com.example.any\ngoal: g\ntimeout_seconds: {timeout!r}\n"
+        f"max_steps: {steps!r}\nfaults: [{{type: {fault}, duration: {duration!r}, "
+        f"times: {times!r}}}]\n"
+    )
+    try:
+        scenario = load_scenario(path)
+    except InputError as refused:
+        assert str(path) in str(refused.where) or str(path) in str(refused)
+        return
+    cassette = folder / "s.cassette"
+    with CassetteWriter.create(cassette, Header(scenario=scenario), fsync=False):
+        pass
+    assert read_cassette(cassette).header.scenario == scenario
+
+
+@pytest.mark.parametrize(
+    ("line", "what"),
+    [
+        ("faults: [{type: frozen, duration: 1e308}]", "duration: expected a whole number of at"),
+        ("timeout_seconds: 1e-300", "timeout_seconds: must be at least 1.0"),
+    ],
+)
+def test_3_validate_refuses_what_a_cassette_could_not_hold(tmp_path: Path, line: str, what: str):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"name: s\napp: com.orav.demo\ngoal: g\n{line}\n")
+    done = orav("validate", path)
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.startswith(f"orav: error: {path}:4:"), done.stderr
+    assert what in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr

@@ -142,7 +142,7 @@ MINIMAL = "name: s\napp: com.orav.demo\ngoal: sign in\n"
     [
         ("max_steps: 0\n", "4:12: max_steps: must be at least 1, got 0"),
         ("max_steps: -3\n", "4:12: max_steps: must be at least 1, got -3"),
-        ("timeout_seconds: 0\n", "4:18: timeout_seconds: must be greater than 0, got 0.0"),
+        ("timeout_seconds: 0\n", "4:18: timeout_seconds: must be at least 1.0, got 0.0"),
         ("timeout_seconds: .inf\n", "4:18: timeout_seconds: must be a finite number, got inf"),
         ("settle_seconds: -1\n", "4:17: settle_seconds: must be at least 0, got -1.0"),
         ("max_steps: 1000000\n", "4:12: max_steps: must be at most 100000, got 1000000"),

@@ -22,6 +22,7 @@ from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.preconf.json import make_converter
 from cattrs.strategies import configure_tagged_union
 
+from orav.codec.bounds import MAX_DIGITS
 from orav.errors import InputError
 from orav.model import ACTION_KINDS, Action, Screenshot
 from orav.model.limits import InvalidValue
@@ -39,15 +40,21 @@ def _strict_bool(value: Any, _: type) -> bool:
 
 
 def _strict_int(value: Any, _: type) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
+    """A whole number that a cassette can hold: its JSON reader's bound on digits is the
+    same (``duration: 1e308`` once passed validate and made a cassette replay refused)."""
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if len(str(abs(value))) > MAX_DIGITS:
+            raise TypeError(f"expected a whole number of at most {MAX_DIGITS} digits")
+        return value
     raise TypeError(f"expected a whole number, got {show(value)}")
 
 
 def _strict_float(value: Any, _: type) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, int) and len(str(abs(value))) > MAX_DIGITS:
+            raise TypeError(f"expected a number of at most {MAX_DIGITS} digits")
         return float(value)
     raise TypeError(f"expected a number, got {show(value)}")
 

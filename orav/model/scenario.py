@@ -10,7 +10,7 @@ from attrs.validators import optional
 from orav.model.action import Action, Assert
 from orav.model.decision import Decision
 from orav.model.fault import Fault
-from orav.model.limits import InvalidValue, above, at_least, at_most, file_name, not_blank
+from orav.model.limits import InvalidValue, at_least, at_most, file_name, not_blank
 
 
 @frozen
@@ -77,6 +77,9 @@ def _tag_names(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
             )
 
 
+MIN_TIMEOUT_SECONDS = 1.0
+
+
 @frozen
 class Scenario:
     """A goal in one app, the checks that say it was reached, its limits (steps, seconds),
@@ -90,7 +93,11 @@ class Scenario:
     preconditions: tuple[Action, ...] = ()
     success_criteria: tuple[Assert, ...] = ()
     max_steps: int = field(default=50, validator=[at_least(1), at_most(100_000)])
-    timeout_seconds: float = field(default=120.0, validator=[above(0), at_most(7 * 86400)])
+    # At least a second: a run cut before its machine has started leaves no final status, and
+    # a cassette without one is refused (``timeout_seconds: 1e-300`` made such cassettes).
+    timeout_seconds: float = field(
+        default=120.0, validator=[at_least(MIN_TIMEOUT_SECONDS), at_most(7 * 86400)]
+    )
     # None: wait for the app to be quiet (bounded by the timeout ladder); a number: a fixed wait.
     settle_seconds: float | None = field(
         default=None, validator=optional([at_least(0), at_most(60)])
