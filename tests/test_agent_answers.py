@@ -24,6 +24,7 @@ from model_server import (
     PASSWORD,
     SCENARIO,
     TAP_SIGN_IN,
+    agent_context,
     answer,
     make_agent,
     png,
@@ -40,6 +41,8 @@ from orav.agents.prompt import encode_tree, screen_of, screenshot_data_url, spac
 from orav.agents.space import space_for
 from orav.errors import InputError
 from orav.model import (
+    ActionResult,
+    Decision,
     DeviceInfo,
     Element,
     Frame,
@@ -47,10 +50,12 @@ from orav.model import (
     PressKey,
     Scenario,
     Screenshot,
+    Step,
     Swipe,
     Tap,
     Target,
     TypeText,
+    Verification,
 )
 
 _, REFS = encode_tree(LOGIN)
@@ -492,3 +497,43 @@ def test_unescaped_quotes_inside_a_string_are_read_as_meant():
     assert decision.action.summary == 'The cart lists "2 x Enamel mug".'
     with pytest.raises(InvalidAnswer, match="not valid JSON"):
         decode('{"action": "done", "text": "a' + ' "b"' * 30 + '"}')  # past the bound
+
+
+# --- memory: notes and a plan ------------------------------------------------------------------
+
+
+def test_notes_and_a_plan_are_kept_bounded_and_a_plan_in_one_string_is_its_lines():
+    body = json.loads(TAP_SIGN_IN)
+    decision = decode(
+        json.dumps({**body, "notes": "n" * 5000, "plan": [f"g{i}" for i in range(9)]})
+    )
+    assert decision.notes is not None and len(decision.notes) < 600
+    assert decision.plan == ("g0", "g1", "g2", "g3", "g4")
+    decision = decode(json.dumps({**body, "plan": "1. sign in\n- open the home screen\n"}))
+    assert decision.plan == ("1. sign in", "open the home screen")
+    assert decode(TAP_SIGN_IN).notes is None and decode(TAP_SIGN_IN).plan is None
+    with pytest.raises(InvalidAnswer, match="plan"):
+        decode(json.dumps({**body, "plan": {"first": "sign in"}}))
+
+
+async def test_the_models_notes_and_plan_come_back_scrubbed_however_far_back(server):
+    """The last notes and plan written, even before the recent steps shown, are in the next
+    turn's prompt; a secret in them (a cassette's, a model's guess) reaches the model as its
+    stand-in."""
+    noted = Decision(
+        Tap(target=Target("Email")),
+        notes=f"typed the email; the password is {PASSWORD}",
+        plan=("a", "b"),
+    )
+    steps = [Step(1, "login", noted, ActionResult(), Verification(changed=True))]
+    steps += [
+        Step(i, "login", Decision(Tap(target=Target("Email"))), ActionResult(), Verification(True))
+        for i in range(2, 6)
+    ]
+    server.replies.append({"content": TAP_SIGN_IN})
+    async with make_agent(server, history=2) as agent:
+        await agent.decide(agent_context(6, tuple(steps)))
+    text = user_text(server.bodies()[0])
+    assert "Your plan (step 1): 1. a; 2. b" in text
+    assert "Your notes (step 1): typed the email; the password is {{password}}" in text
+    assert PASSWORD not in json.dumps(server.bodies()[0])

@@ -48,6 +48,7 @@ ALONE = [
     "early_done",
     "loop",
     "slow",
+    "notes",
     "qwen_pixels",
     "qwen_boxes",
     "ui_tars",
@@ -362,3 +363,24 @@ async def test_a_lazy_pass_is_caught_by_the_apps_own_state(name: str, tmp_path: 
     )
     outcome = await lazy.play(tmp_path / "lazy.cassette")
     assert outcome.passed and not outcome.truth and outcome.false_pass
+
+
+async def test_a_model_keeping_its_memory_in_notes_gets_them_back_live_and_in_replay(
+    tmp_path: Path,
+):
+    """The zoo's notes-keeper has no memory but the notes the prompt shows it: each turn shows
+    the notes it wrote the turn before, the cassette records them, and a candidate judged
+    through ``orav replay --agent`` is shown the recorded notes as the live model was."""
+    task = TASKS["login"]
+    recorded = await task.play(tmp_path / "login.cassette", [MISTAKES["notes"]], rate=1.0)
+    assert recorded.passed and recorded.tally.made["notes"] > 1
+    assert recorded.tally.notes_lost == 0
+    written = Path(recorded.cassette).read_text()
+    assert written.count('"notes":"did: ') >= recorded.report.total_steps > 1
+    player = Player(task.policy, mistakes=[MISTAKES["notes"]], rate=1.0)
+    with ZooServer(player) as zoo:
+        done = orav(
+            "replay", recorded.cassette, "--agent", "openai:zoo-vision", "--base-url", zoo.url
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert player.tally.made["notes"] > 1 and player.tally.notes_lost == 0

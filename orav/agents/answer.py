@@ -30,7 +30,12 @@ from orav.agents.space import Space
 from orav.codec import structure
 from orav.errors import InputError
 from orav.model import Decision, Element
-from orav.model.decision import MAX_TEXT_CHARACTERS
+from orav.model.decision import (
+    MAX_NOTES_CHARACTERS,
+    MAX_PLAN_ITEM_CHARACTERS,
+    MAX_PLAN_ITEMS,
+    MAX_TEXT_CHARACTERS,
+)
 from orav.secrets import PASSWORD
 
 __all__ = [
@@ -46,11 +51,21 @@ _SCROLL = 0.3  # of the screen a scroll by direction moves
 _NAMING = ("element", "element_label", "label", "target")  # what an action may carry inside
 
 
-def _cut(text: Any) -> Any:
-    """Free text cut to MAX_TEXT_CHARACTERS (anything else is the codec's to refuse)."""
-    if isinstance(text, str) and len(text) > MAX_TEXT_CHARACTERS:
-        return text[:MAX_TEXT_CHARACTERS] + "… (cut)"
+def _cut(text: Any, limit: int = MAX_TEXT_CHARACTERS) -> Any:
+    """Free text cut to ``limit`` characters (anything else is the codec's to refuse)."""
+    if isinstance(text, str) and len(text) > limit:
+        return text[:limit] + "… (cut)"
     return text
+
+
+def _plan(plan: Any) -> Any:
+    """Sub-goals as a list of at most MAX_PLAN_ITEMS short strings (one per line when the
+    model wrote them as one string); anything else is the codec's to refuse."""
+    if isinstance(plan, str):
+        plan = [line.strip(" -*") for line in plan.splitlines() if line.strip(" -*")]
+    if not isinstance(plan, list):
+        return plan
+    return [_cut(item, MAX_PLAN_ITEM_CHARACTERS) for item in plan[:MAX_PLAN_ITEMS]]
 
 
 def _hoisted(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -300,6 +315,8 @@ def _decision(
         "reasoning": _cut(data.get("reasoning") or ""),
         "expected_outcome": _cut(data.get("expected_outcome") or ""),
         "previous_outcome_met": None if first_step else data.get("previous_outcome_met"),
+        "notes": _cut(data.get("notes") or None, MAX_NOTES_CHARACTERS),
+        "plan": _plan(data.get("plan") or None),
     }
     if element is not None:
         fields["element_label"] = element.label or element.unique_id

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -29,9 +30,11 @@ You are a UI acceptance tester driving one app, one action per step (observe, re
 verify). Each turn you get the goal, the screen as an accessibility tree, maybe a screenshot, \
 and the recent steps. Reply with one JSON object:
 {{"previous_outcome_met": true|false|null, "reasoning": "...", "element": "e12"|null, \
-"action": {{"kind": ...}}, "expected_outcome": "..."}}
+"action": {{"kind": ...}}, "expected_outcome": "...", "notes": "..."|null, "plan": [...]|null}}
 - previous_outcome_met: did the previous step's expected outcome happen, judged on THIS \
 screen? null on the first step.
+- notes and plan are optional: your memory and your sub-goals, shown to you again on the next \
+steps (the last you wrote); null keeps them.
 - To tap an element give its reference in "element" and {{"kind": "tap", "x": null, "y": null, \
 "duration": null}}: the tap lands on its centre. Give x, y (in the unit the Screen line \
 names) only for what the tree lacks.
@@ -241,6 +244,21 @@ def _step_line(step: Step) -> str:
     return line
 
 
+def _memory(history: Sequence[Step]) -> list[str]:
+    """The model's last plan and notes, however many steps back it wrote them."""
+    out = []
+    plan = next((s for s in reversed(history) if s.decision.plan), None)
+    if plan is not None and plan.decision.plan:
+        items = "; ".join(
+            f"{n}. {' '.join(item.split())}" for n, item in enumerate(plan.decision.plan, 1)
+        )
+        out.append(f"Your plan (step {plan.index}): {items}")
+    notes = next((s for s in reversed(history) if s.decision.notes), None)
+    if notes is not None and notes.decision.notes:
+        out.append(f"Your notes (step {notes.index}): {' '.join(notes.decision.notes.split())}")
+    return out
+
+
 def user_text(
     context: AgentContext, history: int, screen: Screen | None, space: Space | None = None
 ) -> tuple[str, dict]:
@@ -259,6 +277,7 @@ def user_text(
     if recent:
         out.append("Recent steps:")
         out.extend(_step_line(step) for step in recent)
+    out.extend(_memory(context.history))
     if context.history:
         out.append(
             f"Verify step {context.history[-1].index}: judge previous_outcome_met on this screen."

@@ -34,6 +34,10 @@ _DESCRIPTIONS = {
     "reasoning": "one or two sentences: what you see and why this action",
     "element": "reference (e.g. e12) of the element acted on or checked; null if none",
     "expected_outcome": "what the screen should show after this action, concretely",
+    "notes": "optional memory for your next steps (what you learnt, what is done, what is "
+    "left), a few sentences; shown to you again; null keeps your last notes",
+    "plan": "optional sub-goals in order, at most 5 short items; shown to you again; null "
+    "keeps your last plan",
 }
 
 
@@ -62,6 +66,8 @@ def _type_schema(tp: Any) -> dict[str, Any]:
         if all(member in _PRIMITIVES for member in members):
             return {"type": [_PRIMITIVES[member] for member in members]}
         return {"anyOf": [_type_schema(member) for member in members]}
+    if origin is tuple:  # tuple[X, ...]: an array of X
+        return {"type": "array", "items": _type_schema(typing.get_args(tp)[0])}
     if tp in _PRIMITIVES:
         return {"type": _PRIMITIVES[tp]}
     if attrs.has(tp):
@@ -104,6 +110,8 @@ def answer_schema() -> dict[str, Any]:
         "element": {"type": ["string", "null"], "description": _DESCRIPTIONS["element"]},
         "action": {"anyOf": [object_schema(cls) for cls in ACTION_TYPES]},
         "expected_outcome": props["expected_outcome"],
+        "notes": props["notes"],
+        "plan": props["plan"],
     }
     if set(ordered) - {"element", "action"} != set(props):
         raise TypeError(f"Decision fields changed; the answer schema lists {sorted(ordered)}")

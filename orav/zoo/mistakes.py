@@ -44,6 +44,7 @@ class Memory:
     made: str | None = None  # the mistake in that answer, if any
     # what it was told about (an unproven done, a loop): it does not make that slip there again
     told: frozenset[tuple[str, str]] = frozenset()
+    notes: str | None = None  # the last notes it wrote, which the next turn should show
 
 
 # A slip: (the decision orav's schema words, the sensible move, the turn, memory, rng) -> the
@@ -353,6 +354,16 @@ def _uitars(decision: dict[str, Any], move: Move, turn: Turn, rng: random.Random
     return Wire(f"Thought: {move.reasoning}\nAction: {action}")
 
 
+def _noted(decision: dict[str, Any], move: Move, turn: Turn, rng: random.Random) -> Wire:
+    """A model that keeps its progress in notes and a plan: what it did, read back from the
+    notes the prompt shows it (its only memory), the last four kept."""
+    done = (turn.notes or "").removeprefix("did: ")
+    did = [part for part in done.split("; ") if part] if turn.notes else []
+    notes = "did: " + "; ".join([*did, f"{move.kind} {subject(move)}".strip()][-4:])
+    plan = ["read the screen", "do what the goal asks", "check the criteria, then done"]
+    return Wire(json.dumps({**decision, "notes": notes, "plan": plan}))
+
+
 def _slow(decision: dict[str, Any], move: Move, turn: Turn, rng: random.Random) -> Wire:
     return Wire(json.dumps(decision))
 
@@ -376,6 +387,7 @@ MISTAKES: dict[str, Mistake] = {
         Mistake("early_done", "done one step before the goal is reached", slip=_early_done),
         Mistake("loop", "the previous tap or key again", slip=_loop),
         Mistake("slow", "a slow answer (bounded)", shape=_slow, delay=2.0),
+        Mistake("notes", "its memory in notes and a plan, read back from the prompt", shape=_noted),
         Mistake(
             "qwen_pixels",
             "Qwen2.5-VL: mobile_use call in the image's absolute pixels",

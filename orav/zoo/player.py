@@ -34,6 +34,7 @@ class Tally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     secrets_seen: int = 0
+    notes_lost: int = 0  # turns that did not show the notes the model wrote the turn before
     made: Counter[str] = attrs.field(factory=Counter)
 
 
@@ -104,6 +105,8 @@ class Player:
         tally.secrets_seen += sum(_occurrences(raw, secret) for secret in self.secrets)
         if not turn.history and not turn.reask:
             self._memory = Memory()  # a new run
+        elif not turn.reask and self._memory.notes and turn.notes != self._memory.notes:
+            tally.notes_lost += 1
         rng = random.Random(f"{self.seed}:{tally.requests}")
         move = self.policy(turn)
         decision = decision_of(move, turn)
@@ -111,7 +114,7 @@ class Player:
         if made is not None:
             tally.made[made] += 1
         if not turn.reask:
-            self._remember(decision, move, made)
+            self._remember(decision, move, made, _notes_of(wire))
         sent = wire.content or json.dumps(list(wire.tool_calls))
         usage = {"prompt_tokens": _prompt_tokens(body, turn), "completion_tokens": tokens(sent)}
         tally.prompt_tokens += usage["prompt_tokens"]
@@ -140,14 +143,16 @@ class Player:
             made = mistake.name
         return wire, decision, made
 
-    def _remember(self, decision: dict[str, Any], move: Move, made: str | None) -> None:
-        """What the model did this step, and what it has been told not to do again."""
+    def _remember(
+        self, decision: dict[str, Any], move: Move, made: str | None, notes: str | None
+    ) -> None:
+        """What the model did this step, its notes, and what it has been told not to do again."""
         told = self._memory.told
         if made == "early_done":
             told |= {(made, subject(move))}
         elif made == "loop" and self._memory.move is not None:
             told |= {(made, subject(self._memory.move))}
-        self._memory = Memory(decision, move, made, told)
+        self._memory = Memory(decision, move, made, told, notes or self._memory.notes)
 
     def _draw(self, rng: random.Random, turn: Turn) -> Mistake | None:
         if not self.mistakes:
@@ -159,6 +164,18 @@ class Player:
             return None
         kinds = [m for m in self.mistakes if m.habit or not turn.reask]
         return rng.choice(kinds) if kinds else None
+
+
+def _notes_of(wire: Wire) -> str | None:
+    """The notes an answer in orav's JSON (as content or a tool call) writes, if any."""
+    text = wire.content
+    if text is None and wire.tool_calls:
+        text = str((wire.tool_calls[0].get("function") or {}).get("arguments", ""))
+    try:
+        notes = json.loads(text or "").get("notes")
+    except (ValueError, AttributeError):
+        return None
+    return notes if isinstance(notes, str) and notes else None
 
 
 def _occurrences(raw: bytes, secret: str) -> int:

@@ -20,6 +20,7 @@ _AT = re.compile(r"^@(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$")
 _QUOTED = re.compile(r'"([^"]*)"')
 _TEXT_ROLES = frozenset({"Heading", "Text", "StaticText", "Window", "Group", "Other", "Image"})
 _ACCOUNT = re.compile(r'Test account: username "([^"]*)"')
+_NOTES = re.compile(r"^Your notes \(step \d+\): (.*)$", re.MULTILINE)
 
 
 @frozen
@@ -117,6 +118,7 @@ class Turn:
     tools: tuple[str, ...] = ()
     model: str = ""
     keys: tuple[str, ...] = field(factory=tuple)
+    notes: str | None = None  # the model's own notes, shown again
 
     def find(self, label: str | None = None, *, id: str | None = None) -> Seen | None:
         """The element with this label (case and spaces aside) or id: the first control, else
@@ -159,6 +161,7 @@ def read_turn(body: dict[str, Any]) -> Turn:
     lines = text.splitlines()
     goal = next((ln.removeprefix("Goal: ") for ln in lines if ln.startswith("Goal: ")), "")
     account = _ACCOUNT.search(text)
+    notes = _NOTES.search(text)
     elements = tuple(seen for ln in lines if (seen := read_element(ln)) is not None)
     history = tuple(ln for ln in lines if re.match(r"\d+\. \[", ln))
     return Turn(
@@ -173,6 +176,7 @@ def read_turn(body: dict[str, Any]) -> Turn:
         tools=_tools(body),
         model=str(body.get("model", "")),
         keys=_keys(lines),
+        notes=notes.group(1) if notes else None,
     )
 
 
