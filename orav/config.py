@@ -8,6 +8,8 @@ secret: an API key or a password comes from the environment (``${NAME}`` in a sc
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import Any
 
 from attrs import field, frozen
 
+from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS
 from orav.errors import InputError
 
 FILE = "orav.toml"
@@ -62,15 +65,30 @@ _LIMITS = {"workers": (1, 64), "retries": (0, 10), "settle_seconds": (0, 60)}
 
 
 def find_config(start: Path | None = None) -> Path | None:
-    """The nearest ``orav.toml``, or ``pyproject.toml`` with a ``[tool.orav]`` table."""
+    """The nearest ``orav.toml`` (whatever it is: a folder, a FIFO or a broken link by that
+    name is refused when read, not passed over), or ``pyproject.toml`` that sets ``tool.orav``
+    (in any form: one that is not a table is refused when read)."""
     folder = (start or Path.cwd()).resolve()
     for candidate in (folder, *folder.parents):
-        if (candidate / FILE).is_file():
+        if os.path.lexists(candidate / FILE):
             return candidate / FILE
         pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and b"[tool.orav]" in _read(pyproject):
+        if pyproject.is_file() and _names_orav(pyproject):
             return pyproject
     return None
+
+
+def _names_orav(pyproject: Path) -> bool:
+    """Does this pyproject.toml set ``tool.orav``? (One that mentions orav and is no TOML is
+    taken as ours, for its error to be seen.)"""
+    text = _read(pyproject)
+    if b"orav" not in text:
+        return False
+    try:
+        tool = tomllib.loads(text.decode("utf-8", errors="replace")).get("tool")
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return True
+    return isinstance(tool, dict) and "orav" in tool
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -82,13 +100,14 @@ def load_config(path: Path | None = None) -> Config:
     if path is None:
         return Config()
     text = _read(path).decode("utf-8", errors="replace")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", str(path)) from None
+    data = _parsed(text, path)
     prefix = ""
     if path.name == "pyproject.toml":
-        data, prefix = data.get("tool", {}).get("orav", {}), "tool.orav."
+        tool = data.get("tool", {})
+        data, prefix = tool.get("orav", {}) if isinstance(tool, dict) else tool, "tool.orav."
+        if not isinstance(data, dict):
+            where = f"{path}:{_line_of(text, 'orav', tables=True)}"
+            raise InputError(f"tool.orav: expected a table ([tool.orav]), got {_kind(data)}", where)
     values: dict[str, Any] = {}  # each checked against _TYPES by _checked
     for key, value in data.items():
         where = f"{path}:{_line_of(text, key)}"
@@ -149,16 +168,64 @@ def _relative(config: Path, item: str) -> str:
     return str(base / item) if str(base) != "." else item
 
 
-def _line_of(text: str, key: str) -> int:
+def _parsed(text: str, path: Path) -> dict[str, Any]:
+    """The TOML document within the codec's bounds (depth, digits): an InputError at the
+    file otherwise, never a RecursionError or a ValueError from the parser."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", str(path)) from None
+    except RecursionError:
+        raise InputError(f"nested more than {MAX_DEPTH} levels deep", str(path)) from None
+    except ValueError:  # Python's own bound on an integer's digits
+        raise InputError(f"a number of more than {MAX_DIGITS} digits", str(path)) from None
+    _within_bounds(data, path)
+    return data
+
+
+def _within_bounds(data: object, path: Path) -> None:
+    """No table or array nested past MAX_DEPTH, no integer past MAX_DIGITS digits."""
+    stack: list[tuple[object, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"nested more than {MAX_DEPTH} levels deep", str(path))
+        if isinstance(value, int) and len(str(abs(value))) > MAX_DIGITS:
+            raise InputError(f"a number of more than {MAX_DIGITS} digits", str(path))
+        if isinstance(value, dict):
+            stack.extend((child, depth + 1) for child in value.values())
+        elif isinstance(value, list):
+            stack.extend((child, depth + 1) for child in value)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "an array of tables ([[tool.orav]])" if value else "an array"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def _line_of(text: str, key: str, tables: bool = False) -> int:
     for number, line in enumerate(text.splitlines(), 1):
-        if line.strip().startswith(key) and line.strip()[len(key) :].lstrip().startswith("="):
+        stripped = line.strip()
+        if stripped.startswith(key) and stripped[len(key) :].lstrip().startswith("="):
+            return number
+        if tables and stripped.lstrip("[").replace(" ", "").startswith(f"tool.{key}"):
             return number
     return 1
 
 
 def _read(path: Path) -> bytes:
+    """At most 1 MB of a regular file (a config file is small); a folder, a FIFO, a device
+    or a link that leads nowhere is an InputError, never a wait or a pass-over."""
     try:
-        with path.open("rb") as file:
-            return file.read(1 << 20)  # a config file is small; a huge one is not read whole
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise InputError("not a regular file (a folder, a FIFO or a device)", str(path))
+    with os.fdopen(descriptor, "rb") as file:
+        try:
+            return file.read(1 << 20)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", str(path)) from None

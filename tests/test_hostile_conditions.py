@@ -383,3 +383,47 @@ def test_3_validate_refuses_what_a_cassette_could_not_hold(tmp_path: Path, line:
     assert done.returncode == 2, done.stdout
     assert done.stderr.startswith(f"orav: error: {path}:4:"), done.stderr
     assert what in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+# --- 5. config is untrusted input --------------------------------------------------------------
+
+
+def _plant(folder: Path, case: str) -> Path:
+    """A hostile orav.toml or pyproject.toml in ``folder``; the file an error must name."""
+    config, pyproject = folder / "orav.toml", folder / "pyproject.toml"
+    if case == "deep":
+        config.write_text("rows = " + "[" * 3000 + "]" * 3000 + "\n")
+    elif case == "digits":
+        config.write_text("workers = " + "7" * 5000 + "\n")
+    elif case == "array_of_tables":
+        pyproject.write_text('[project]\nname = "p"\n[[tool.orav]]\ndevice = "sim"\n')
+    elif case == "not_a_table":
+        pyproject.write_text('[project]\nname = "p"\n[tool]\norav = 5\n')
+    elif case == "folder":
+        config.mkdir()
+    elif case == "fifo":
+        os.mkfifo(config)
+    elif case == "link_loop":
+        config.symlink_to(config)
+    return pyproject if case in ("array_of_tables", "not_a_table") else config
+
+
+@pytest.mark.parametrize(
+    ("case", "what"),
+    [
+        ("deep", "nested more than 64 levels deep"),
+        ("digits", "a number of more than 64 digits"),
+        ("array_of_tables", "3: tool.orav: expected a table ([tool.orav]), got an array of"),
+        ("not_a_table", "4: tool.orav: expected a table ([tool.orav]), got int 5"),
+        ("folder", "not a regular file"),
+        ("fifo", "not a regular file"),
+        ("link_loop", "cannot read: Too many levels of symbolic links"),
+    ],
+)
+def test_5_a_hostile_config_is_a_located_error(tmp_path: Path, case: str, what: str):
+    named = _plant(tmp_path, case)
+    done = orav("record", "absent.yaml", cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)  # it crashed or passed it over
+    (line,) = done.stderr.splitlines()
+    separator = ":" if what[0].isdigit() else ": "
+    assert line.startswith(f"orav: error: {named}{separator}{what}"), line
