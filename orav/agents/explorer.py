@@ -36,7 +36,7 @@ from orav.agents.explore.controls import (
     ref,
     sample_text,
     submits,
-    target_of,
+    tap_of,
 )
 from orav.agents.explore.graph import ScreenMap
 from orav.agents.explore.moves import BACK_GESTURE, ESCAPE, app_chrome, back_move
@@ -49,14 +49,14 @@ from orav.model import (
     Launch,
     Observation,
     PressKey,
-    Tap,
 )
 from orav.model.coverage import Coverage
-from orav.perceive import keyboard_frame, screen_id, screen_name, target_element
+from orav.perceive import keyboard_frame, screen_id, screen_name
 from orav.perceive.deeds import Verdict, confirmation, control_deed
 from orav.perceive.occlusion import clearable, cover_of
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import is_control
+from orav.perceive.targets import same_element
 
 Stage = Literal[
     "tap", "type", "return", "navigate", "back", "gesture", "restore", "scroll", "relaunch"
@@ -315,12 +315,12 @@ class ExplorerAgent:
         restore, self._restore = self._restore, None
         if restore is None or restore not in screen.elements:
             return None
-        element = target_element(context.observation, target_of(screen.elements[restore]))
+        element = same_element(context.observation, screen.elements[restore])
         if element is None or not element.enabled:
             return None
         self._pending = _Pending(context.step, screen.key, restore, "restore")
         return Decision(
-            Tap(target=target_of(element)),
+            tap_of(element),
             f"Turning {restore} on {screen.name!r} back as it was: the app's state "
             "as the explorer found it (a switch may hide what the rest needs).",
             element.label,
@@ -338,7 +338,7 @@ class ExplorerAgent:
                 return self._try_move(context, screen, name)
             if not self._gestures and screen.waits(name):
                 continue  # switches, more rows of a list of items: in the second round
-            element = target_element(context.observation, target_of(screen.elements[name]))
+            element = same_element(context.observation, screen.elements[name])
             if (
                 element is not None
                 and element.enabled
@@ -439,7 +439,7 @@ class ExplorerAgent:
         return key (``why`` names it at ``{}``); None when the queue runs dry."""
         while queue:
             name = queue.pop(0)
-            element = target_element(context.observation, target_of(screen.elements[name]))
+            element = same_element(context.observation, screen.elements[name])
             if element is not None and element.enabled:
                 self._wandered, self._backed = 0, set()
                 decision = self._try(context, screen, name, element, returns=True)
@@ -481,7 +481,7 @@ class ExplorerAgent:
             self._pending = _Pending(context.step, screen.key, name, "tap", returns=returns)
             then = "press return" if returns else "then the rest of the form"
             return Decision(
-                Tap(target=target_of(element)),
+                tap_of(element),
                 f"{where}; text field {name} next: tap it, type a value, {then}.",
                 element.label,
                 "the field takes focus and the keyboard comes up",
@@ -489,7 +489,7 @@ class ExplorerAgent:
         self._pending = _Pending(context.step, screen.key, name, "tap")
         kind = element.type.casefold() or "element"
         return Decision(
-            Tap(target=target_of(element)),
+            tap_of(element),
             f"{where}; trying {kind} {name} to see where it leads.",
             element.label,
             f"tapping {name} opens another screen or changes this one",
@@ -520,7 +520,7 @@ class ExplorerAgent:
         if field_.element is None or not focus:
             return None
         element = screen.elements[field_.element]
-        now = target_element(observation, target_of(element))
+        now = same_element(observation, element)
         filled = field_.element in screen.typed and now is not None and bool(now.value)
         if field_.stage == "tap" and not filled:
             screen.typed.add(field_.element)
@@ -552,7 +552,7 @@ class ExplorerAgent:
         name = self._screens[target].name
         swipe = screen.scroll_to(element_ref) if screen.scrolled_away(element_ref) else ""
         row = screen.elements.get(element_ref)
-        if swipe in screen.moves and row and not target_element(observation, target_of(row)):
+        if swipe in screen.moves and row and not same_element(observation, row):
             # a row of a long list, scrolled away: the list is scrolled back to it first
             self._pending = _Pending(self._step, screen.key, None, "scroll")
             return Decision(
@@ -580,7 +580,7 @@ class ExplorerAgent:
             self._plan = self._fill(screen, element_ref, target, expected)
             self._plan_screen = screen.key
             return self._plan.pop(0)[1]
-        return Decision(Tap(target=target_of(element)), why, element.label, expected)
+        return Decision(tap_of(element), why, element.label, expected)
 
     def _fill(
         self, screen: ScreenNotes, last: str, target: str, expected: str
@@ -593,7 +593,7 @@ class ExplorerAgent:
             element = screen.elements[name]
             text = sample_text(element, self._credentials)
             why = f"Walking back through the form on {screen.name!r}: filling {name}."
-            plan.append((None, Decision(Tap(target=target_of(element)), why, element.label)))
+            plan.append((None, Decision(tap_of(element), why, element.label)))
             plan.append((None, Decision(text, why, element.label)))
         step = _Pending(self._step, screen.key, last, "navigate", target)
         plan.append(

@@ -23,7 +23,7 @@ from orav.perceive.faults import (
 )
 from orav.perceive.occlusion import Cover, cover_at, keyboard_frame, on_top, open_point, reachable
 from orav.perceive.screens import screen_id, screen_name, screen_state
-from orav.perceive.targets import action_point, near_miss, resolve, target_element
+from orav.perceive.targets import action_point, near_miss, resolve, same_element, target_element
 
 __all__ = [
     "INTERRUPTION_KINDS",
@@ -51,6 +51,7 @@ __all__ = [
     "raster",
     "reachable",
     "resolve",
+    "same_element",
     "screen_digest",
     "screen_id",
     "screen_name",

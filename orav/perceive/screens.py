@@ -7,7 +7,8 @@ ask this module, so a screen is the same screen everywhere.
 - ``screen_id``: the app and what the platform calls the screen (``screen_title``): a Textual
   screen's class with its selected tab, an iOS navigation title, an alert's title. A screen
   without one is the stable structure of its controls: headings and controls by role and
-  stable id (or label), a list's rows by role alone. Values, counts in a title, frames, focus,
+  stable id (or label), a list's rows by role alone. Values, counts in a title, ticking values
+  in a label or title (``orav.perceive.identity``), frames, focus,
   static text, rows coming and going, the keyboard, footer keys and per-process ids
   (``stable_id``) are left out, so typed text, a cart with other contents, a list that grows,
   a flipped switch, a ticking clock, an error shown under a field or the keyboard coming up
@@ -28,6 +29,7 @@ from typing import Any
 
 from orav.codec import unstructure
 from orav.model import Element, Observation
+from orav.perceive.identity import stable_id, steady
 from orav.perceive.roles import (
     TAPPABLE_ROLES,
     TAPPABLE_TRAITS,
@@ -65,17 +67,8 @@ def is_control(element: Element) -> bool:
     )
 
 
-# Ids a process makes up (Python's ``id()`` in Textual's Markdown headings, pointers, UUIDs):
-# a long run of digits or of hex. They differ from one run of the app to the next.
-_PROCESS_ID = re.compile(r"\d{8,}|[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-", re.IGNORECASE)
 # A count in a title or a tab ("Inbox (3)", "Cart (2 items)"): it changes, the screen does not.
 _COUNT = re.compile(r"\(\s*\d+(?:[^()\d][^()]*)?\)")
-
-
-def stable_id(element: Element) -> str | None:
-    """The element's id when it names the element in every run of the app, else None."""
-    uid = element.unique_id
-    return None if uid is None or _PROCESS_ID.search(uid) else uid
 
 
 def screen_title(observation: Observation) -> str | None:
@@ -107,17 +100,22 @@ def _textual_title(window: Element, elements: list[Element]) -> str:
     title = _screen_class(window) or ""
     if is_alert(window) and window.label:
         title += f"\x1f{window.label}"
-    return _COUNT.sub("(#)", "\x1f".join([title, *(t or "" for t in _tabs(elements))]))
+    return _steady_title("\x1f".join([title, *(t or "" for t in _tabs(elements))]))
 
 
 def _ios_title(elements: list[Element]) -> str | None:
     """The navigation title (a count left out), and an alert's label when one is up."""
     alert = next((e for e in elements if is_alert(e)), None)
     heading = next((e.label for e in elements if e.role == "AXHeading" and e.label), None)
-    title = None if heading is None else f"title:{_COUNT.sub('(#)', heading)}"
+    title = None if heading is None else f"title:{_steady_title(heading)}"
     if alert is None:
         return title
     return f"{title or ''}\x1falert:{alert.label or alert.unique_id or ''}"
+
+
+def _steady_title(title: str) -> str:
+    """A title without what changes in it: a count in parentheses, a ticking value."""
+    return steady(_COUNT.sub("(#)", title))
 
 
 def _tabs(elements: list[Element]) -> list[str | None]:
@@ -147,11 +145,11 @@ def _shape(observation: Observation) -> set[str]:
         if is_footer_key(element):
             continue
         if is_heading(element):
-            shape.add(f"heading\x1f{element.label}")
+            shape.add(f"heading\x1f{steady(element.label or '')}")
         elif element.role == "AXCell":
             shape.add("AXCell")
         elif is_control(element):
-            name = stable_id(element) or element.label or ""
+            name = stable_id(element) or steady(element.label or "")
             shape.add(f"{element.role}\x1f{name}")
     return shape
 

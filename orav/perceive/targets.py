@@ -17,6 +17,7 @@ from attrs import evolve
 
 from orav.model import Action, Element, Observation, Point, Swipe, Tap, Target, TypeText
 from orav.model.observation import locate
+from orav.perceive.identity import element_key, steady
 from orav.perceive.occlusion import modal_elements, open_point, reachable
 
 
@@ -27,19 +28,33 @@ def target_element(observation: Observation, target: Target | None) -> Element |
     an alert or modal is up a tap can reach only it, so a match inside it comes first ("Sign
     out" on a "Sign out?" alert, not the button behind it); of otherwise equal matches, one a
     tap can reach comes before one covered (by a banner, a toast, the keyboard). A control
-    covered is still meant before plain text: the engine reports the cover, and never taps it."""
+    covered is still meant before plain text: the engine reports the cover, and never taps it.
+    A label with a ticking value in it (a clock, a percentage) that no longer shows means the
+    one element whose label is the same but for that value (``orav.perceive.identity``)."""
     if target is None or (target.label is None and target.id is None):
         return None
     found = locate(observation.elements, target.label, target.id)
     if found is None:
-        return None
+        return _ticked_on(observation, target)
     matches = [
         e
         for e in observation.elements
         if e.matches(target.label, target.id) and not e.frame.is_empty
     ]
-    if len(matches) == 1:
-        return found
+    return found if len(matches) == 1 else _first(observation, matches)
+
+
+def same_element(observation: Observation, element: Element) -> Element | None:
+    """The element on ``observation`` that is ``element`` seen before: the same by what stays
+    of it (``orav.perceive.identity``: its stable id, a cell's column and row, its label but
+    for a ticking value), the first of several by the target rule's order; None if gone."""
+    key = element_key(element)
+    matches = [e for e in observation.elements if not e.frame.is_empty and element_key(e) == key]
+    return _first(observation, matches) if matches else None
+
+
+def _first(observation: Observation, matches: list[Element]) -> Element:
+    """Of several matches: one inside what is on top, a control, enabled, one a tap reaches."""
     modal = modal_elements(observation.elements)
     return min(
         matches,
@@ -50,6 +65,22 @@ def target_element(observation: Observation, target: Target | None) -> Element |
             not reachable(observation, e),
         ),
     )
+
+
+def _ticked_on(observation: Observation, target: Target) -> Element | None:
+    """The one element the target means though its ticking value moved on, else None."""
+    label = target.label
+    if label is None or steady(label) == label:
+        return None
+    matches = [
+        e
+        for e in observation.elements
+        if e.label is not None
+        and steady(e.label) == steady(label)
+        and target.id in (None, e.unique_id)
+        and not e.frame.is_empty
+    ]
+    return matches[0] if len(matches) == 1 else None
 
 
 def action_element(observation: Observation, action: Action) -> Element | None:
@@ -76,13 +107,17 @@ def action_point(observation: Observation, action: Action) -> Point | None:
 
 def resolve(action: Action, observation: Observation) -> Action:
     """Give a targeted tap the point of its element on ``observation`` a tap reaches: its
-    centre, else its uncovered spot nearest the centre (unchanged when the tap has coordinates
-    already, or the target is not there)."""
+    centre, else its uncovered spot nearest the centre, and the label it shows now when its
+    ticking value moved on (unchanged when the tap has coordinates already, or the target is
+    not there)."""
     if isinstance(action, Tap) and action.target is not None and action.x is None:
         element = target_element(observation, action.target)
         if element is not None:
             point = _aim(observation, element)
-            return evolve(action, x=point.x, y=point.y)
+            target = action.target
+            if target.label is not None and element.label != target.label:
+                target = evolve(target, label=element.label)
+            return evolve(action, x=point.x, y=point.y, target=target)
     return action
 
 

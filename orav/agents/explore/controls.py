@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
-from orav.model import Credentials, Element, Target, TypeText
+from orav.model import Credentials, Element, Tap, Target, TypeText
 from orav.perceive.deeds import Verdict, finds, words_of
+from orav.perceive.identity import element_key, stable_id, steady
 from orav.perceive.roles import is_secure, is_text_field
-from orav.perceive.screens import is_footer_key, stable_id
+from orav.perceive.screens import is_footer_key
 
 # Elements that go back (by label or id, casefolded): tried after the rest of their screen.
 # "Done" closes a sheet (Settings presented over a chat list) as Cancel does.
@@ -145,9 +146,20 @@ def target_of(element: Element) -> Target:
     return Target(label=element.label)
 
 
+def tap_of(element: Element) -> Tap:
+    """A tap on an element as seen now: by its target, or at its centre when it has no stable
+    id and its label ticks (by the time the tap lands, that label has moved on)."""
+    if stable_id(element) or steady(element.label or "") == element.label:
+        return Tap(target=target_of(element))
+    centre = element.frame.center
+    return Tap(centre.x, centre.y)
+
+
 def ref(element: Element) -> str:
-    """How the explorer names an element: its target as text."""
-    return str(target_of(element))
+    """How the explorer names an element: what stays of it (``element_key``: its stable id, a
+    cell's column and row, its label with ticking values left out), so a clock in a row is
+    one control, tried once."""
+    return element_key(element)
 
 
 def sample_text(element: Element, credentials: Credentials | None) -> TypeText:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from collections import deque
 
-from orav.agents.explore.controls import target_of
 from orav.agents.explore.moves import BACK_GESTURE, BACK_MOVES, ESCAPE
 from orav.agents.explore.screens import ScreenNotes
 from orav.model import Observation
 from orav.model.coverage import Coverage, ScreenCoverage, ScreenTransition
-from orav.perceive import target_element
+from orav.perceive import same_element
 from orav.perceive.deeds import Verdict
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import is_footer_key
@@ -358,5 +357,5 @@ def _present(observation: Observation, screen: ScreenNotes, name: str) -> bool:
     element = screen.elements.get(name)
     if element is None:
         return False
-    found = target_element(observation, target_of(element))
+    found = same_element(observation, element)
     return found is not None and found.enabled

@@ -38,8 +38,9 @@ from orav.agents.explore.moves import (
 from orav.model import Credentials, Element, Observation, PressKey
 from orav.perceive.deeds import Verdict, by_words, control_deed, key_deed
 from orav.perceive.faults import screen_size
+from orav.perceive.identity import stable_id
 from orav.perceive.roles import is_alert, is_text_field
-from orav.perceive.screens import app_elements, is_control, is_footer_key, stable_id
+from orav.perceive.screens import app_elements, is_control, is_footer_key
 
 NAV_BAR_SHARE = 0.12  # the status and navigation bars: the top of an iPhone screen
 LIST_BOTTOM = 0.85  # a row that ends below this share of the height may hide more rows

@@ -11,7 +11,8 @@ the screen's shown bindings) and the screen itself: ``AXWindow`` (label: the scr
 name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its title, else the
 title on its border; trait ``modal``); both carry the trait ``screen:ClassName``. Items inside
 a widget that a user reads and clicks one by one (DataTable cells, OptionList options, Tree
-nodes) are ``AXCell`` facts after their widget; a ContentSwitcher's group says which page it
+nodes) are ``AXCell`` facts after their widget (a DataTable cell in a row the app keyed has the
+id ``TABLE/ROW_KEY/COLUMN``, so it is named by where it is, not by what it shows); a ContentSwitcher's group says which page it
 shows (trait ``page:ID``, as a selected tab does). Each fact is paired with the widget a click
 on it reaches, so a tap can tell whether something else covers it. One walk with every widget
 kind's facts: the module is long because the widget kinds are many.
@@ -19,6 +20,7 @@ kind's facts: the module is long because the widget kinds are many.
 
 from __future__ import annotations
 
+import io
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
@@ -33,6 +35,7 @@ Region = Any
 Strip = Any
 
 BULLET = "\u2022"
+RENDER_WIDTH = 200  # the width a Rich renderable in a cell is drawn at to read its text
 
 # Textual widget classes (by name, along the MRO, textual's own only) → (role, look inside).
 ROLES: dict[str, tuple[str, bool]] = {
@@ -456,12 +459,22 @@ def _table_cells(table: Widget, visible: Region, strips: list[Strip]) -> Iterato
                 "AXCell",
                 _frame(region),
                 label=_plain_text(cell),
+                unique_id=_cell_id(table, row, column),
                 traits=[
                     f"row:{index}",
                     f"column:{_plain_text(column.label)}",
                     *(["selected"] if selected else []),
                 ],
             )
+
+
+def _cell_id(table: Widget, row: Any, column: Any) -> str | None:
+    """A cell of a row the app keyed: its table, row key and column (key, else label), which
+    name it whatever it shows (a clock, a counter); None in a row without a key."""
+    if row.key.value is None:
+        return None
+    name = column.key.value or _plain_text(column.label)
+    return f"{table.id or 'table'}/{row.key.value}/{name}"
 
 
 def _options(option_list: Widget, visible: Region, strips: list[Strip]) -> Iterator[Fact]:
@@ -524,10 +537,31 @@ _ITEMS = {"DataTable": _table_cells, "OptionList": _options, "Tree": _tree_nodes
 
 
 def _plain_text(renderable: object) -> str:
-    """The plain text of a cell, a prompt or a label (Content, rich Text or anything str-able)."""
+    """The plain text of a cell, a prompt or a label: Content's or rich Text's own, a Rich
+    renderable's as the terminal shows it (Syntax, Table, Panel...: never its repr), else the
+    value as text."""
     plain = getattr(renderable, "plain", None)
-    text = plain if isinstance(plain, str) else str(renderable)
+    if isinstance(plain, str):
+        text = plain
+    elif hasattr(renderable, "__rich_console__") or hasattr(renderable, "__rich__"):
+        text = _rendered(renderable)
+    else:
+        text = str(renderable)
     return " ".join(text.split())
+
+
+# Box drawing (U+2500..U+257F): a Panel's or a Table's frame, drawn around the text, not read.
+_FRAME = {code: None for code in range(0x2500, 0x2580)}
+
+
+def _rendered(renderable: object) -> str:
+    """The text a Rich renderable draws, at a width that wraps nothing a cell shows, without
+    its frame."""
+    from rich.console import Console
+
+    console = Console(width=RENDER_WIDTH, color_system=None, file=io.StringIO())
+    lines = console.render_lines(renderable, console.options, pad=False)  # type: ignore[arg-type]
+    return " ".join("".join(s.text for s in line) for line in lines).translate(_FRAME)
 
 
 def _plain(widget: Widget) -> str | None:

@@ -1,0 +1,125 @@
+"""Identity is what stays (issue 25): a value that ticks is not what an element is, a table
+cell is its column and row, and a Rich renderable is labelled by the text the terminal shows.
+
+The live half runs the explorer on Leitstand (tests/unseen_apps/leitstand.py), a dashboard
+whose clocks, loads, counter, progress and countdown tick several times a second."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from orav.agents.explorer import ExplorerAgent
+from orav.drivers.textual import TextualDevice
+from orav.model import Element, Frame, Observation, Scenario, Tap, Target
+from orav.perceive import resolve, screen_id, target_element
+from orav.perceive.identity import element_key, steady
+from orav.session import record
+
+LEITSTAND = "unseen_apps.leitstand:Leitstand@100x30"
+
+# Words without digits: what a label says around its value.
+words = st.text(alphabet="abcXYZ éü-_", min_size=1, max_size=12).filter(str.strip)
+clocks = st.builds(
+    lambda h, m, s: f"{h:02d}:{m:02d}:{s:02d}",
+    st.integers(0, 99),
+    st.integers(0, 59),
+    st.integers(0, 59),
+)
+durations = st.builds(
+    lambda n, unit: f"{n}{unit}", st.integers(0, 10_000), st.sampled_from(["s", "ms", "m", "h"])
+)
+percents = st.builds(lambda n: f"{n}%", st.integers(0, 100))
+ticking = st.one_of(clocks, durations, percents)
+
+
+@given(words, ticking, ticking, words)
+def test_a_ticking_value_is_not_part_of_a_label(before, one, two, after):
+    assert steady(f"{before} {one} {after}") == steady(f"{before} {two} {after}")
+
+
+@given(words)
+def test_a_label_without_a_value_is_itself(label):
+    assert steady(label) == label
+
+
+def test_numbers_that_name_are_kept():
+    for label in ("Room 101", "Python 3.12", "Level 2", "iPhone 15 Pro", "2FA"):
+        assert steady(label) == label
+
+
+def _cell(label: str, row: int, column: str = "Time", uid: str | None = None) -> Element:
+    frame = Frame(0, row, 10, 1)
+    traits = (f"row:{row}", f"column:{column}")
+    return Element("AXCell", frame=frame, label=label, unique_id=uid, traits=traits)
+
+
+def test_a_cell_is_its_column_and_row_not_its_text():
+    assert element_key(_cell("00:03:50", 2)) == element_key(_cell("00:03:51", 2))
+    assert element_key(_cell("00:03:50", 2)) != element_key(_cell("00:03:50", 3))
+    keyed = _cell("00:03:50", 2, uid="procs/1234/Time")
+    assert element_key(keyed) == "#procs/1234/Time"
+
+
+def _look(*elements: Element) -> Observation:
+    return Observation(elements=elements, app="app")
+
+
+def test_a_target_whose_clock_moved_on_still_means_its_element_and_taps_what_shows_now():
+    sync = Element("AXButton", frame=Frame(0, 0, 20, 2), label="Sync in 41s")
+    other = Element("AXButton", frame=Frame(0, 3, 20, 2), label="Sync now")
+    tap = Tap(target=Target(label="Sync in 42s"))
+    assert target_element(_look(sync, other), tap.target) is sync
+    resolved = resolve(tap, _look(sync, other))
+    assert resolved.target == Target(label="Sync in 41s") and resolved.x is not None
+    twins = _look(sync, Element("AXButton", frame=Frame(0, 6, 20, 2), label="Sync in 7s"))
+    assert target_element(twins, tap.target) is None  # which of two? neither
+
+
+def test_a_screen_with_a_ticking_heading_and_control_is_one_screen():
+    def screen(seconds: int) -> Observation:
+        return _look(
+            Element(
+                "AXStaticText", frame=Frame(0, 0, 20, 1), label=f"Up {seconds}s", traits=("header",)
+            ),
+            Element("AXButton", frame=Frame(0, 2, 20, 1), label=f"Retry in {seconds}s"),
+        )
+
+    assert screen_id(screen(3)) == screen_id(screen(4))
+
+
+async def test_leitstand_cells_read_as_the_terminal_shows_them():
+    async with TextualDevice.from_spec(LEITSTAND, timeout=15) as device:
+        await device.launch()
+        look = await device.observe()
+    cells = [e for e in look.elements if e.role == "AXCell"]
+    assert "SELECT id FROM kunden" in [c.label for c in cells]  # a Syntax, not its repr
+    assert look.text is not None
+    for cell in cells:
+        assert cell.label and cell.label in look.text, cell.label
+        assert "object at 0x" not in cell.label
+    keyed = [c.unique_id for c in cells if c.unique_id]
+    assert "rechner/beta/uptime" in keyed and len(keyed) == 12
+
+
+async def test_the_explorer_tries_each_ticking_control_once(tmp_path):
+    scenario = Scenario(
+        name="explore-leitstand", app=LEITSTAND, goal="explore", max_steps=24, timeout_seconds=120
+    )
+    explorer = ExplorerAgent()
+    run = await record(
+        scenario, tmp_path / "leitstand.cassette", device="textual:" + LEITSTAND, agent=explorer
+    )
+    assert not run.report.errors, run.report.errors
+    coverage = explorer.coverage()
+    home = coverage.screens[0]
+    assert len(home.tried) == len(set(home.tried)), home.tried
+    controls = [name for name in home.elements if not name.startswith("(")]  # not the keys
+    # 12 keyed cells, the loose table's 2, the countdown, the palette: each one, however often
+    # their values ticked during the run
+    assert len(controls) == len(set(controls)) == 16, controls
+    assert "'Abgleich in #'" in home.elements, home.elements  # the countdown: one button
+    assert "cell Alter@0" in home.elements  # a row without a key: its column and place
+    assert not any(":" in name or "%" in name for name in home.elements), home.elements
+    names = {screen.name for screen in coverage.screens}
+    assert len(coverage.screens) == len(names) >= 2, names  # a host's page, and back
