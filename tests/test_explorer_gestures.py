@@ -113,7 +113,8 @@ def test_a_textual_screen_is_its_class_and_tab_and_has_a_name_a_person_reads() -
 def test_a_textual_apps_bindings_and_arrow_keys_are_moves_of_their_own() -> None:
     app = Element("AXApplication", "Demo", traits=("binding:w", "binding:ctrl+q", "binding:h"))
     footer = Element("AXButton", "Home", frame=Frame(0, 29, 8, 1), traits=("binding:h",))
-    observation = Observation((app, footer), app="demo")
+    go = Element("AXButton", "Go", frame=Frame(0, 2, 8, 1))
+    observation = Observation((app, go, footer), app="demo")
     moves = screen_moves(observation, "textual")
     # w has no footer key to tap; h has one; ctrl+q quits the app
     assert list(moves) == [
@@ -125,6 +126,13 @@ def test_a_textual_apps_bindings_and_arrow_keys_are_moves_of_their_own() -> None
         ESCAPE,
     ]
     assert all(isinstance(move, PressKey) for move in moves.values())
+    # no control in the tree: printable keys probed, those the text shows alone first, never a
+    # bound one, one bound to quit (quits:KEY, whatever the key) or one whose hint says quit
+    quitting = evolve(app, traits=(*app.traits, "quits:a"))
+    text = "r reload   [z] zoom   b beenden"
+    bare = Observation((quitting, footer), app="demo", text=text)
+    probed = [name for name in screen_moves(bare, "textual") if len(name) == len("(key r)")]
+    assert probed == ["(key w)", "(key r)", "(key z)", "(key ?)", "(key c)", "(key d)", "(key e)"]
     ios = screen_moves(Observation((heading("Home"),), app="demo"), "ios")
     assert all(isinstance(move, Swipe) for move in ios.values())
 

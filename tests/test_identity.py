@@ -1,17 +1,22 @@
-"""Identity is what stays (issue 25): a value that ticks is not what an element is, a table
-cell is its column and row, and a Rich renderable is labelled by the text the terminal shows.
+"""What orav sees is what a user sees (issue 25): a value that ticks is not what an element
+is, a table cell is its column and row, a Rich renderable is labelled by the text the terminal
+shows, and the keys an app handles itself are found.
 
 The live half runs the explorer on Leitstand (tests/unseen_apps/leitstand.py), a dashboard
-whose clocks, loads, counter, progress and countdown tick several times a second."""
+whose clocks, loads, counter, progress and countdown tick several times a second, and on
+Sternwarte (tests/unseen_apps/sternwarte.py), whose first screen is text and keys."""
 
 from __future__ import annotations
 
+from explorer_runs import Noting
 from hypothesis import given
 from hypothesis import strategies as st
 
+from orav.agents.explore.moves import PROBES
 from orav.agents.explorer import ExplorerAgent
+from orav.agents.prompt import encode_tree
 from orav.drivers.textual import TextualDevice
-from orav.model import Element, Frame, Observation, Scenario, Tap, Target
+from orav.model import Element, Frame, Observation, PressKey, Scenario, Tap, Target
 from orav.perceive import resolve, screen_id, target_element
 from orav.perceive.identity import element_key, steady
 from orav.session import record
@@ -123,3 +128,36 @@ async def test_the_explorer_tries_each_ticking_control_once(tmp_path):
     assert not any(":" in name or "%" in name for name in home.elements), home.elements
     names = {screen.name for screen in coverage.screens}
     assert len(coverage.screens) == len(names) >= 2, names  # a host's page, and back
+
+
+async def test_keys_the_app_handles_itself_are_found_and_quit_keys_never_pressed(tmp_path):
+    """Sternwarte's first screen is text: its ``on_key`` keys (n, k) are probed from its hint
+    line, its hidden binding (l) read from its BINDINGS; ``x`` (bound to quit) and ``e`` (its
+    hint says "beenden"... a quit in words) are never pressed."""
+    app = "unseen_apps.sternwarte:Sternwarte@80x20"
+    scenario = Scenario(
+        name="explore-sternwarte", app=app, goal="explore", max_steps=20, timeout_seconds=120
+    )
+    explorer = Noting()
+    run = await record(
+        scenario, tmp_path / "sternwarte.cassette", device="textual:" + app, agent=explorer
+    )
+    assert not run.report.errors, run.report.errors
+    names = {screen.name for screen in explorer.coverage().screens}
+    assert {"Chart", "Catalogue", "Log"} <= names, names
+    pressed = [d.action.key for d in explorer.decisions if isinstance(d.action, PressKey)]
+    assert "x" not in pressed and "e" not in pressed, pressed
+    printable = [k for k in pressed if isinstance(k, str) and len(k) == 1]
+    assert len(printable) <= PROBES * len(names), printable
+
+
+async def test_the_app_element_carries_hidden_own_bindings_quits_and_own_commands():
+    async with TextualDevice.from_spec("unseen_apps.sternwarte:Sternwarte@80x20") as device:
+        await device.launch()
+        look = await device.observe()
+    traits = look.elements[0].traits
+    assert {"binding:l", "says:l:Protokoll", "quits:x", "quits:ctrl+q"} <= set(traits), traits
+    assert "binding:tab" not in traits  # Textual's own hidden bindings: not the app's
+    commands = [t for t in traits if t.startswith("command:")]
+    assert commands == ["command:Sternbild suchen"], traits  # not Textual's Quit, Keys...
+    assert "App commands in its palette (ctrl+p): Sternbild suchen" in encode_tree(look)[0]

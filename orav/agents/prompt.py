@@ -176,6 +176,19 @@ def _inside(inner: Frame, outer: Frame) -> bool:
     )
 
 
+def _app_lines(app: Element) -> list[str]:
+    """What the app element tells a model: the app's and the screen's key bindings (what
+    press_key can do here) and the app's own commands in its command palette."""
+    lines = []
+    bound = [t.removeprefix("binding:") for t in app.traits if t.startswith("binding:")]
+    if bound:
+        lines.append(f"App {_quote(app.label or '')} keys: {', '.join(bound)}")
+    said = [t.removeprefix("command:") for t in app.traits if t.startswith("command:")]
+    if said:
+        lines.append(f"App commands in its palette (ctrl+p): {', '.join(said)}")
+    return lines
+
+
 def encode_tree(
     observation: Observation, screen: Screen | None = None, space: Space | None = None
 ) -> tuple[str, dict[str, Element]]:
@@ -191,9 +204,7 @@ def encode_tree(
     keys = 0
     for index, element in enumerate(observation.elements):
         if index == 0 and element.role == "AXApplication":
-            bound = [t.removeprefix("binding:") for t in element.traits if t.startswith("binding:")]
-            if bound:  # the app's and the screen's key bindings: what press_key can do here
-                lines.append(f"App {_quote(element.label or '')} keys: {', '.join(bound)}")
+            lines += _app_lines(element)
             continue
         if not _kept(element):
             continue

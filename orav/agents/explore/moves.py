@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import string
+
 from orav.agents.explore.controls import QUIT_KEYS, is_back, list_of, ref
 from orav.model import Observation, Point, PressKey, Swipe
+from orav.perceive.deeds import finds
 from orav.perceive.faults import screen_size
 from orav.perceive.roles import is_alert
 from orav.perceive.screens import app_elements, is_control, is_footer_key
@@ -17,6 +20,13 @@ SWIPES = ("left", "right", "up", "down")
 ARROWS = ("up", "down", "left", "right")
 # Keys never pressed: they quit a Textual app or interrupt it.
 _QUIT_KEYS = QUIT_KEYS | {"ctrl+p"}  # ctrl+p: Textual's palette
+
+# Printable keys pressed on a terminal screen whose tree shows no control (the app may handle
+# keys in its own ``on_key``), at most: the keys its text shows standing alone first, then
+# ``?`` (help, by convention), then the letters.
+PROBES = 6
+_PROBE_ORDER = "?" + string.ascii_lowercase
+_BRACKETS = "[]()<>"
 
 Move = Swipe | PressKey
 
@@ -66,16 +76,58 @@ def _terminal_moves(observation: Observation) -> dict[str, Move]:
         for t in e.traits
         if t.startswith("binding:")
     }
+    never = shown | _QUIT_KEYS | quit_keys(observation) | {"escape"}
     moves: dict[str, Move] = {}
     for element in observation.elements[:1]:  # the app's and the screen's own bindings
         for trait in element.traits:
             key = trait.removeprefix("binding:")
-            if trait.startswith("binding:") and key not in shown | _QUIT_KEYS | {"escape"}:
+            if trait.startswith("binding:") and key not in never:
                 moves.setdefault(f"(key {key})", PressKey(key))
+    if not any(is_control(e) and not is_footer_key(e) for e in app_elements(observation)):
+        for key in probe_keys(observation, frozenset(never) | _bound(observation)):
+            moves.setdefault(f"(key {key})", PressKey(key))
     for key in ARROWS:
         moves.setdefault(f"(key {key})", PressKey(key))
     moves[ESCAPE] = PressKey("escape")
     return moves
+
+
+def quit_keys(observation: Observation) -> frozenset[str]:
+    """The keys a binding on screen ends the app with (``quits:KEY``: its action is the app's
+    quit, whatever the key)."""
+    return frozenset(
+        t.removeprefix("quits:")
+        for e in observation.elements
+        for t in e.traits
+        if t.startswith("quits:")
+    )
+
+
+def _bound(observation: Observation) -> frozenset[str]:
+    return frozenset(
+        t.removeprefix("binding:")
+        for e in observation.elements
+        for t in e.traits
+        if t.startswith("binding:")
+    )
+
+
+def probe_keys(observation: Observation, never: frozenset[str]) -> list[str]:
+    """Up to ``PROBES`` printable keys to press on a screen with no control: those its text
+    shows standing alone ("d details", "[n] next") unless the words after one say it quits,
+    then the rest in ``_PROBE_ORDER``; never one in ``never``."""
+    words = (observation.text or "").split()
+    hinted, said_quit = [], set()
+    for index, word in enumerate(words):
+        key = word.strip(_BRACKETS).rstrip(":=")
+        if len(key) != 1 or not (key.isalnum() or key in _PROBE_ORDER):
+            continue
+        if finds("quit", " ".join(words[index + 1 : index + 3])):
+            said_quit.add(key.lower())
+        else:
+            hinted.append(key.lower())
+    keys = dict.fromkeys([*hinted, *_PROBE_ORDER])
+    return [k for k in keys if k not in never and k not in said_quit][:PROBES]
 
 
 def _touch_moves(observation: Observation) -> dict[str, Move]:

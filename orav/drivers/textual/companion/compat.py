@@ -61,6 +61,18 @@ def bindings(app: Any) -> list[tuple[str, Any, Any, bool]]:
     return [(key, node, binding, True) for key, (node, binding) in app.namespace_bindings.items()]
 
 
+def system_commands(app: Any) -> list[Any]:
+    """The command palette's system commands for the current screen (``get_system_commands``,
+    0.80 on; none before). An app's override may fail: then none."""
+    get = getattr(app, "get_system_commands", None)
+    if get is None:
+        return []
+    try:
+        return list(get(app.screen))
+    except Exception:  # noqa: BLE001 - the app's own code: a look never fails on it
+        return []
+
+
 def footer_keys() -> bool:
     """Whether this Textual's Footer shows its keys as ``FooterKey`` children (0.63 on)."""
     try:

@@ -7,8 +7,8 @@ pipe as JSON and orav builds the Element from it (``orav.drivers.textual.tree``)
 observe through this one walk.
 
 Pre-order, after two heads: ``AXApplication`` (label: the app's title; traits: the app's and
-the screen's shown bindings) and the screen itself: ``AXWindow`` (label: the screen's class
-name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its title, else the
+the screen's bindings, the app's own palette commands) and the screen itself: ``AXWindow``
+(label: the screen's class name, value: its title) or, for a ``ModalScreen``, ``AXDialog`` (label: its title, else the
 title on its border; trait ``modal``); both carry the trait ``screen:ClassName``. Items inside
 a widget that a user reads and clicks one by one (DataTable cells, OptionList options, Tree
 nodes) are ``AXCell`` facts after their widget (a DataTable cell in a row the app keyed has the
@@ -91,7 +91,7 @@ def _scan(app: Any, strips: list[Strip]) -> Iterator[Pair]:
             "AXApplication",
             whole,
             label=app.title,
-            traits=[*bindings.pop(id(app), ()), *bindings.pop(id(screen), ())],
+            traits=[*bindings.pop(id(app), ()), *bindings.pop(id(screen), ()), *_commands(app)],
         ),
         screen,
     )
@@ -154,17 +154,54 @@ def _without_icons(label: str) -> str | None:
 
 
 def _bindings(app: Any) -> dict[int, list[str]]:
-    """``binding:KEY`` traits of the shown, enabled bindings, by the id of the node defining
-    them, each with ``says:KEY:DESCRIPTION`` when the binding says what it does: the words of
-    a key (``orav.perceive.deeds``)."""
+    """Traits of the active bindings, by the id of the node defining them: ``binding:KEY`` for
+    an enabled one shown in the footer or written by the app itself (shown or not: a key the
+    app handles), with ``says:KEY:DESCRIPTION`` when it says what it does (the words of a key,
+    ``orav.perceive.deeds``); ``quits:KEY`` for one whose action ends the app."""
     found: dict[int, list[str]] = {}
     for key, node, binding, enabled in compat.bindings(app):
-        if enabled and binding.show:
-            traits = found.setdefault(id(node), [])
+        traits = found.setdefault(id(node), [])
+        if _quits(app, node, binding.action):
+            traits.append(f"quits:{key}")
+        if enabled and (binding.show or _own_binding(node, key)):
             traits.append(f"binding:{key}")
             if binding.description:
                 traits.append(f"says:{key}:{binding.description}")
     return found
+
+
+def _commands(app: Any) -> list[str]:
+    """``command:TITLE`` traits of the app's own commands in the command palette (its
+    callbacks are the app's code, not Textual's: Textual's own are the same in every app)."""
+    return [
+        f"command:{command.title}"
+        for command in compat.system_commands(app)
+        if getattr(command.callback, "__module__", "textual").split(".")[0] != "textual"
+    ]
+
+
+def _quits(app: Any, node: Any, action: str) -> bool:
+    """Whether an action ends the app: Textual's quit, by any name (``quit``, ``app.quit``, an
+    action of the app's that is Textual's own ``action_quit``)."""
+    from textual.app import App
+
+    namespace, _, call = action.rpartition(".")
+    target = app if namespace == "app" else node
+    method = getattr(type(target), f"action_{call.partition('(')[0]}", None)
+    return method is App.action_quit or (call == "quit" and isinstance(target, App))
+
+
+def _own_binding(node: Any, key: str) -> bool:
+    """Whether the binding of ``key`` comes from the app's own classes (their ``BINDINGS``),
+    not Textual's: Textual's hidden ones move cursors and focus, the app's are its commands."""
+    for cls in type(node).__mro__:
+        if cls.__module__.split(".")[0] == "textual" or cls is object:
+            continue
+        for binding in cls.__dict__.get("BINDINGS") or ():
+            keys = binding[0] if isinstance(binding, tuple) else getattr(binding, "key", "")
+            if key in (k.strip() for k in keys.split(",")):
+                return True
+    return False
 
 
 def _walk(widget: Widget, screen: Any, strips: list[Strip], bindings: dict) -> Iterator[Pair]:
