@@ -436,10 +436,11 @@ class _Run:
 
     async def verify(self, action: Action) -> Verification:
         """Settle and see what the action did (its Verification, its step in the history); the
-        settled screen becomes the observation."""
+        settled screen becomes the observation. A wait ends so too: the step after it decides
+        on what the wait let appear (results that loaded, a banner that came up)."""
         before, decision, result = self.seen, self.decided, self.acted
         settled = None
-        if isinstance(action, (Assert, Wait, Recover)):
+        if isinstance(action, (Assert, Recover)):
             after = before
         else:
             after, settled = await self.settle()

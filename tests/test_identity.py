@@ -8,6 +8,8 @@ Sternwarte (tests/unseen_apps/sternwarte.py), whose first screen is text and key
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from explorer_runs import Noting
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,7 +21,8 @@ from orav.drivers.textual import TextualDevice
 from orav.model import Element, Frame, Observation, PressKey, Scenario, Tap, Target
 from orav.perceive import resolve, screen_id, target_element
 from orav.perceive.identity import element_key, steady
-from orav.session import record
+from orav.scenario_loader import load_scenario
+from orav.session import record, replay
 
 LEITSTAND = "unseen_apps.leitstand:Leitstand@100x30"
 
@@ -161,3 +164,27 @@ async def test_the_app_element_carries_hidden_own_bindings_quits_and_own_command
     commands = [t for t in traits if t.startswith("command:")]
     assert commands == ["command:Sternbild suchen"], traits  # not Textual's Quit, Keys...
     assert "App commands in its palette (ctrl+p): Sternbild suchen" in encode_tree(look)[0]
+
+
+async def test_a_wait_ends_on_a_fresh_settled_look_the_next_step_decides_on(tmp_path):
+    """Fernweh's results replace its placeholders a second after Search, while the app is
+    quiet: the tap after ``wait`` finds them, with no workaround step, and replays."""
+    scenario = load_scenario(Path(__file__).parent / "unseen_apps" / "fernweh_wait.yaml")
+    run = await record(
+        scenario, tmp_path / "fernweh.cassette", device="textual:unseen_apps.fernweh:Fernweh"
+    )
+    assert run.report.status == "passed", run.report
+    assert (await replay(run.cassette)).faithful
+
+
+async def test_a_banner_that_came_up_during_a_wait_is_new_for_the_step_after(tmp_path):
+    """Offline, Fernweh's "No connection" banner comes up during the wait: the step after it
+    finds the banner new, recovery answers it (Retry), and the goal is met; before, the tap
+    after the wait looked at the screen from before it and failed."""
+    scenario = load_scenario(Path(__file__).parent / "unseen_apps" / "fernweh_offline.yaml")
+    device = "textual:unseen_apps.fernweh:Fernweh@80x24?offline=1"
+    run = await record(scenario, tmp_path / "offline.cassette", device=device)
+    assert run.report.status == "completed_with_errors", run.report  # the goal met
+    (error,) = run.report.errors
+    assert error.error.startswith("network:") and error.resolved, error
+    assert (await replay(run.cassette)).faithful
