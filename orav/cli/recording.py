@@ -79,8 +79,9 @@ if TYPE_CHECKING:
     "mode",
     metavar="MODE",
     default=None,
-    help="As in vcrpy (the policy: orav.cassette.slot). once (default): record, refuse an existing cassette of a run that "
-    "passed (one that did not pass is recorded over); new_episodes: re-record, reusing the "
+    help="As in vcrpy (the policy: orav.cassette.slot). once (default): record, unless the cassette "
+    "holds a run that passed: that one is replayed instead (one that did not pass is recorded "
+    "over); new_episodes: re-record, reusing the "
     "existing cassette's decisions where the screen is the same and asking the agent only for "
     "new screens; all: record, replacing the cassette; none: no device or agent, replay the "
     "existing cassette (as orav replay).",
@@ -238,6 +239,11 @@ def _kept_replayed(jobs: Sequence[Job], mode: str) -> tuple[list[Outcome], list[
             markup=False,
         )
     replays = [replay_golden(job) for job in kept.values()]
+    if replays:
+        from orav.report.html import write_html
+
+        for outcome in replays:  # its HTML report, as a recording's: the summary names it
+            write_html(outcome.job.out)
     return replays, [job for job in jobs if id(job) not in kept]
 
 
