@@ -37,7 +37,7 @@ from orav.engine import Engine
 from orav.errors import DeviceError, Interrupted
 from orav.judges import Judge
 from orav.model import DeviceInfo, Scenario
-from orav.secrets import scenario_secrets
+from orav.secrets import Shows, scenario_secrets
 from orav.watchdog import Deadline
 
 
@@ -165,6 +165,8 @@ async def recording(
         with writer_type.create(slot.path, header, overwrite=slot.overwrite, secrets=kept) as w:
             if isinstance(w, _Watched):
                 w.progress = progress
+                if isinstance(progress, Shows):  # the console, scrubbed as the cassette
+                    progress.scrub = w.scrubber.text
             yield CassetteRecorder(
                 scenario, w, header, device, agent, clock or SystemClock(), slot, kept, judge
             )

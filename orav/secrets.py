@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from orav.model import Scenario, TypeText
 
@@ -70,6 +70,14 @@ _AUTHORIZATION = re.compile(
     r"""(?:(?:bearer|basic|token|digest)\s+)?[^\s"',;}]+"""
 )
 _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*")
+
+
+@runtime_checkable
+class Shows(Protocol):
+    """What shows a run's text on a terminal (the console's progress): a recording sets its
+    ``scrub`` to the cassette's own scrubber, so a line shows what the cassette holds."""
+
+    scrub: Callable[[str], str]
 
 
 class Scrubber:

@@ -427,3 +427,32 @@ def test_5_a_hostile_config_is_a_located_error(tmp_path: Path, case: str, what: 
     (line,) = done.stderr.splitlines()
     separator = ":" if what[0].isdigit() else ": "
     assert line.startswith(f"orav: error: {named}{separator}{what}"), line
+
+
+# --- 6. secrets off the console ---------------------------------------------------------------
+
+TOKEN = "tok-Quasar-9f3a7c"
+
+
+def test_6_a_var_secret_is_on_no_console_line(tmp_path: Path):
+    # typed in a step (the progress line), a device call (-v), and quoted by the goal that a
+    # failing run's reason repeats
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "name: s\napp: com.orav.demo\ngoal: sign in with ${ORAV_TOKEN} and see Nowhere\n"
+        "success_criteria:\n  - {target: {label: Nowhere}, condition: visible}\n"
+        "script:\n"
+        "  - action: {kind: tap, target: {id: email}}\n"
+        "  - action: {kind: type_text, text: '${ORAV_TOKEN}'}\n"
+        "  - action: {kind: done, success: true}\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
+    env["ORAV_TOKEN"] = TOKEN
+    done = subprocess.run(
+        [*ORAV, "record", path, "--out", tmp_path / "s.cassette", "-v"],
+        capture_output=True, text=True, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "type" in done.stderr  # the lines that once showed it are there
+    assert TOKEN not in done.stdout and TOKEN not in done.stderr, done.stderr
+    assert "tok-Quasar" not in done.stdout + done.stderr

@@ -396,12 +396,15 @@ def _checked(outcomes: Sequence[Outcome], junit: Path | None, revisit: Callable[
 
 def _say_suite(outcomes: Sequence[Outcome]) -> None:
     """Below a suite's table: every reason a run did not pass, together, then the count."""
+    from orav.secrets import Scrubber, scenario_secrets
+
     bad = [o for o in outcomes if not o.ok]
     for outcome in bad:
+        scrub = Scrubber(named=scenario_secrets(outcome.job.scenario)).text  # a goal's ${VAR}
         if outcome.report is None:
-            click.echo(f"{outcome.job.path}: {outcome.error}", err=True)
+            click.echo(f"{outcome.job.path}: {scrub(str(outcome.error))}", err=True)
         for line in outcome.report.reasons() if outcome.report else ():
-            click.echo(f"{outcome.job.out}: {line}", err=True)
+            click.echo(f"{outcome.job.out}: {scrub(line)}", err=True)
         if outcome.replayed is not None and outcome.replayed.differences:
             first = outcome.replayed.differences[0]
             click.echo(f"{outcome.job.out}: replay diverged: {first[:300]}", err=True)

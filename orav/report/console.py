@@ -67,6 +67,7 @@ class Progress:
         self.label = f"{label}: " if label else ""
         self.verbosity = verbosity
         self.clock = clock
+        self.scrub: Callable[[str], str] = str  # the recording's scrubber (orav.secrets.Shows)
         self.started = clock()
         self.step = 0
         self.tokens = 0
@@ -131,6 +132,7 @@ class Progress:
         self.cost = None if self.cost is None or call.cost is None else self.cost + call.cost
 
     def line(self, what: str, text: str) -> None:
+        text = self.scrub(text)
         elapsed = self.clock() - self.started
         usage = ""
         if self.calls:
