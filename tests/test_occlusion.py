@@ -39,6 +39,7 @@ from orav.model import (
 )
 from orav.perceive import cover_fault, fault, interruption, on_top, reachable, resolve
 from orav.perceive.deeds import confirmation
+from orav.perceive.occlusion import cover_at
 from orav.perceive.roles import ACKNOWLEDGE_LABELS, DECLINE_LABELS, DENY_LABELS, is_alert
 from orav.testing import FakeDevice, VirtualClock
 
@@ -332,3 +333,20 @@ async def test_a_permission_prompt_is_granted_only_when_the_scenario_asks(data, 
 
 async def _none(seconds: float) -> None:
     return None
+
+
+def test_a_banners_answers_before_the_one_over_the_target_belong_to_its_cover():
+    """Hypothesis found it: a banner's text, then four answers in a row, the third over the
+    target. The answers before the third are the banner's too (its declining one among
+    them), not controls of the screen drawn under it."""
+    target = Element("AXButton", "Save", "save", frame=Frame(220, 700, 40, 30))
+    text = Element("AXStaticText", "We value your privacy", frame=Frame(0, 640, 390, 40))
+    answers = [
+        Element("AXButton", label, frame=Frame(10 + 95 * i, 690, 90, 60))
+        for i, label in enumerate(["Aaa", "Cancel", "Aaa Aaa", "Aaaa"])
+    ]
+    app = Element("AXApplication", "App", frame=Frame(0, 0, 390, 844))
+    seen = Observation(elements=(app, target, text, *answers), app_running=True)
+    cover = cover_at(seen, target, target.frame.center)  # under "Aaa Aaa" alone
+    assert cover is not None and cover.kind == "overlay"
+    assert sorted(e.label for e in cover.buttons) == ["Aaa", "Aaa Aaa", "Aaaa", "Cancel"]

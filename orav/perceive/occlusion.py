@@ -222,15 +222,17 @@ def _within(inner: Frame, outer: Frame) -> bool:
 def _overlay(elements: tuple[Element, ...], index: int, after: int) -> tuple[Element, ...]:
     """The overlay around ``elements[index]``: it and its neighbours in pre-order (drawn
     after the target, at ``after``) that touch it, one after another (a banner's title, text
-    and answers, with or without a container), outermost first. Before it, only text and
-    containers: a control drawn before it lies under it."""
+    and answers, with or without a container), outermost first. Before it: the controls in a
+    row with it (its sibling answers), then only text and containers: a control drawn before
+    the overlay's text lies under it."""
     region = elements[index].frame
     first, last = index, index
-    while (
-        first - 1 > after
-        and not elements[first - 1].interactive  # a control before it lies under it
-        and _touches(elements[first - 1], region)
-    ):
+    siblings = elements[index].interactive  # answers before it in the same row belong to it
+    while first - 1 > after and _touches(elements[first - 1], region):
+        interactive = elements[first - 1].interactive
+        if interactive and not siblings:
+            break  # a control before the overlay's text lies under it
+        siblings = siblings and interactive
         first -= 1
         region = _union(region, elements[first].frame)
     while last + 1 < len(elements) and _touches(elements[last + 1], region):
