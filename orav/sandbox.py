@@ -24,9 +24,11 @@ API::
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -282,3 +284,43 @@ def namespace_refusal() -> str:
     if shutil.which("unshare") is None:
         return "this system has no unshare (network namespaces are Linux's)"
     return "the OS refuses an unprivileged network namespace (user namespaces are disabled)"
+
+
+MARK = "ORAV_WORLD"  # set in the environment of an app orav starts: its descendants inherit it
+
+
+def new_mark() -> str:
+    """A mark for one launch of an app, unique to it."""
+    return f"{os.getpid()}-{os.urandom(8).hex()}"
+
+
+def kill_marked(mark: str) -> int:
+    """Kill (SIGKILL) every process whose environment holds ``MARK=mark``: what an app started,
+    even when it forked twice and left its session (a process group does not hold those).
+    Linux reads /proc; elsewhere the process group is all there is. Returns how many."""
+    wanted = f"{MARK}={mark}".encode()
+    killed = 0
+    for _ in range(3):  # a process may fork while the others are killed
+        found = [pid for pid in _pids() if pid != os.getpid() and _marked(pid, wanted)]
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        if not found:
+            break
+    return killed
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def _marked(pid: int, wanted: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            return wanted in environ.read().split(b"\0")
+    except OSError:
+        return False

@@ -456,3 +456,74 @@ def test_6_a_var_secret_is_on_no_console_line(tmp_path: Path):
     assert "type" in done.stderr  # the lines that once showed it are there
     assert TOKEN not in done.stdout and TOKEN not in done.stderr, done.stderr
     assert "tok-Quasar" not in done.stdout + done.stderr
+
+
+# --- 4. reap what the app started ---------------------------------------------------------------
+
+# A Textual app that leaves three sleepers behind when it starts: a child, a grandchild whose
+# parent exits (double fork), and one that starts a session of its own. Each writes its pid.
+BREEDER = """\
+import os
+import time
+
+from textual.app import App
+from textual.widgets import Button
+
+
+def sleeper(name, detach):
+    pid = os.fork()
+    if pid:
+        if detach:
+            os.waitpid(pid, 0)
+        return
+    if detach:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+    with open(os.environ["BREEDER_PIDS"] + "/" + name, "w") as out:
+        out.write(str(os.getpid()))
+    time.sleep(600)
+    os._exit(0)
+
+
+class Breeder(App):
+    def compose(self):
+        yield Button("Hatch", id="hatch")
+
+    def on_mount(self):
+        sleeper("child", False)
+        sleeper("detached", True)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    return state != "Z"
+
+
+def test_4_what_the_app_started_ends_with_the_run(tmp_path: Path):
+    (tmp_path / "breeder.py").write_text(BREEDER)
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "name: s\napp: breeder:Breeder\ngoal: g\nscript:\n"
+        "  - action: {kind: tap, target: {id: hatch}}\n"
+        "  - action: {kind: done, success: true}\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
+    env["BREEDER_PIDS"] = str(pids)
+    done = subprocess.run(
+        [*ORAV, "record", path, "--device", "textual:breeder:Breeder", "--out", "s.cassette",
+         "--network"],
+        capture_output=True, text=True, env=env, timeout=60, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    started = {p.name: int(p.read_text()) for p in pids.iterdir() if p.read_text()}
+    assert started.keys() == {"child", "detached"}, started
+    time.sleep(0.5)
+    assert not [name for name, pid in started.items() if _alive(pid)]

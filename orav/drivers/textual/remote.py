@@ -37,7 +37,7 @@ from orav.drivers.textual.companion.session import Refused
 from orav.drivers.textual.spec import parse_spec
 from orav.errors import DeviceError, InputError
 from orav.model import DeviceInfo, WorldChanges
-from orav.sandbox import Sandbox, WorldOptions
+from orav.sandbox import MARK, Sandbox, WorldOptions, kill_marked, new_mark
 
 # Loads the companion package by path under a name of its own (no clash with the app's
 # modules, no orav needed), then serves: ``python -c BOOTSTRAP PACKAGE_DIR CONFIG``.
@@ -97,6 +97,7 @@ class RemoteTextualDevice(TextualCalls):
         self._lock = asyncio.Lock()
         self._number = 0
         self._failure: str | None = None
+        self._mark = new_mark()  # on every process the app starts: all ended at close
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -162,6 +163,7 @@ class RemoteTextualDevice(TextualCalls):
         config = {"app": self.app_ref, "arguments": self.arguments, "size": list(self.size)}
         command = [self.python, "-c", BOOTSTRAP, str(HERE), json.dumps(config)]
         env = dict(os.environ)
+        env[MARK] = self._mark  # inherited by whatever the app starts, however it detaches
         if self.paths:
             env["PYTHONPATH"] = os.pathsep.join(self.paths)
         if self.sandbox is not None:
@@ -214,11 +216,11 @@ class RemoteTextualDevice(TextualCalls):
             return
         if reason is not None:
             self._failure = reason
-        if process.returncode is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        try:  # even when the companion is gone: what it started may not be
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        kill_marked(self._mark)
         await self._reap(process)
 
     async def _reap(self, process: asyncio.subprocess.Process) -> None:
