@@ -142,20 +142,31 @@ def near_miss(observation: Observation, target: Target) -> str:
     on the screen by difflib's ratio."""
     shown = [e for e in observation.elements if not e.frame.is_empty]
     if target.id is not None and target.label is not None:
-        same_id = next((e for e in shown if e.unique_id == target.id), None)
-        if same_id is not None:
-            value = f", value {same_id.value!r}" if same_id.value else ""
-            return f"#{target.id} is there, labelled {same_id.label!r}{value}"
-        same_label = next((e for e in shown if e.label == target.label), None)
-        if same_label is not None:
-            other = f"#{same_label.unique_id}" if same_label.unique_id else "no id"
-            return f"{target.label!r} is there, with {other}"
+        half = _half_match(shown, target.id, target.label)
+        if half:
+            return half
     if target.id is not None:
-        ids = [e.unique_id for e in shown if e.unique_id]
-        near = difflib.get_close_matches(target.id, dict.fromkeys(ids), n=1, cutoff=0.6)
-        return f"did you mean #{near[0]}?" if near else ""
-    if target.label is not None:
-        labels = [e.label for e in shown if e.label]
-        near = difflib.get_close_matches(target.label, dict.fromkeys(labels), n=1, cutoff=0.6)
-        return f"did you mean {near[0]!r}?" if near else ""
-    return ""
+        near = _nearest(target.id, [e.unique_id for e in shown])
+        return f"did you mean #{near}?" if near else ""
+    near = _nearest(target.label or "", [e.label for e in shown])
+    return f"did you mean {near!r}?" if near else ""
+
+
+def _half_match(shown: list[Element], unique_id: str, label: str) -> str:
+    """The element with the id but another label, else the one with the label but another id
+    ("" when neither is there)."""
+    same_id = next((e for e in shown if e.unique_id == unique_id), None)
+    if same_id is not None:
+        value = f", value {same_id.value!r}" if same_id.value else ""
+        return f"#{unique_id} is there, labelled {same_id.label!r}{value}"
+    same_label = next((e for e in shown if e.label == label), None)
+    if same_label is None:
+        return ""
+    other = f"#{same_label.unique_id}" if same_label.unique_id else "no id"
+    return f"{label!r} is there, with {other}"
+
+
+def _nearest(word: str, words: list[str | None]) -> str | None:
+    """The closest of ``words`` to ``word`` by difflib's ratio (0.6 at least), if any."""
+    near = difflib.get_close_matches(word, dict.fromkeys(w for w in words if w), n=1, cutoff=0.6)
+    return near[0] if near else None
