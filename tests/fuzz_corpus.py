@@ -140,3 +140,37 @@ def cassettes(data: bytes) -> dict[str, bytes]:
     blob["data"] = "!!!not base64"
     corpus["bad_base64"] = _join(bad)
     return corpus
+
+
+CONFIG = """\
+device = "sim"
+agent = "scripted"
+scenarios = ["scenarios"]
+recordings = "recordings"
+workers = 2
+retries = 1
+settle_seconds = 0.3
+agent_options = {temperature = 0.2}
+"""
+
+
+def configs() -> dict[str, tuple[str, bytes]]:
+    """Hostile workspace configs, each as (file name, contents): read, they must be refused."""
+    pyproject = '[project]\nname = "p"\n'
+    return {
+        "deep_array": ("orav.toml", ("a = " + "[" * 3000 + "]" * 3000 + "\n").encode()),
+        "deep_tables": ("orav.toml", ("a = " + "{b = " * 400 + "1" + "}" * 400 + "\n").encode()),
+        "digits": ("orav.toml", ("workers = " + "9" * 5000 + "\n").encode()),
+        "digits_in_a_table": ("orav.toml", ("[x]\nn = " + "9" * 80 + "\n").encode()),
+        "array_of_tables": (
+            "pyproject.toml",
+            (pyproject + '[[tool.orav]]\ndevice = "sim"\n').encode(),
+        ),
+        "tool_orav_int": ("pyproject.toml", (pyproject + "[tool]\norav = 5\n").encode()),
+        "tool_orav_string": ("pyproject.toml", (pyproject + '[tool]\norav = "sim"\n').encode()),
+        "not_toml": ("orav.toml", CONFIG.encode() + b"[[[\n"),
+        "not_utf8": ("orav.toml", CONFIG.encode() + b'agent = "caf\xe9"\n'),
+        "unknown_key": ("orav.toml", CONFIG.encode() + b"colour = 1\n"),
+        "wrong_type": ("orav.toml", CONFIG.replace("workers = 2", 'workers = "2"').encode()),
+        "nul": ("orav.toml", CONFIG.encode() + b"\x00\n"),
+    }

@@ -14,16 +14,21 @@ import time
 from pathlib import Path
 
 import pytest
-from fuzz_corpus import cassettes, documents, run_measured
+from command import orav
+from fuzz_corpus import CONFIG, cassettes, configs, documents, run_measured
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orav import session
+from orav.agents import Agent
 from orav.cassette import read_cassette
-from orav.errors import InputError, OravError
-from orav.model import Scenario
+from orav.config import load_config
+from orav.errors import AgentError, InputError, OravError
+from orav.model import Decision, Done, Scenario
+from orav.model.decision import MAX_TEXT_CHARACTERS
 from orav.scenario_loader import load_scenario
 from orav.sim import load_app_model
+from orav.user_class import bounded
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = (ROOT / "orav" / "scenarios" / "login.yaml").read_text()
@@ -184,3 +189,88 @@ def test_the_cassette_corpus_is_refused_file_by_file(tmp_path: Path, cassette: b
     assert time.monotonic() - started < 30
     refused_each(done, paths)
     assert peak_mb < 200
+
+
+# --- the workspace config (orav.toml, [tool.orav]) ----------------------------------------------
+
+TOML_TOKENS = st.sampled_from(
+    ["[", "]", "[[", "]]", "{", "}", "=", ",", '"', "'", "\n", "tool.orav", "[tool]\norav = ",
+     "9" * 80, "inf", "nan", "1979-05-27", "0x", "\x00", "\\u", '"""', "#"]
+)  # fmt: skip
+
+
+@st.composite
+def mutated_toml(draw) -> str:
+    text = "[tool.orav]\n" + CONFIG
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(text)))
+        end = min(len(text), at + draw(st.integers(0, 20)))
+        piece = draw(st.one_of(TOML_TOKENS, st.text(max_size=12)))
+        text = text[:at] + piece * draw(st.integers(1, 3)) + text[end:]
+    return text
+
+
+@FUZZ
+@given(text=mutated_toml(), name=st.sampled_from(["orav.toml", "pyproject.toml"]))
+def test_mutated_configs_are_read_or_refused_naming_the_file(tmp_path_factory, text, name):
+    path = tmp_path_factory.mktemp("config") / name
+    path.write_text(text if name == "pyproject.toml" else text.removeprefix("[tool.orav]\n"))
+    try:
+        load_config(path)
+    except InputError as refused:
+        assert str(refused.where).startswith(str(path)), refused.where
+
+
+def test_the_config_corpus_is_refused_naming_the_file(tmp_path: Path):
+    for name, (file, data) in configs().items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / file).write_bytes(data)
+        started = time.monotonic()
+        done = orav("record", "absent.yaml", cwd=folder)
+        assert time.monotonic() - started < 30, name
+        assert done.returncode == 2, (name, done.stderr)
+        (line,) = done.stderr.splitlines()
+        assert line.startswith(f"orav: error: {folder / file}"), (name, line)
+
+
+# --- a user's agent class (class:...) -------------------------------------------------------------
+
+ANSWERS = st.one_of(
+    st.none(),
+    st.text(max_size=30),
+    st.integers(),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.lists(st.integers(), max_size=3),
+    st.builds(
+        lambda reasoning, label: Decision(Done(success=True), reasoning, label),
+        st.text(max_size=50).map(lambda t: t * 1000),
+        st.one_of(st.none(), st.text(max_size=10).map(lambda t: t * 500)),
+    ),
+)
+RAISES = st.sampled_from([None, SystemExit(0), SystemExit(3), KeyboardInterrupt(), ValueError("x")])
+
+
+@FUZZ
+@given(answer=ANSWERS, raised=RAISES)
+def test_whatever_a_user_agent_does_is_a_decision_or_its_located_failure(answer, raised):
+    class Anything:
+        name = "anything"
+
+        async def decide(self, context):
+            if raised is not None:
+                raise raised
+            return answer
+
+    agent = bounded(Anything(), Agent, "mine:Anything")
+    try:
+        decision = asyncio.run(agent.decide(None))
+    except AgentError as failure:
+        assert str(failure).startswith("mine:Anything.decide "), failure
+        return
+    except ValueError:
+        assert isinstance(raised, ValueError)  # an ordinary error is the engine's to report
+        return
+    assert isinstance(decision, Decision)
+    assert len(decision.reasoning) <= MAX_TEXT_CHARACTERS + 10
+    assert len(decision.element_label or "") <= MAX_TEXT_CHARACTERS + 10
