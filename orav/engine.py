@@ -405,7 +405,10 @@ class _Run:
 
     async def on_enter_acting(self) -> None:
         """Act, wait for the app to settle, verify what the action did; the settled screen is
-        the next step's observation, so its faults are found here."""
+        the next step's observation, so its faults are found here. A check looks first: it
+        reads the screen as it is now, not as it was when the agent began to decide."""
+        if isinstance(self.decided.action, Assert):
+            self.observation = await self.look()
         action = resolve(self.decided.action, self.seen)
         self.result = result = await self.perform(action)
         self.decision = evolve(self.decided, action=action)

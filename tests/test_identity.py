@@ -8,17 +8,32 @@ Sternwarte (tests/unseen_apps/sternwarte.py), whose first screen is text and key
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+from attrs import evolve
 from explorer_runs import Noting
 from hypothesis import given
 from hypothesis import strategies as st
 
+from orav.agents import AgentContext
 from orav.agents.explore.moves import PROBES
 from orav.agents.explorer import ExplorerAgent
+from orav.agents.function import FunctionAgent
 from orav.agents.prompt import encode_tree
 from orav.drivers.textual import TextualDevice
-from orav.model import Element, Frame, Observation, PressKey, Scenario, Tap, Target
+from orav.model import (
+    Action,
+    Assert,
+    Done,
+    Element,
+    Frame,
+    Observation,
+    PressKey,
+    Scenario,
+    Tap,
+    Target,
+)
 from orav.perceive import resolve, screen_id, target_element
 from orav.perceive.identity import element_key, steady
 from orav.scenario_loader import load_scenario
@@ -187,4 +202,28 @@ async def test_a_banner_that_came_up_during_a_wait_is_new_for_the_step_after(tmp
     assert run.report.status == "completed_with_errors", run.report  # the goal met
     (error,) = run.report.errors
     assert error.error.startswith("network:") and error.resolved, error
+    assert (await replay(run.cassette)).faithful
+
+
+async def test_a_check_reads_the_screen_as_it_is_when_it_is_made(tmp_path):
+    """An agent that thinks for a while (as a model does) checks Fernweh's results: the check
+    looks first, so it reads the results that came while it thought, not the placeholders."""
+
+    async def slow(context: AgentContext) -> Action:
+        if context.step == 1:
+            return Tap(target=Target(id="suchen"))
+        if context.step == 2:
+            await asyncio.sleep(1.5)  # thinking, while the results come
+            return Assert(target=Target(id="result_alfama"), condition="visible")
+        return Done(success=True, summary="checked")
+
+    scenario = Scenario(name="fernweh_check", app="fernweh", goal="check", max_steps=4)
+    scenario = evolve(scenario, settle_seconds=0.05)
+    run = await record(
+        scenario,
+        tmp_path / "check.cassette",
+        device="textual:unseen_apps.fernweh:Fernweh",
+        agent=FunctionAgent(slow),
+    )
+    assert not run.report.errors, run.report.errors
     assert (await replay(run.cassette)).faithful
