@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import re
 import shutil
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -124,7 +123,6 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
             if len(component) > 1:
                 found.append(sorted(component))
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     for node in sorted(graph):
         if node not in index:
             visit(node)
