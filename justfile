@@ -11,9 +11,9 @@ setup:
 demo:
     {{venv}}/bin/orav demo
 
-# The test suite (what CI runs).
+# The test suite (what CI runs), on every core.
 test *args:
-    {{venv}}/bin/pytest {{args}}
+    {{venv}}/bin/pytest -n auto {{args}}
 
 # Lint, format and type check.
 lint:

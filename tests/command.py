@@ -1,6 +1,7 @@
 """The real ``orav`` command in its own process, as a user runs it."""
 
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -27,3 +28,11 @@ def orav(
         env=env,
         check=False,
     )
+
+
+def children_cpu() -> float:
+    """CPU seconds spent so far by this process's finished children: a command's cost measured
+    as work done, which a loaded machine (CI, ``pytest -n``) does not stretch as it does the
+    wall clock."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime

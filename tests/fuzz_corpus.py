@@ -17,22 +17,29 @@ import sys
 import tempfile
 from pathlib import Path
 
-# Runs ``orav`` in this interpreter and writes its peak resident memory (VmHWM, kB) at exit.
-# (The parent's ``wait4``/``RUSAGE_CHILDREN`` would count the pytest process the child was
-# forked from: Linux carries a process's high-water mark across exec.)
+# Runs ``orav`` in this interpreter and writes its peak resident memory (VmHWM, kB) and the CPU
+# seconds it spent at exit. (The parent's ``wait4``/``RUSAGE_CHILDREN`` would count the pytest
+# process the child was forked from: Linux carries a process's high-water mark across exec.)
+# CPU time, not wall time: a loaded machine (CI, ``pytest -n``) stretches the wall clock, while
+# what a hostile input costs orav is the work it does.
 PEAK_SHIM = """
 import atexit, os, runpy, sys
 def peak():
     with open("/proc/self/status") as status, open(os.environ["ORAV_PEAK_FILE"], "w") as out:
-        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+        kb = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+        times = os.times()
+        out.write(f"{kb} {times.user + times.system}")
 atexit.register(peak)
 sys.argv = ["orav", *sys.argv[1:]]
 runpy.run_module("orav", run_name="__main__", alter_sys=True)
 """
 
 
-def run_measured(*args: object, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
-    """Run ``orav ARGS`` as a user does; the result and that process's own peak memory (MB)."""
+def run_measured(
+    *args: object, timeout: float = 60
+) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run ``orav ARGS`` as a user does; the result, that process's own peak memory (MB) and the
+    CPU seconds it spent."""
     with tempfile.TemporaryDirectory() as folder:
         peak = Path(folder) / "peak"
         env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
@@ -41,7 +48,8 @@ def run_measured(*args: object, timeout: float = 60) -> tuple[subprocess.Complet
         done = subprocess.run(
             argv, capture_output=True, text=True, timeout=timeout, env=env, check=False
         )
-        return done, int(peak.read_text()) / 1024
+        kb, cpu = peak.read_text().split()
+        return done, int(kb) / 1024, float(cpu)
 
 
 def alias_bomb(levels: int) -> str:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from command import orav
+from command import children_cpu, orav
 from fuzz_corpus import CONFIG, cassettes, configs, documents, run_measured
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -162,19 +162,18 @@ def test_the_scenario_corpus_is_refused_file_by_file(tmp_path: Path):
         path = tmp_path / f"{name}.yaml"
         path.write_bytes(data)
         paths.append(path)
-    started = time.monotonic()
-    done, peak_mb = run_measured("validate", *paths)
-    assert time.monotonic() - started < 30  # all of them, each in well under a few seconds
+    done, peak_mb, cpu = run_measured("validate", *paths)
+    assert cpu < 30  # all of them, each in well under a few seconds
     refused_each(done, paths)
     assert peak_mb < 200
 
 
 def test_the_app_model_corpus_is_refused_with_a_location():
     for name, data in documents(APP).items():
-        started = time.monotonic()
+        started = time.process_time()
         with pytest.raises(InputError) as caught:
             load_app_model(data.decode("utf-8", "replace"), name=name)
-        assert time.monotonic() - started < 5, name
+        assert time.process_time() - started < 5, name
         located(caught.value, name)
 
 
@@ -184,9 +183,8 @@ def test_the_cassette_corpus_is_refused_file_by_file(tmp_path: Path, cassette: b
         path = tmp_path / f"{name}.cassette"
         path.write_bytes(data)
         paths.append(path)
-    started = time.monotonic()
-    done, peak_mb = run_measured("replay", *paths)
-    assert time.monotonic() - started < 30
+    done, peak_mb, cpu = run_measured("replay", *paths)
+    assert cpu < 30
     refused_each(done, paths)
     assert peak_mb < 200
 
@@ -226,9 +224,9 @@ def test_the_config_corpus_is_refused_naming_the_file(tmp_path: Path):
         folder = tmp_path / name
         folder.mkdir()
         (folder / file).write_bytes(data)
-        started = time.monotonic()
+        started = children_cpu()
         done = orav("record", "absent.yaml", cwd=folder)
-        assert time.monotonic() - started < 30, name
+        assert children_cpu() - started < 30, name
         assert done.returncode == 2, (name, done.stderr)
         (line,) = done.stderr.splitlines()
         assert line.startswith(f"orav: error: {folder / file}"), (name, line)

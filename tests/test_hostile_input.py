@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from command import ORAV, orav
+from command import ORAV, children_cpu, orav
 from fuzz_corpus import run_measured
 
 from orav.cassette import read_cassette
@@ -51,9 +51,8 @@ def alias_bomb(levels: int = 8) -> str:
 def test_1_an_alias_bomb_is_refused_at_once_where_it_expands(tmp_path: Path):
     path = tmp_path / "bomb.yaml"
     path.write_text(alias_bomb(9))
-    started = time.monotonic()
-    done, peak_mb = run_measured("validate", path)
-    assert time.monotonic() - started < 10
+    done, peak_mb, cpu = run_measured("validate", path)
+    assert cpu < 10
     bad_input(done, f"{path}:", "values once its aliases are expanded")
     assert peak_mb < 200  # it reached 2.2 GB
 
@@ -80,9 +79,9 @@ def test_1_every_yaml_reader_refuses_it(tmp_path: Path):
 def test_2_a_10_mb_scenario_is_refused_by_its_size_before_it_is_parsed(tmp_path: Path):
     path = tmp_path / "big.yaml"
     path.write_text(MINIMAL + "x:\n" + "  key: v\n" * 1_300_000)
-    started = time.monotonic()
+    started = children_cpu()
     done = orav("validate", path)
-    assert time.monotonic() - started < 5
+    assert children_cpu() - started < 5
     bad_input(done, f"{path}:", "more than the 128 KB of YAML orav reads")
 
 
@@ -365,12 +364,15 @@ def test_11_a_signal_ends_the_run_with_an_interrupted_report(tmp_path: Path, sig
         text=True,
         env=env,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 50  # a loaded machine starts Python slowly
     while time.monotonic() < deadline:  # until the run is in its 60 s wait
         written = out if mode == "once" else next(iter(tmp_path.glob(".slow.cassette.*")), out)
         if written.exists() and b'"kind":"wait"' in written.read_bytes():
             break
         time.sleep(0.1)
+    else:
+        run.kill()
+        pytest.fail(f"the run never reached its wait: {run.communicate()[1][-2000:]}")
     time.sleep(0.3)
     run.send_signal(signum)
     stdout, stderr = run.communicate(timeout=30)
