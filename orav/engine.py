@@ -87,6 +87,7 @@ from orav.perceive import (
     resolve,
     screen_digest,
     screen_name,
+    swallowed,
 )
 from orav.perceive.assertions import (
     check,
@@ -213,6 +214,7 @@ class _Run:
         self.world = self.device if isinstance(self.device, World) else None
         self.deed: Deed | None = None  # the last step's, when it was one
         self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
+        self._swallowed: tuple[str, str] | None = None  # the last input a modal took, and it
 
     def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
         transition = Transition(machine, source, event, target, self.step)
@@ -431,22 +433,40 @@ class _Run:
                     target=str(target) if target is not None else None,
                 )
             )
-        verification = await self.verify(action)
+        settled = None
+        if not isinstance(action, (Assert, Recover)):
+            settled = await self.settle()
+            taken = self.swallowed(self.seen, settled[0], action)
+            if taken is not None:
+                # a modal came up as the input went in and took it: answer it, decide again
+                self.previous, self.observation = self.seen, settled[0]
+                await self.machine.send("acted", fault=taken, verified=False)
+                return
+        verification = await self.verify(action, settled)
         detection = no_effect(action) if verification.input_dropped else fault(self.seen)
         await self.machine.send(
             "acted", fault=detection, elapsed=self.elapsed(), changed=verification.changed
         )
 
-    async def verify(self, action: Action) -> Verification:
-        """Settle and see what the action did (its Verification, its step in the history); the
-        settled screen becomes the observation. A wait ends so too: the step after it decides
-        on what the wait let appear (results that loaded, a banner that came up)."""
+    def swallowed(
+        self, before: Observation, after: Observation, action: Action
+    ) -> Detection | None:
+        """The modal that took ``action`` as it came up (``orav.perceive.swallowed``), unless
+        the same modal took the same action the last time: then it is what the action does."""
+        taken = swallowed(before, after, action)
+        key = (show_action(action), screen_digest(after)) if taken is not None else None
+        again, self._swallowed = key is not None and key == self._swallowed, key
+        return None if again else taken
+
+    async def verify(
+        self, action: Action, looked: tuple[Observation, Settled] | None
+    ) -> Verification:
+        """See what the action did on the settled look (its Verification, its step in the
+        history); the settled screen becomes the observation. A wait ends so too: the step
+        after it decides on what the wait let appear (results that loaded, a banner that came
+        up). A check and a recovery do not settle (``looked`` None)."""
         before, decision, result = self.seen, self.decided, self.acted
-        settled = None
-        if isinstance(action, (Assert, Recover)):
-            after = before
-        else:
-            after, settled = await self.settle()
+        after, settled = looked if looked is not None else (before, None)
         changed = measure(before, after).changed
         labels = expected_labels(decision.expected_outcome)
         expected_seen = all(displays(after, label) for label in labels) if labels else None

@@ -20,6 +20,7 @@ from orav.perceive.faults import (
     interruption,
     no_effect,
     shows,
+    swallowed,
 )
 from orav.perceive.occlusion import Cover, cover_at, keyboard_frame, on_top, open_point, reachable
 from orav.perceive.screens import screen_id, screen_name, screen_state
@@ -57,5 +58,6 @@ __all__ = [
     "screen_name",
     "screen_state",
     "shows",
+    "swallowed",
     "target_element",
 ]

@@ -9,7 +9,8 @@ Two families, treated differently by the engine (see docs/recovery.md):
   is one too, checked once the decision is known: a tap there would hit the cover.
 - **Interruptions** may be the test's own flow: an app alert or modal, a login form, a
   spinner, a network error. ``interruption`` finds them; the agent is shown them and decides,
-  and the engine recovers only when one ``blocks`` the decided action.
+  and the engine recovers only when one ``blocks`` the decided action, or a modal took the
+  input as it came up (``swallowed``).
 
 Detectors read the accessibility tree only (roles, labels, ids, frames), so they cost
 microseconds and behave the same live, on the simulator and in a replayed cassette.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from orav.model import (
     Action,
@@ -34,6 +35,7 @@ from orav.model import (
     Tap,
     TypeText,
 )
+from orav.perceive.change import tree_signature
 from orav.perceive.occlusion import (
     Cover,
     cover_at,
@@ -41,6 +43,7 @@ from orav.perceive.occlusion import (
     keyboard_frame,
     keyboard_keys,
     modal_elements,
+    on_top,
 )
 from orav.perceive.roles import (
     ALLOW_LABELS,
@@ -200,20 +203,87 @@ def interruption(observation: Observation, previous: Observation | None = None) 
 def blocks(detection: Detection, observation: Observation, action: Action) -> bool:
     """Whether ``detection`` (an interruption) stands between the test and ``action``.
 
-    A modal blocks every action aimed outside it; a login form, a network error and a spinner
-    block an action whose target is absent (for ``done``, a success criterion's target).
-    A key press, a wait and an action aimed inside the interruption are never blocked.
+    A modal blocks every input aimed at what lies under it (``reaches``: taps, swipes, text
+    and keys alike); a login form, a network error and a spinner block an action whose target
+    is absent (for ``done``, a success criterion's target). A wait, a check and an action aimed
+    inside the interruption are never blocked, nor is a key by anything but a modal.
     """
-    if isinstance(action, (PressKey,)) or detection.kind not in INTERRUPTION_KINDS:
+    if detection.kind not in INTERRUPTION_KINDS:
         return False
     if detection.kind == "alert":
-        if isinstance(action, Tap) and action.x is not None and action.y is not None:
-            return not _covers(detection, action_point(observation, action))
-        if isinstance(action, (Tap, TypeText)):
-            element = action_element(observation, action)
-            return element is None or not _inside(detection, element)
+        return isinstance(action, _INPUTS) and not reaches(detection, observation, action)
+    if isinstance(action, PressKey):
         return False
     return target_absent(observation, action)
+
+
+_INPUTS = (Tap, Swipe, TypeText, PressKey)
+
+
+def reaches(modal: Detection, observation: Observation, action: Action) -> bool:
+    """Whether an input reaches the modal ``modal`` shows, rather than what lies under it:
+    one rule for every input kind. A tap on one of its elements (by coordinates: a point on
+    it), a swipe that starts on it, text into a field of its own that has focus, a key it
+    takes (``takes_key``). A modal without a frame (a terminal's modal screen) covers the
+    whole screen: every point is on it."""
+    if isinstance(action, Tap) and action.x is not None and action.y is not None:
+        return _covers(modal, Point(action.x, action.y))
+    if isinstance(action, Swipe):
+        return _covers(modal, action.start)
+    if isinstance(action, PressKey):
+        return takes_key(modal, observation, action.key)
+    element = action_element(observation, action)
+    return element is not None and _inside(modal, element)
+
+
+def takes_key(modal: Detection, observation: Observation, key: str | int) -> bool:
+    """Whether a modal takes ``key``: escape (every modal's way out), a key it or the app
+    binds (``binding:KEY``), and any other while one of its own controls has focus (a
+    character into its field, return on its button). With the focus under it, or nowhere, a
+    key is aimed at what lies under it: the modal swallows it."""
+    if key == "escape":
+        return True
+    bound = f"binding:{key}"
+    app = (e for e in observation.elements if e.role == "AXApplication")
+    if any(bound in e.traits for e in (*modal.evidence, *app)):
+        return True
+    focused = observation.focused
+    return focused is not None and _inside(modal, focused)
+
+
+def swallowed(before: Observation, after: Observation, action: Action) -> Detection | None:
+    """The modal that came up while ``action`` went in and took it, or None: a modal on
+    ``after`` that was not on ``before``, that the input did not reach (``reaches``, its aim
+    read on ``before``), with nothing under it changed: the input never got where it was
+    aimed. An input aimed at a control (a tap on a button, text or a key into a field, a key
+    the app binds) may present a modal itself: that modal is its effect, never swallowed; a
+    swipe, or a tap or key aimed at no control, presents none. A modal that replaces the
+    whole tree (a terminal's modal screen) hides what lies under it: no verdict."""
+    modal = _alert(after.elements)
+    if modal is None or _alert(before.elements) is not None or not isinstance(action, _INPUTS):
+        return None
+    if _aims_at_control(before, action) or reaches(modal, before, action):
+        return None
+    under = tuple(e for e in after.elements if e not in modal.evidence)
+    if tree_signature(under) != tree_signature(before.elements):
+        return None
+    return evolve(modal, note=f"{modal.note} (came up during the input)", action=action)
+
+
+def _aims_at_control(observation: Observation, action: Action) -> bool:
+    """Whether ``action`` is aimed at a control that may present a modal of its own."""
+    if isinstance(action, Swipe):
+        return False
+    if isinstance(action, PressKey):
+        bound = f"binding:{action.key}"
+        return observation.focused is not None or any(
+            bound in e.traits for e in observation.elements
+        )
+    if isinstance(action, Tap):
+        point = action_point(observation, action)
+        element = on_top(observation, point) if point is not None else None
+        return element is not None and element.interactive
+    return True  # text goes into a field
 
 
 def target_absent(observation: Observation, action: Action) -> bool:
