@@ -468,6 +468,8 @@ def test_unknown_event_type_and_bad_fields_name_the_line(tmp_path: Path, sample)
         (b'{"type": "teleport"}', "unknown event type 'teleport'; expected one of ["),
         (b'{"type": "step", "step": "two"}', "step: expected a whole number"),
         (b'{"type": "clock"}', "now: required field is missing"),
+        (b'{"type": "decide", "step": 1, "seconds": -0.5}', "seconds"),
+        (b'{"type": "decide", "step": 1, "seconds": 1e300}', "seconds"),
     ]:
         path = tmp_path / "bad.cassette"
         path.write_bytes(header + b"\n" + bad + b"\n" + rest)

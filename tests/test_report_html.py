@@ -202,11 +202,16 @@ def check_report_dom(dom: Node, cassette: Path) -> None:
         assert f"after{len(cards)} step" in conclusion.text.replace("\n", "")
         assert done[-1].summary in conclusion.text
         assert shown_screens(conclusion.one("figure")) == sha(recorded_screens(cassette)[-1])
-    # Each screen is stored once: every link to one leads to its image on the page.
-    anchors = {i.attrs["id"]: i.attrs["data-sha256"] for i in dom.all("img", "shot")}
+    # Each screen is stored once: every link to one leads to its image on the page, and every
+    # copy (a marked screen shown again, a filmstrip frame) is drawn from it by the page.
+    firsts = [i for i in dom.all("img") if "id" in i.attrs]
+    anchors = {i.attrs["id"]: i.attrs["data-sha256"] for i in firsts}
     for link in dom.all("a", "same"):
         assert anchors[link.attrs["href"].removeprefix("#")] == link.attrs["data-sha256"]
     assert len(anchors) == len(set(anchors.values()))
+    sources = {i.attrs["data-sha256"]: i.attrs["src"] for i in firsts}
+    for copy in [i for i in dom.all("img") if "data-same" in i.attrs]:
+        assert copy.attrs["src"] == sources[copy.attrs["data-same"]]
 
     # Recoveries: the same paths `orav audit` reads, in order.
     shown = [

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from attrs import field, frozen
+from attrs.validators import optional
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from orav.__version__ import __version__
@@ -55,10 +56,12 @@ from orav.model import (
     WorldChanges,
     show_action,
 )
+from orav.model.limits import between
 
 FORMAT = "orav-cassette"
 VERSION = 2  # 2: transitions carry their step, recoveries are begin/end events, observations
 # are Observations (elements and screenshot as blobs); docs/cassette-format.md says what changed
+MAX_DECIDE_SECONDS = 86_400.0  # a decision's recorded duration: a day is already absurd
 
 
 def _now_iso() -> str:
@@ -284,7 +287,8 @@ class DecideEvent:
 
     ``reused``: served from an earlier cassette (``--record-mode new_episodes``) without asking
     the agent; ``decision.call`` is then None (it cost nothing) and ``call`` is the model call
-    that originally made it, if any.
+    that originally made it, if any. ``seconds``: how long the agent took to decide, as the
+    recorder measured it (absent in cassettes from before it was recorded).
     """
 
     type: ClassVar[str] = "decide"
@@ -293,6 +297,7 @@ class DecideEvent:
     raised: Raised | None = None
     call: ModelCall | None = None  # what a failed decision cost, or where a reused one came from
     reused: bool = False
+    seconds: float | None = field(default=None, validator=optional(between(0, MAX_DECIDE_SECONDS)))
 
 
 @frozen

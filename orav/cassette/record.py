@@ -13,6 +13,7 @@ Screenshots and element lists become blobs, stored once (``orav.cassette.observa
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 from orav.agents import Agent, AgentContext, reconsiders
 from orav.cassette.events import (
+    MAX_DECIDE_SECONDS,
     ChangesEvent,
     DecideEvent,
     DescribeEvent,
@@ -190,6 +192,7 @@ class RecordingAgent:
 
     async def decide(self, context: AgentContext) -> Decision:
         step = context.step
+        began = time.perf_counter()
         try:
             decision = await self._agent.decide(context)
         except OravError as exc:  # an AgentError keeps what the failed decision cost
@@ -212,7 +215,8 @@ class RecordingAgent:
             )
             self._writer.write(DecideEvent(step, raised=Raised.of(refused)))
             raise refused
-        self._writer.write(DecideEvent(step, decision))
+        took = min(time.perf_counter() - began, MAX_DECIDE_SECONDS)
+        self._writer.write(DecideEvent(step, decision, seconds=round(took, 6)))
         return decision
 
     def _types_a_secret(self, action: TypeText, context: AgentContext) -> bool:

@@ -23,3 +23,8 @@ class DeviceInfo:
     address: str = ""
     disposable: bool = False
     network: str = ""
+
+    @property
+    def unit(self) -> str:
+        """What the screen is measured in: a terminal's character cells, else points."""
+        return "cells" if self.platform == "textual" else "pt"

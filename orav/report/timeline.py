@@ -76,11 +76,29 @@ class StepView:
     errors: tuple[str, ...] = ()
     reused: bool = False  # the decision came from an earlier cassette (record mode new_episodes)
     tree: tuple[Element, ...] = ()  # the accessibility tree of ``before``, as recorded
+    decide_seconds: float | None = None  # how long the agent took (None: not recorded)
+    crashed: bool = False  # the app was found not running right after it (a crash recovery)
 
     @property
     def acted(self) -> bool:
         """Whether the run acted on the decision (a device call, or a verification)."""
         return bool(self.actions) or self.verification is not None
+
+    @property
+    def failed(self) -> bool:
+        """An error, a device call that failed, or the app crashed right after the step."""
+        return self.crashed or bool(self.errors) or any(not p.ok for p in self.actions)
+
+    @property
+    def act_seconds(self) -> float:
+        """How long the device took to perform the step's actions."""
+        return sum(p.result.seconds for p in self.actions if p.result is not None)
+
+    @property
+    def settle_seconds(self) -> float | None:
+        """How long the app took to settle before the check looked (None: not recorded)."""
+        settled = self.verification.settled if self.verification is not None else None
+        return settled.waited if settled is not None else None
 
 
 @frozen
@@ -215,12 +233,8 @@ class _Walk:
                 self.block = StepView(number, before=self.screenshot, tree=self.tree)
             case ObserveEvent():
                 self.observed(event)
-            case DecideEvent(decision=decision, raised=raised, reused=reused) if isinstance(
-                self.block, StepView
-            ):
-                self.block = evolve(self.block, decision=decision, reused=reused)
-                if raised is not None:
-                    self.add_error(f"the agent failed: {raised.message}")
+            case DecideEvent() if isinstance(self.block, StepView):
+                self.decided(event, self.block)
             case PerformEvent(action=action, result=result, raised=raised):
                 self.add_action(Performed(action, result, _message(raised)))
             case LaunchEvent(bundle_id=bundle, raised=raised):
@@ -237,6 +251,16 @@ class _Walk:
                 self.block = evolve(self.block, end=event)
             case ErrorEvent(message=message):
                 self.add_error(message)
+
+    def decided(self, event: DecideEvent, step: StepView) -> None:
+        """The decision, and how long it took: as recorded, else its model call's latency."""
+        decision, call = event.decision, event.decision.call if event.decision else None
+        took = event.seconds if event.seconds is not None else None
+        if took is None and call is not None and not event.reused:
+            took = call.latency_seconds
+        self.block = evolve(step, decision=decision, reused=event.reused, decide_seconds=took)
+        if event.raised is not None:
+            self.add_error(f"the agent failed: {event.raised.message}")
 
     def observed(self, event: ObserveEvent) -> None:
         """A failed look is an error; a screen seen becomes the one every later block starts on."""
@@ -263,6 +287,8 @@ class _Walk:
         after the recovery, it has no step of its own), any other block closes as acted on."""
         block, self.block = self.block, None
         decided = block if event.set_aside and isinstance(block, StepView) else None
+        if isinstance(block, StepView) and decided is None and event.fault == "crash":
+            block = evolve(block, crashed=True)  # the app stopped right after this step
         if decided is None and block is not None:
             self.timeline.append(block)  # not set aside: acted on, if only by failing
         recovery = RecoveryView(event.step, event.fault, event.note, screenshot=self.screenshot)

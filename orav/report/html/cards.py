@@ -6,14 +6,24 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from orav.model import Decision, Observation, Verification, show_action
-from orav.report.html.elements import Child, el, error_list, field, figure, seconds
+from orav.model import Decision, Observation, Point, Swipe, Tap, Verification, show_action
+from orav.report.html.elements import (
+    Child,
+    Mark,
+    Space,
+    el,
+    error_list,
+    field,
+    figure,
+    seconds,
+)
 from orav.report.timeline import Performed, RecoveryView, RunView, StepView
 
 
 def cards(run: RunView) -> list[ET.Element]:
     """The step and recovery cards in order; recovery K is ``#recovery-K``."""
-    found = [_card(block) for block in run.timeline]
+    space = screen_space(run)
+    found = [_step(b, space) if isinstance(b, StepView) else _recovery(b) for b in run.timeline]
     recoveries = (
         c for c, b in zip(found, run.timeline, strict=True) if isinstance(b, RecoveryView)
     )
@@ -22,13 +32,37 @@ def cards(run: RunView) -> list[ET.Element]:
     return found
 
 
-def _card(block: StepView | RecoveryView) -> ET.Element:
-    if isinstance(block, StepView):
-        return _step(block)
-    return _recovery(block)
+def screen_space(run: RunView) -> Space | None:
+    """The screen's size in the units actions are given in (points, or a terminal's cells)."""
+    device = run.header.device
+    return (device.width, device.height) if device is not None and device.width else None
 
 
-def _step(step: StepView) -> ET.Element:
+def marks(step: StepView) -> list[Mark]:
+    """Where the step's taps landed (as the device resolved them) and its swipes' paths."""
+    found = []
+    for performed in step.actions:
+        action, result = performed.action, performed.result
+        if isinstance(action, Tap):
+            point = result.point if result is not None and result.point is not None else None
+            if point is None and action.x is not None and action.y is not None:
+                point = Point(action.x, action.y)
+            found += [Mark(point)] if point is not None else []
+        elif isinstance(action, Swipe):
+            found.append(Mark(action.start, action.end))
+    return found
+
+
+def timings(step: StepView) -> str:
+    """How long the step took: the agent deciding, the device acting, the app settling."""
+    parts = [] if step.decide_seconds is None else [f"decide {seconds(step.decide_seconds)}"]
+    parts += [f"act {seconds(step.act_seconds)}"] if step.actions else []
+    settle = step.settle_seconds
+    parts += [] if settle is None else [f"settle {seconds(settle)}"]
+    return " · ".join(parts)
+
+
+def _step(step: StepView, space: Space | None = None) -> ET.Element:
     decision = step.decision
     fields: list[Child] = [el("h3", None, f"Step {step.number}")]
     if step.reused:
@@ -38,22 +72,35 @@ def _step(step: StepView) -> ET.Element:
     for performed in step.actions:
         fields.append(field("result", performed_fields(performed)))
     if step.verification is not None:
-        fields.append(field("verified", _verification(step.verification)))
+        fields.append(field("verified", _verification(step.verification, step.crashed)))
+    elif step.crashed:
+        fields.append(field("verified", el("span", {"class": "chip bad crashed"}, CRASHED)))
+    if timings(step):
+        fields.append(field("took", el("span", {"class": "timings"}, timings(step))))
     if step.errors:
         fields.append(error_list(step.errors))
     if step.tree:
         fields.append(_tree(step))
-    failed = bool(step.errors) or any(not p.ok for p in step.actions)
     after = (
         "no screen was observed after it" if step.verification is not None else "no verification"
     )
     return el(
         "article",
-        {"class": "card step", "id": f"step-{step.number}", "data-failed": str(failed).lower()},
+        {
+            "class": "card step" + (" failed" if step.failed else ""),
+            "id": f"step-{step.number}",
+            "data-failed": str(step.failed).lower(),
+        },
         el(
             "div",
             {"class": "shots"},
-            figure(step.before, "before", f"the screen the agent saw at step {step.number}"),
+            figure(
+                step.before,
+                "before",
+                f"the screen the agent saw at step {step.number}",
+                marks=marks(step),
+                space=space,
+            ),
             figure(
                 step.after,
                 "after",
@@ -207,12 +254,17 @@ def performed_fields(performed: Performed) -> list[Child]:
     return [action, " ", el("span", {"class": "chip ok"}, f"ok{took}")]
 
 
-def _verification(verification: Verification) -> list[Child]:
-    chips: list[Child] = [
-        el("span", {"class": "chip ok"}, "screen changed")
-        if verification.changed
-        else el("span", {"class": "chip gray"}, "screen unchanged")
-    ]
+CRASHED = "the app crashed after it"
+
+
+def _verification(verification: Verification, crashed: bool = False) -> list[Child]:
+    if crashed:
+        changed = el("span", {"class": "chip bad crashed"}, CRASHED)
+    elif verification.changed:
+        changed = el("span", {"class": "chip ok"}, "screen changed")
+    else:
+        changed = el("span", {"class": "chip gray"}, "screen unchanged")
+    chips: list[Child] = [changed]
     if verification.expected_seen is True:
         chips.append(el("span", {"class": "chip ok"}, "expected outcome seen"))
     elif verification.expected_seen is False:

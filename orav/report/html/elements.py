@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import base64
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
 from functools import cache
 from importlib.resources import files
 
-from orav.model import Screenshot
+from attrs import frozen
+
+from orav.model import Point, Screenshot
 
 Child = ET.Element | str | None | Iterable["Child"]
 
@@ -114,20 +116,43 @@ def screens_shown_once() -> Iterator[None]:
         _SHOWN.reset(shown)
 
 
+@frozen
+class Mark:
+    """Where an action landed on a screen, in the screen's own units (points, or a terminal's
+    cells): a tap's point, or a swipe from ``at`` to ``to``."""
+
+    at: Point
+    to: Point | None = None
+
+
+Space = tuple[float, float]  # a screen's width and height in the units of its marks
+
+
 def figure(
-    screenshot: Screenshot | None, label: str, alt: str, *, missing: str = "no screenshot"
+    screenshot: Screenshot | None,
+    label: str,
+    alt: str,
+    *,
+    missing: str = "no screenshot",
+    marks: Sequence[Mark] = (),
+    space: Space | None = None,
 ) -> ET.Element:
-    """A labelled screenshot, full size on click; a screen shown before links to it."""
+    """A labelled screenshot, full size on click; a screen shown before links to it, unless it
+    carries marks (where an action landed): then it is drawn again, from the first copy."""
     shown_before = _SHOWN.get()
     anchor = f"shot-{screenshot.sha256[:16]}" if screenshot is not None else ""
+    shown: ET.Element
     if screenshot is None or not screenshot.data:
         shown = el("div", {"class": "noshot"}, missing)
     elif shown_before is not None and screenshot.sha256 in shown_before:
-        shown = el(
-            "a",
-            {"class": "noshot same", "href": f"#{anchor}", "data-sha256": screenshot.sha256},
-            f"the same screen as {shown_before[screenshot.sha256]}",
-        )
+        if marks:
+            shown = _marked(copy_of(screenshot, "shot", alt), marks, space or _space(screenshot))
+        else:
+            shown = el(
+                "a",
+                {"class": "noshot same", "href": f"#{anchor}", "data-sha256": screenshot.sha256},
+                f"the same screen as {shown_before[screenshot.sha256]}",
+            )
     else:
         if shown_before is not None:
             shown_before[screenshot.sha256] = alt
@@ -141,8 +166,12 @@ def figure(
                 "title": f"{label}: {screenshot.width}×{screenshot.height} px (click to enlarge)",
                 "id": anchor,
                 "data-sha256": screenshot.sha256,
+                "width": str(screenshot.width),
+                "height": str(screenshot.height),
             },
         )
+        if marks:
+            shown = _marked(shown, marks, space or _space(screenshot))
     return el(
         "figure",
         {"class": f"shot {label.replace(' ', '-')}"},
@@ -151,8 +180,72 @@ def figure(
     )
 
 
-# Click a screenshot to see it full size (no script needs to load from anywhere).
+def copy_of(screenshot: Screenshot, cls: str, alt: str) -> ET.Element:
+    """An image of a screenshot the page holds elsewhere: the page's script copies it from the
+    first figure of the same screen (each screen's bytes are in the page once)."""
+    return el(
+        "img",
+        {
+            "class": cls,
+            "alt": alt,
+            "data-same": screenshot.sha256,
+            "width": str(screenshot.width),
+            "height": str(screenshot.height),
+        },
+    )
+
+
+def marked(
+    image: ET.Element, marks: Sequence[Mark], space: Space | None, shot: Screenshot
+) -> ET.Element:
+    """``image`` with its marks drawn over it (``space``: the screen's size, else the shot's)."""
+    return _marked(image, marks, space or _space(shot)) if marks else image
+
+
+def _space(screenshot: Screenshot) -> Space:
+    scale = screenshot.scale or 1.0
+    return screenshot.width / scale, screenshot.height / scale
+
+
+def _marked(image: ET.Element, marks: Sequence[Mark], space: Space) -> ET.Element:
+    """An image with a dot where each tap landed and an arrow along each swipe, placed in
+    percent of the screen so they stay put at any size the image is shown."""
+    width, height = space
+
+    def at(point: Point) -> str:
+        x = min(max(point.x / width * 100, 0), 100) if width else 0
+        y = min(max(point.y / height * 100, 0), 100) if height else 0
+        return f"left: {x:.3f}%; top: {y:.3f}%"
+
+    overlay: list[Child] = []
+    for mark in marks:
+        if mark.to is None:
+            overlay.append(el("span", {"class": "mark tap", "style": at(mark.at)}))
+            continue
+        line = {"x1": mark.at.x, "y1": mark.at.y, "x2": mark.to.x, "y2": mark.to.y}
+        overlay += [
+            el(
+                "svg",
+                {
+                    "class": "mark swipe",
+                    "viewBox": f"0 0 {width:g} {height:g}",
+                    "preserveAspectRatio": "none",
+                },
+                el("line", {k: f"{v:g}" for k, v in line.items()}),
+            ),
+            el("span", {"class": "mark swipe-from", "style": at(mark.at)}),
+            el("span", {"class": "mark swipe-to", "style": at(mark.to)}),
+        ]
+    return el("div", {"class": "marked"}, image, overlay)
+
+
+# Fill each copy of a screen from its first figure, then: click a screenshot to see it full
+# size (no script needs to load from anywhere).
 ZOOM = """
+document.querySelectorAll("img[data-same]").forEach((img) => {
+  const first = document.querySelector(`img[src][data-sha256="${img.dataset.same}"]`);
+  if (first) img.src = first.src;
+});
 const zoom = document.getElementById("zoom");
 document.querySelectorAll("img.shot").forEach((img) => img.addEventListener("click", () => {
   zoom.querySelector("img").src = img.src; zoom.showModal();

@@ -15,16 +15,24 @@ from orav.errors import OravError
 from orav.model import RunReport, SideEffects
 from orav.report.coverage import read_coverage
 from orav.report.files import write_text
-from orav.report.html.cards import cards, decision_fields, performed_fields
+from orav.report.html.cards import (
+    cards,
+    decision_fields,
+    marks,
+    performed_fields,
+    screen_space,
+)
 from orav.report.html.coverage_section import coverage_section
 from orav.report.html.elements import (
     STATUS_CLASS,
     Child,
     chips,
+    copy_of,
     el,
     error_list,
     field,
     figure,
+    marked,
     page,
     screens_shown_once,
     seconds,
@@ -59,15 +67,19 @@ def render_html(run: RunView) -> str:
 def _body(run: RunView) -> ET.Element:
     check, unreadable = _regression_check(run)
     regressed = len(check.regressed) if check is not None else 0
+    device = run.header.device
+    shown = cards(run) or el("p", None, "No step was recorded.")
+    conclusion = _conclusion(run)  # before the filmstrip, which copies the screens they hold
     return el(
         "body",
-        None,
+        {"class": f"screen-{device.unit if device is not None else 'pt'}"},
         _header(run, regressed),
         _setup(run),
         el("h2", None, "Steps"),
         _timeline(run),
-        cards(run) or el("p", None, "No step was recorded."),
-        _conclusion(run),
+        _filmstrip(run),
+        shown,
+        conclusion,
         _judgements(run),
         regression_check_section(check) if check is not None else unreadable,
         _coverage(run),
@@ -106,7 +118,7 @@ def _facts(run: RunView) -> list[tuple[str, Child]]:
         facts.append(("model", header.model))
     if header.device is not None:
         device = header.device
-        size = f"{device.width:g}×{device.height:g} pt" if device.width else ""
+        size = f"{device.width:g}×{device.height:g} {device.unit}" if device.width else ""
         facts.append(("device", " · ".join(x for x in (device.name, device.os_version, size) if x)))
     facts.append(("recorded", f"{when(header.created_at)} (orav {header.orav_version})"))
     facts.append(("cassette", el("code", None, run.path.name)))
@@ -217,8 +229,8 @@ def _timeline(run: RunView) -> ET.Element | None:
     recovery = 0
     for block in run.timeline:
         if isinstance(block, StepView):
-            failed = bool(block.errors) or any(not p.ok for p in block.actions)
-            href, kind, text = f"#step-{block.number}", "bad" if failed else "ok", str(block.number)
+            href, kind = f"#step-{block.number}", "bad" if block.failed else "ok"
+            text = str(block.number)
         else:
             recovery += 1
             href, kind = f"#recovery-{recovery}", "warn" if block.resolved else "bad"
@@ -227,6 +239,42 @@ def _timeline(run: RunView) -> ET.Element | None:
     if not chips:
         return None
     return el("nav", {"class": "timeline", "id": "timeline"}, chips)
+
+
+def _filmstrip(run: RunView) -> ET.Element | None:
+    """The run as a strip of frames: the screen each step acted on, with where it tapped or
+    swiped, each a link to its card (red when the step failed); then the last screen."""
+    space = screen_space(run)
+    frames: list[Child] = []
+    for step in run.steps:
+        if step.before is None or not step.before.data:
+            continue
+        alt = f"step {step.number}"
+        image = marked(copy_of(step.before, "frame", alt), marks(step), space, step.before)
+        frames.append(
+            el(
+                "a",
+                {
+                    "class": "frame" + (" failed" if step.failed else ""),
+                    "href": f"#step-{step.number}",
+                },
+                image,
+                el("span", None, alt),
+            )
+        )
+    last = run.conclusion.screenshot
+    if last is not None and last.data:
+        frames.append(
+            el(
+                "a",
+                {"class": "frame end", "href": "#conclusion"},
+                copy_of(last, "frame", "the last screen"),
+                el("span", None, "end"),
+            )
+        )
+    if not frames:
+        return None
+    return el("div", {"class": "filmstrip", "id": "filmstrip"}, frames)
 
 
 VERDICTS = {
@@ -248,11 +296,7 @@ def _verdict(run: RunView, regressed: int = 0) -> ET.Element:
     why = run.report.reasons() if run.report is not None else []
     warned = run.report.warnings if run.report is not None else ()
     first = next(
-        (
-            f"step-{block.number}"
-            for block in run.steps
-            if block.errors or any(not p.ok for p in block.actions)
-        ),
+        (f"step-{block.number}" for block in run.steps if block.failed),
         None,
     )
     return el(
