@@ -28,6 +28,7 @@ class Config:
     """The defaults a config file may set; ``source`` names the file (empty: none found)."""
 
     device: str = "sim"
+    devices: tuple[str, ...] = ()  # a pool of idb: companions a suite runs on, one run each
     agent: str = "scripted"
     base_url: str | None = None
     agent_options: dict[str, object] = field(factory=dict)
@@ -36,7 +37,7 @@ class Config:
     # the passing flows (cassettes, folders of them) a run revisits once its goal is reached
     regression_check: tuple[str, ...] = ()
     settle_seconds: float | None = None  # a fixed settle for scenarios that set none
-    workers: int = 1
+    workers: int | None = None  # None: as many as the machine or the pool can run
     retries: int = 0
     # the app's world (orav.sandbox): the network on in a Textual app's sandbox, files copied
     # into it beyond the working folder, an idb: device declared orav's own to throw away
@@ -48,6 +49,7 @@ class Config:
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "device": (str,),
+    "devices": (list,),
     "agent": (str,),
     "base_url": (str,),
     "agent_options": (dict,),
@@ -108,6 +110,9 @@ def load_config(path: Path | None = None) -> Config:
         if not isinstance(data, dict):
             where = f"{path}:{_line_of(text, 'orav', tables=True)}"
             raise InputError(f"tool.orav: expected a table ([tool.orav]), got {_kind(data)}", where)
+    if "device" in data and "devices" in data:
+        where = f"{path}:{_line_of(text, 'devices')}"
+        raise InputError(f"{prefix}devices: set device or devices, not both", where)
     values: dict[str, Any] = {}  # each checked against _TYPES by _checked
     for key, value in data.items():
         where = f"{path}:{_line_of(text, key)}"
@@ -140,8 +145,12 @@ def _folders(path: Path, value: Any, name: str, where: str) -> tuple[str, ...]:
 
 
 def _files(path: Path, value: Any, name: str, where: str) -> tuple[str, ...]:
+    return _strings(value, name, where, "file paths")
+
+
+def _strings(value: list[Any], name: str, where: str, what: str) -> tuple[str, ...]:
     if not all(isinstance(item, str) and item.strip() for item in value):
-        raise InputError(f"{name}: expected file paths", where)
+        raise InputError(f"{name}: expected {what}", where)
     return tuple(value)
 
 
@@ -152,6 +161,7 @@ _HELD: dict[str, Callable[[Path, Any, str, str], object]] = {
     "regression_check": _folders,
     "recordings": lambda path, value, name, where: _relative(path, value),
     "sandbox_files": _files,
+    "devices": lambda path, value, name, where: _strings(value, name, where, "device specs"),
     "settle_seconds": lambda path, value, name, where: float(value),
 }
 

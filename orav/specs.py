@@ -18,7 +18,7 @@ from attrs import evolve
 
 from orav.agents import Agent
 from orav.device import Device
-from orav.errors import DeviceTimeout, InputError
+from orav.errors import DeviceError, DeviceTimeout, InputError
 from orav.judges import Judge
 from orav.model import Scenario
 from orav.sandbox import WorldOptions
@@ -172,6 +172,28 @@ async def open_device(
             f"'textual:package.module:AppClass' or '{FORM}'",
             "--device",
         )
+
+
+def answers(spec: str, timeout: float = 5.0) -> str:
+    """Whether a pooled ``idb:`` companion still answers (empty) or why not: it connects and
+    describes its target within ``timeout``. A device orav starts for each run (``sim``) or
+    that orav cannot ask apart from a run (``class:``, ``textual:``) is taken to answer."""
+    import asyncio
+
+    from orav.drivers.idb import IdbDevice
+
+    if not spec.startswith("idb:"):
+        return ""
+
+    async def describe() -> None:
+        device = await IdbDevice.open(spec.removeprefix("idb:"), bundle_id="", timeout=timeout)
+        await device.close()
+
+    try:
+        asyncio.run(describe())
+    except (DeviceError, InputError) as exc:
+        return str(exc)
+    return ""
 
 
 def resolve_app(spec: str, scenario: Scenario) -> Scenario:

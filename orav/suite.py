@@ -11,12 +11,13 @@ from __future__ import annotations
 import glob
 import re
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from orav.errors import InputError
 
@@ -149,6 +150,8 @@ class Outcome:
     seconds: float = 0.0
     error: str = ""
     replayed: Replay | None = None  # a golden cassette kept and replayed instead (record once)
+    device: str = ""  # the device it ran on last (empty: replayed, or not run)
+    lost: tuple[str, ...] = ()  # the devices that stopped answering under it, before ``device``
 
     @property
     def ok(self) -> bool:
@@ -188,27 +191,41 @@ def run_parallel(
     argv: Callable[[Job, int, str], list[str]],
     *,
     devices: Sequence[str],
+    workers: int | None = None,
     retries: int = 0,
     done: Callable[[Outcome], None] = lambda _: None,
+    answers: Callable[[str], str] | None = None,
 ) -> list[Outcome]:
-    """Run one job per device at once, each in an ``orav record`` process of its own
+    """Run ``workers`` jobs at once (default: one per device), each in an ``orav record`` process of its own
     (``argv(job, attempt, device)``), within a time limit of twice the scenario's timeout plus
     a minute. ``devices`` may repeat a spec that starts a device of its own (``sim``: each
     process its own simulator companion); an ``idb:`` companion is listed once, so no two
-    runs share it. Outcomes come back in the jobs' order."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-    from queue import SimpleQueue
+    runs share it. Outcomes come back in the jobs' order.
 
-    free: SimpleQueue[str] = SimpleQueue()
-    for device in devices:
-        free.put(device)
+    ``answers(device)`` (empty: it does; else why not) is asked of a device after a run on it
+    did not pass: one that no longer answers is taken out of the pool and the run goes again
+    on another, on each device of the pool at most once."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    pool = Pool(devices)
 
     def one(job: Job) -> Outcome:
-        device = free.get()  # never waits: there are as many workers as devices
-        try:
-            return attempts(job, device)
-        finally:
-            free.put(device)
+        started = time.monotonic()
+        tried: set[int] = set()
+        lost: list[str] = []
+        while (slot := pool.take(tried)) is not None:
+            tried.add(slot)
+            device = devices[slot]
+            outcome = attempts(job, device)
+            why = "" if outcome.ok or answers is None else answers(device)
+            if not why:
+                pool.give(slot)
+                return evolve(outcome, seconds=time.monotonic() - started, lost=tuple(lost))
+            lost.append(f"{device} ({why})")
+            pool.drop(slot, lost[-1])
+        seconds = time.monotonic() - started
+        error = f"no device of the pool left to run it on: {'; '.join(pool.lost)}"
+        return Outcome(job, None, 0, seconds, error, lost=tuple(lost))
 
     def attempts(job: Job, device: str) -> Outcome:
         started = time.monotonic()
@@ -223,27 +240,63 @@ def run_parallel(
                     check=False,
                 )
             except subprocess.TimeoutExpired:
-                return Outcome(
-                    job, None, n, time.monotonic() - started, f"no end after {limit:.0f} s"
-                )
+                why = f"no end after {limit:.0f} s"
+                return Outcome(job, None, n, time.monotonic() - started, why, device=device)
             report = recorded(job.out)
             if finished.returncode == 2 or report is None:
                 said = finished.stderr.strip().splitlines()
-                return Outcome(job, None, n, time.monotonic() - started, said[-1] if said else "")
+                seconds = time.monotonic() - started
+                return Outcome(job, None, n, seconds, said[-1] if said else "", device=device)
             if report.goal_met:
                 break
-        return Outcome(job, report, n, time.monotonic() - started)
+        return Outcome(job, report, n, time.monotonic() - started, device=device)
 
     # The longest first (as last recorded), so no long run starts last and runs alone.
     order = sorted(range(len(jobs)), key=lambda index: -_last_duration(jobs[index].out))
     outcomes: dict[int, Outcome] = {}
-    with ThreadPoolExecutor(max_workers=len(devices)) as pool:
-        futures = {pool.submit(one, jobs[index]): index for index in order}
+    with ThreadPoolExecutor(max_workers=min(workers or len(devices), len(devices))) as threads:
+        futures = {threads.submit(one, jobs[index]): index for index in order}
         for future in as_completed(futures):
             outcome = future.result()
             done(outcome)
             outcomes[futures[future]] = outcome
     return [outcomes[index] for index in range(len(jobs))]
+
+
+class Pool:
+    """The devices a suite's runs share, by position (a spec may repeat: ``sim`` starts a
+    simulator per run), one run on each at a time; a device taken out is never handed out
+    again."""
+
+    def __init__(self, devices: Sequence[str]) -> None:
+        self._free = list(range(len(devices)))
+        self._live = set(self._free)
+        self._changed = threading.Condition()
+        self.lost: list[str] = []  # each device taken out, with why
+
+    def take(self, tried: set[int]) -> int | None:
+        """A free device not in ``tried``, once one is; None when every device left is in
+        ``tried`` (the run has been on each). Waits only while another run holds a device,
+        and every run has a time limit."""
+        with self._changed:
+            while self._live - tried:
+                free = next((slot for slot in self._free if slot not in tried), None)
+                if free is not None:
+                    self._free.remove(free)
+                    return free
+                self._changed.wait(timeout=1.0)
+            return None
+
+    def give(self, slot: int) -> None:
+        with self._changed:
+            self._free.append(slot)
+            self._changed.notify_all()
+
+    def drop(self, slot: int, why: str) -> None:
+        with self._changed:
+            self._live.discard(slot)
+            self.lost.append(why)
+            self._changed.notify_all()
 
 
 def _last_duration(cassette: Path) -> float:

@@ -28,6 +28,7 @@ def test_every_doc_the_readme_links_exists():
         "guide-ios-app",
         "guide-agent",
         "guide-device",
+        "many-machines",
         "api",
     ):
         assert f"docs/{name}.md" in readme

@@ -162,3 +162,45 @@ def test_the_ios_guides_mac_lines_make_a_valid_scenario(tmp_path: Path):
     (tmp_path / "count_to_two.yaml").write_text(scenario)
     done = orav("validate", "count_to_two.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_many_machines_two_shards_then_the_merge(tmp_path: Path):
+    """docs/many-machines.md: each shard's command on a machine of its own (a folder), the
+    recordings moved as CI moves artifacts, then the page's merge; the CI files run the
+    same commands."""
+    page = (DOCS / "many-machines.md").read_text()
+    steps = commands("many-machines.md")
+    assert [step[0] for step in steps] == ["record", "report"]
+    record, merge = steps
+    assert record[record.index("--shard") + 1] == "1/2"
+    for shard in (1, 2):
+        machine = tmp_path / f"machine-{shard}"
+        for name in ("login", "open_detail", "submit_form"):  # words the merge never saw
+            text = (ROOT / "scenarios" / f"{name}.yaml").read_text()
+            (machine / "scenarios").mkdir(parents=True, exist_ok=True)
+            (machine / "scenarios" / f"{name}.yaml").write_text(text)
+        argv = [arg.replace("1/2", f"{shard}/2") for arg in record]
+        done = orav(*argv, cwd=machine)
+        assert done.returncode == 0, (argv, done.stdout, done.stderr)
+        artifact = tmp_path / "artifacts" / f"shard-{shard}"
+        shutil.copytree(machine / "recordings", artifact)
+    done = orav(*merge, cwd=tmp_path)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "3 of 3 met their goal" in (tmp_path / "merged" / "summary.md").read_text()
+    junit = (tmp_path / "merged" / "junit.xml").read_text()
+    assert junit.count("<testcase") == 3 and 'name="shard" value="2/2"' in junit
+    index = (tmp_path / "merged" / "index.html").read_text()
+    assert index.count('class="run"') == 3 and ">1/2<" in index and ">2/2<" in index
+    # The CI files run the page's commands (GitHub's matrix and GitLab's parallel filled in).
+    from orav.codec import parse_yaml
+
+    blocks = re.findall(r"```yaml\n# (\S+)\n(.*?)```", page, re.DOTALL)
+    ci = {name: parse_yaml(body, name) for name, body in blocks}
+    github = ci[".github/workflows/suite.yml"]["jobs"]
+    runs = [step["run"] for job in github.values() for step in job["steps"] if "run" in step]
+    assert shlex.join(["orav", *record]).replace("1/2", "${{ matrix.shard }}/2") in runs
+    assert shlex.join(["orav", *merge]) in runs
+    gitlab = ci[".gitlab-ci.yml"]
+    shard_line = shlex.join(["orav", *record]).replace("1/2", "$CI_NODE_INDEX/$CI_NODE_TOTAL")
+    assert shard_line in gitlab["suite"]["script"] and gitlab["suite"]["parallel"] == 2
+    assert "orav report --merge recordings" in " ".join(gitlab["report"]["script"])

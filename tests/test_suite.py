@@ -212,7 +212,17 @@ def test_a_suite_with_workers_gives_the_serial_verdicts(tmp_path: Path):
         to="wrong",
         edit=lambda t: wrong_value(t).replace("name: change_setting", "name: wrong\ntags: [slow]"),
     )
-    serial = orav("record", "-q", "--record-mode", "all", "--junit", "serial.xml", cwd=tmp_path)
+    serial = orav(
+        "record",
+        "-q",
+        "--workers",
+        "1",
+        "--record-mode",
+        "all",
+        "--junit",
+        "serial.xml",
+        cwd=tmp_path,
+    )
     parallel = orav("record", "scenarios", "--workers", "4", "--record-mode", "all", cwd=tmp_path)
     for done in (serial, parallel):
         assert done.returncode == 1, done.stderr

@@ -194,20 +194,42 @@ def agent_setting(text: str) -> tuple[str, object]:
     return key.strip(), parsed if isinstance(parsed, (bool, int, float)) else value
 
 
-def devices(spec: str, workers: int) -> list[str]:
-    """``--device`` as a list: several ``idb:`` companions, comma-separated, run a suite one
-    scenario per companion at a time (as many workers as companions)."""
-    one = spec.startswith(("class:", "textual:", "textual+"))  # a comma in their ?arguments
-    found = [part.strip() for part in spec.split(",")] if "," in spec and not one else [spec]
+def device_pool(given: Sequence[str], config: Config) -> list[str]:
+    """The devices of ``--device`` (repeated, or comma-separated), else the config's
+    ``devices``, else its ``device``. Several are ``idb:`` companions, each listed once: a
+    suite runs one scenario on each at a time."""
+    specs = list(given) or list(config.devices) or [config.device]
+    found = []
+    for spec in specs:
+        one = spec.startswith(("class:", "textual:", "textual+"))  # a comma in their ?arguments
+        found += [part.strip() for part in spec.split(",")] if not one else [spec]
+    where = "--device" if given else config.source
     if len(found) > 1:
         if not all(d.startswith("idb:") and len(d) > 4 for d in found):
-            raise InputError("several devices are idb:HOST:PORT companions only", "--device")
-        if len(set(found)) != len(found):
-            raise InputError("a companion is listed twice: one run at a time each", "--device")
-        if workers not in (1, len(found)):
-            what = f"{len(found)} companions run {len(found)} scenarios at once"
-            raise InputError(f"{what}, not --workers {workers}", "--workers")
+            raise InputError("several devices are idb:HOST:PORT companions only", where)
+        twice = next((d for d in found if found.count(d) > 1), None)
+        if twice is not None:
+            raise InputError(f"{twice} is listed twice: one run at a time each", where)
     return found
+
+
+def default_workers(pool: Sequence[str], jobs: int) -> tuple[int, str]:
+    """How many runs at once when ``--workers`` is not given, and why: one per device of a
+    pool; one per core for a device each run starts for itself (``sim``, ``textual:``),
+    whose work is the machine's CPU; else one (a single device of the user's). Never more
+    than the runs."""
+    import os
+
+    if len(pool) > 1:
+        count, why = len(pool), f"one per device of the pool of {len(pool)}"
+    elif pool[0].split(":")[0] in ("sim", "textual") or pool[0].startswith("textual+"):
+        usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        count = len(usable) if usable else os.cpu_count() or 1
+        kind = "simulator" if pool[0].startswith("sim") else "Textual app"
+        why = f"{count} core{'s' * (count > 1)}, each worker with a {kind} of its own"
+    else:
+        count, why = 1, f"one device, {pool[0]}"
+    return max(1, min(count, jobs, 64)), why
 
 
 def credentials(text: str) -> Credentials:

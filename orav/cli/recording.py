@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from attrs import evolve
 
 from orav.cli.flags import (
     agent_options,
     base_url_option,
-    devices,
+    default_workers,
+    device_pool,
     file_errors,
     for_agent,
     judge_option,
@@ -36,7 +38,7 @@ from orav.cli.suite_jobs import (
     same_scenario,
     worker_argv,
 )
-from orav.errors import Interrupted
+from orav.errors import InputError, Interrupted
 
 if TYPE_CHECKING:
     from orav.agents import Agent
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
     from orav.judges import Judge
     from orav.sandbox import WorldOptions
     from orav.session import Recording, Replay
-    from orav.suite import Job, Outcome
+    from orav.suite import Job, Outcome, Shard
 
 
 @cli.command()
@@ -53,10 +55,12 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--device",
-    default=None,
+    "device_specs",
+    multiple=True,
     help="'sim' (the simulator; default), 'sim:APP.yaml' (with your app model), "
-    "'idb:HOST:PORT' (an idb companion; several, comma-separated, run a suite one scenario "
-    "per companion at a time), 'textual:package.module:AppClass' (a Textual app, in a "
+    "'idb:HOST:PORT' (an idb companion; several, the flag repeated or comma-separated, are a "
+    "pool: a suite runs one scenario on each at a time, and one that stops answering is taken "
+    "out, its run moved to another), 'textual:package.module:AppClass' (a Textual app, in a "
     "sandbox of its own; 'textual-in-process:...' in orav's process, in your own world) or "
     "'class:package.module:Class[?name=value&...]' (a Device of your own, "
     "imported from the working folder; docs/guide-device.md).",
@@ -100,7 +104,8 @@ if TYPE_CHECKING:
     type=click.IntRange(1, 64),
     default=None,
     help="Record this many scenarios at once, each in its own process with its own simulator "
-    "(or device). Default 1.",
+    "(or device of the pool). Default: one per core for sim and textual: devices, one per "
+    "device of a pool, else 1 (said on stderr).",
 )
 @click.option(
     "--retries",
@@ -123,7 +128,7 @@ if TYPE_CHECKING:
 def record(
     ctx: click.Context,
     scenario_paths: tuple[Path, ...],
-    device: str | None,
+    device_specs: tuple[str, ...],
     agent_spec: str | None,
     base_url: str | None,
     agent_options: tuple[str, ...],
@@ -161,47 +166,86 @@ def record(
     loud = verbosity(quiet, verbose)
     mode = RecordMode.of(mode, overwrite=overwrite)
     config = load_config()
-    device = device or config.device
+    pool = device_pool(device_specs, config)
     agent_spec = agent_spec or config.agent
     base_url = base_url or config.base_url
     workers = workers or config.workers
     retries = config.retries if retries is None else retries
     chosen = suite.parse_shard(shard) if shard is not None else None
-    jobs = jobs_of(scenario_paths or config.scenarios, config, out, tags, skip_tags, chosen)
+    everything = jobs_of(scenario_paths or config.scenarios, config, out, tags, skip_tags)
+    jobs = suite.shard_of(everything, chosen)
+    shards = _Shards(chosen, everything, Path(config.recordings))
     if not jobs:
+        shards.write([])
         click.echo(f"orav: shard {shard} has no scenario", err=True)
         sys.exit(0)
     flows = regression_check or config.regression_check
-    revisit = _revisit(flows, config, jobs, device.split(",")[0], seed)
+    revisit = _revisit(flows, config, jobs, pool[0], seed)
     if mode == "none":  # no device, no agent: exactly what orav replay does
         seeded = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
         live = {
-            "--device": device != config.device,
+            "--device": bool(device_specs),
             "--agent": agent_spec != config.agent,
             "--seed": seeded,
-            "--workers": workers > 1,
+            "--workers": ctx.get_parameter_source("workers")
+            is click.core.ParameterSource.COMMANDLINE,
             "--retries": retries > 0,
             "--regression-check": bool(regression_check),
             "--judge": bool(judge_spec),
         }
         _replay_instead(ctx, jobs, live, base_url, config.base_url, agent_options)
-    pool = devices(device, workers)
     agent_url, agent_settings = for_agent(agent_spec, judge_spec, base_url, agent_options)
     agent = make_agent(agent_spec, agent_url, agent_settings, config)  # refuse a bad one up front
     judge = make_judge(judge_spec, base_url, agent_options)
     replays, jobs = _kept_replayed(jobs, mode)
     if not jobs:
-        _after_suite(replays, junit, single=len(replays) == 1, revisit=revisit)
+        _after_suite(replays, junit, single=len(replays) == 1, revisit=revisit, shards=shards)
     here = _Here(
         agent, pool[0], mode, seed, loud, judge, world(config, network, keep_sandbox, disposable)
     )
     argv = worker_argv(
         agent_spec, base_url, agent_options, mode, seed, judge_spec, world_argv(here.world)
     )
-    if len(jobs) == 1 and workers == 1 and not replays:
-        _after_suite([here.record(jobs[0], retries, 1)], junit, single=True, revisit=revisit)
+    workers = _workers(workers, pool, len(jobs), loud)
+    if len(jobs) == 1 and len(pool) == 1 and workers == 1 and not replays:
+        outcome = evolve(here.record(jobs[0], retries, 1), device=pool[0])
+        _after_suite([outcome], junit, single=True, revisit=revisit, shards=shards)
     outcomes = _record_suite(jobs, here, argv, pool, workers=workers, retries=retries)
-    _after_suite([*replays, *outcomes], junit, single=False, revisit=revisit)
+    _after_suite([*replays, *outcomes], junit, single=False, revisit=revisit, shards=shards)
+
+
+class _Shards:
+    """With ``--shard``, the manifest a shard leaves beside its cassettes, for
+    ``orav report --merge`` to join the shards (``orav.report.shards``)."""
+
+    def __init__(self, shard: Shard | None, suite: Sequence[Job], folder: Path) -> None:
+        self.shard, self.suite, self.folder = shard, suite, folder
+
+    def write(self, outcomes: Sequence[Outcome]) -> None:
+        from orav.report.shards import write_manifest
+
+        if self.shard is None:
+            return
+        runs = [(o.job.out, o.device, o.attempts, o.error) for o in outcomes]
+        where = (self.shard.index, self.shard.count)
+        with file_errors("write", self.folder):
+            path = write_manifest(self.folder, where, [job.out for job in self.suite], runs)
+        click.echo(f"shard:    {path}")
+
+
+def _workers(given: int | None, pool: Sequence[str], jobs: int, loud: int) -> int:
+    """``--workers`` (or the config's), at most one per device of a pool; else what the
+    machine or the pool can run, said on stderr when a suite is recorded."""
+    if given is not None:
+        if len(pool) > 1 and given > len(pool):
+            what = f"{len(pool)} devices run at most {len(pool)} scenarios at once"
+            raise InputError(f"{what}, not {given}", "--workers")
+        return given
+    workers, why = default_workers(pool, jobs)
+    if loud and jobs > 1:
+        plural = "s" * (workers > 1)
+        click.echo(f"orav: {workers} worker{plural} ({why}; --workers N to choose)", err=True)
+    return workers
 
 
 def _replay_instead(
@@ -256,22 +300,28 @@ def _record_suite(
     workers: int,
     retries: int,
 ) -> list[Outcome]:
-    """The jobs recorded one after the other in this process, or in worker processes (one per
-    device of ``pool``, else ``workers`` on its one device); each outcome said as it comes."""
+    """The jobs recorded one after the other in this process, or in worker processes
+    (``workers`` at once over the devices of ``pool``, else on its one device); each outcome
+    said as it comes."""
     from orav import suite
+    from orav.specs import answers
 
     console = progress_console()
 
     def done(outcome: Outcome) -> None:
         if here.loud:
-            say_outcome(console, outcome)
+            say_outcome(console, outcome, device=len(pool) > 1)
 
     if workers == 1 and len(pool) == 1:
-        return suite.run_serial(
+        outcomes = suite.run_serial(
             jobs, lambda job, n: here.attempt(job, n).report, retries=retries, done=done
         )
-    pool = pool if len(pool) > 1 else [*pool] * workers
-    return suite.run_parallel(jobs, argv, devices=pool, retries=retries, done=done)
+        return [evolve(outcome, device=here.device) for outcome in outcomes]
+    if len(pool) == 1:
+        pool = [*pool] * workers  # a device each run starts for itself
+    return suite.run_parallel(
+        jobs, argv, devices=pool, workers=workers, retries=retries, done=done, answers=answers
+    )
 
 
 class _Here:
@@ -359,9 +409,11 @@ def _after_suite(
     *,
     single: bool,
     revisit: Callable[..., bool] | None = None,
+    shards: _Shards | None = None,
 ) -> None:
-    """The summary table, the report files' names, JUnit, the regression check (``revisit``);
-    exit 0 when every goal was met and no earlier flow regressed."""
+    """The summary table, the report files' names, JUnit, the shard's manifest, the
+    regression check (``revisit``); exit 0 when every goal was met and no earlier flow
+    regressed."""
     rows = [(o.report, o.job.out, o.replayed, o) for o in outcomes if o.report is not None]
     print_reports([row[:3] for row in rows], flaky={id(o.report) for *_, o in rows if o.flaky})
     if single and outcomes[0].report is not None:
@@ -374,6 +426,8 @@ def _after_suite(
         _say_suite(outcomes)
     if junit is not None:
         _write_junit(outcomes, junit)
+    if shards is not None:
+        shards.write(outcomes)
     checked = revisit is None or _checked(outcomes, junit, revisit)
     sys.exit(_status(outcomes, checked))
 

@@ -115,18 +115,25 @@ def print_coverage(coverage: Coverage) -> None:
     Console(highlight=False).print(table)
 
 
-def say_outcome(console: Console, outcome: Outcome) -> None:
-    """One line as each scenario of a suite ends."""
+def say_outcome(console: Console, outcome: Outcome, *, device: bool = False) -> None:
+    """One line as each scenario of a suite ends (``device``: naming the device of the pool
+    it ran on); a line before it for each device that stopped answering under it."""
     from rich.markup import escape
 
+    for lost in outcome.lost:
+        console.print(
+            f"[yellow]device lost[/] {escape(lost)}: taken out of the pool "
+            f"(under {escape(str(outcome.job.path))})"
+        )
     report = outcome.report
     if report is None:
         console.print(f"[red]error[/] {escape(str(outcome.job.path))}: {escape(outcome.error)}")
         return
     colour = _colour(report)
     flaky = f" (flaky: passed on attempt {outcome.attempts})" if outcome.flaky else ""
+    on = f" on {escape(outcome.device)}" if device and outcome.device else ""
     console.print(
-        f"[{colour}]{report.status}[/]{flaky} {escape(str(outcome.job.path))} "
+        f"[{colour}]{report.status}[/]{flaky} {escape(str(outcome.job.path))}{on} "
         f"[dim]{outcome.seconds:.1f} s[/]"
     )
 

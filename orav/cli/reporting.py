@@ -15,7 +15,17 @@ from orav.errors import InputError
 
 
 @cli.command()
-@click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument(
+    "cassettes", metavar="CASSETTE...", nargs=-1, required=True, type=click.Path(path_type=Path)
+)
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="The arguments are the folders of a suite's shards (each `orav record --shard I/N`'s "
+    "recordings, e.g. CI artifacts): join them into one index (--html, needed), one JUnit "
+    "file and one summary (summary.md beside the index), each run with its shard and device; "
+    "exit 0 when every goal was met, else 1.",
+)
 @click.option(
     "--html",
     "html_dir",
@@ -27,12 +37,19 @@ from orav.errors import InputError
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write JUnit XML of the runs (one testcase per cassette) to this file.",
 )
-def report(cassettes: tuple[Path, ...], html_dir: Path | None, junit: Path | None) -> None:
-    """Write the single-file HTML report of each cassette, and JUnit XML for CI."""
+def report(
+    cassettes: tuple[Path, ...], merge: bool, html_dir: Path | None, junit: Path | None
+) -> None:
+    """Write the single-file HTML report of each cassette, and JUnit XML for CI; or, with
+    --merge, join the shards of one suite run."""
     from orav.report.html import write_html, write_index
     from orav.report.junit import write_junit
     from orav.report.timeline import read_run
 
+    if merge:
+        if html_dir is None:
+            raise InputError("needs --html DIR, where the merged index goes", "--merge")
+        _merge(cassettes, html_dir, junit)
     runs = [read_run(path) for path in cassettes]
     if html_dir is None:
         with file_errors("write", cassettes[0]):
@@ -56,6 +73,42 @@ def report(cassettes: tuple[Path, ...], html_dir: Path | None, junit: Path | Non
         with file_errors("write", junit):
             junit = write_junit(runs, junit)
         click.echo(f"junit: {junit}")
+
+
+def _merge(folders: tuple[Path, ...], html_dir: Path, junit: Path | None) -> None:
+    """``orav report --merge``: the shards under ``folders`` as one suite run; exits."""
+    from orav.cli.render import print_reports
+    from orav.report.html import write_html, write_index
+    from orav.report.junit import write_junit
+    from orav.report.shards import merged, write_summary
+    from orav.report.timeline import read_run
+
+    runs = merged(folders)
+    ran = [(run, read_run(run.cassette)) for run in runs if not run.error]
+    facts = {
+        view.path: {"shard": run.shard, "device": run.device or "replayed"} for run, view in ran
+    }
+    unrun = [(run.name, f"shard {run.shard}: {run.error}") for run in runs if run.error]
+    with file_errors("write", html_dir):
+        pages = [
+            (view, write_html(view, html_dir / Path(run.name).with_suffix(".html")))
+            for run, view in ran
+        ]
+        index = write_index(pages, html_dir / "index.html", facts=facts, unrun=unrun)
+        summary = write_summary(runs, [view for _, view in ran], html_dir / "summary.md")
+    print_reports([(view.report, view.path, None) for _, view in ran if view.report])
+    for name, why in unrun:
+        click.echo(f"{name}: no cassette: {why}", err=True)
+    click.echo(f"index:   {index}\nsummary: {summary}")
+    if junit is not None:
+        attempts = {view.path: run.attempts for run, view in ran}
+        with file_errors("write", junit):
+            junit = write_junit(
+                [view for _, view in ran], junit, attempts=attempts, facts=facts, unrun=unrun
+            )
+        click.echo(f"junit:   {junit}")
+    met = all(view.report is not None and view.report.goal_met for _, view in ran)
+    sys.exit(0 if met and not unrun else 1)
 
 
 @cli.command()

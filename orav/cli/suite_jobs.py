@@ -15,7 +15,7 @@ from orav.errors import InputError
 if TYPE_CHECKING:
     from orav.config import Config
     from orav.model import Scenario
-    from orav.suite import Job, Outcome, Shard
+    from orav.suite import Job, Outcome
 
 
 def jobs_of(
@@ -24,10 +24,9 @@ def jobs_of(
     out: Path | None,
     tags: Sequence[str],
     skip_tags: Sequence[str],
-    shard: Shard | None,
 ) -> list[Job]:
     """The scenarios a record command runs, loaded (a bad one stops it before any runs), with
-    their cassettes; filtered by tags, then sharded."""
+    their cassettes; filtered by tags (the suite a shard is taken from)."""
     from orav import suite
 
     if paths == config.scenarios and not any(Path(p).exists() for p in paths):
@@ -47,7 +46,7 @@ def jobs_of(
     twice = next((o for o in outs if outs.count(o) > 1), None)
     if twice is not None:
         raise InputError(f"two scenarios would both record {twice}; record them apart", "--out")
-    return suite.shard_of(jobs, shard)
+    return jobs
 
 
 def _selected(

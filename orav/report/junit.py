@@ -30,28 +30,42 @@ def write_junit(
     *,
     suite: str = SUITE,
     attempts: Mapping[Path, int] | None = None,
+    facts: Mapping[Path, Mapping[str, str]] | None = None,
+    unrun: Sequence[tuple[str, str]] = (),
 ) -> Path:
     """Write the JUnit XML of ``runs`` to ``out`` and return the path."""
-    text = junit_xml(runs, suite=suite, attempts=attempts)
+    text = junit_xml(runs, suite=suite, attempts=attempts, facts=facts, unrun=unrun)
     return write_text(out, text)  # whole, never through a symlink
 
 
 def junit_xml(
-    runs: Sequence[RunView], *, suite: str = SUITE, attempts: Mapping[Path, int] | None = None
+    runs: Sequence[RunView],
+    *,
+    suite: str = SUITE,
+    attempts: Mapping[Path, int] | None = None,
+    facts: Mapping[Path, Mapping[str, str]] | None = None,
+    unrun: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The JUnit XML document (``testsuites`` holding one ``testsuite``) as text.
 
     ``attempts``: how many recordings each cassette took (``--retries``); a run that passed
-    after more than one is marked with the properties ``attempts`` and ``flaky``."""
+    after more than one is marked with the properties ``attempts`` and ``flaky``. ``facts``:
+    more properties by cassette (a merged suite's shard and device); ``unrun``: runs that
+    left no cassette, ``(name, why)``, each an ``error``."""
     names = Counter(run.header.scenario.name for run in runs)
     cases = [
         _testcase(
             run,
             unique=names[run.header.scenario.name] == 1,
             attempts=(attempts or {}).get(run.path, 1),
+            facts=(facts or {}).get(run.path, {}),
         )
         for run in runs
     ]
+    for name, why in unrun:
+        case = ET.Element("testcase", {"classname": SUITE, "name": _text(name), "time": "0"})
+        ET.SubElement(case, "error", {"type": "not run", "message": _text(why)})
+        cases.append(case)
     totals = {
         "name": suite,
         "tests": str(len(cases)),
@@ -70,7 +84,9 @@ def junit_xml(
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Element:
+def _testcase(
+    run: RunView, *, unique: bool = True, attempts: int = 1, facts: Mapping[str, str] = {}
+) -> ET.Element:
     """One run; when several runs share a scenario, the cassette's name tells them apart
     (CI tools fold test cases with the same class and name into one)."""
     header = run.header
@@ -84,7 +100,7 @@ def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Ele
             "file": _text(str(run.path)),
         },
     )
-    _properties(case, run, attempts)
+    _properties(case, run, attempts, facts)
     report = run.report
     if report is None:
         _unfinished(case, run)
@@ -105,7 +121,7 @@ def _testcase(run: RunView, *, unique: bool = True, attempts: int = 1) -> ET.Ele
     return case
 
 
-def _properties(case: ET.Element, run: RunView, attempts: int) -> None:
+def _properties(case: ET.Element, run: RunView, attempts: int, more: Mapping[str, str]) -> None:
     """The run's facts as the case's properties, those with a value only."""
     header, report = run.header, run.report
     facts = {
@@ -117,6 +133,7 @@ def _properties(case: ET.Element, run: RunView, attempts: int) -> None:
         "recoveries": str(len(run.recoveries)),
         "attempts": str(attempts) if attempts > 1 else "",
         "flaky": "true" if attempts > 1 and report is not None and report.goal_met else "",
+        **more,
     }
     properties = ET.SubElement(case, "properties")
     for name, value in facts.items():

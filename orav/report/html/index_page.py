@@ -4,7 +4,7 @@ duration, agent, when), each linking its report."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from orav.report.files import write_text
@@ -24,9 +24,19 @@ HEAD = (
 )
 
 
-def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
-    """Write an index page linking each ``(run, its report's path)``; return its path."""
+def write_index(
+    runs: Sequence[tuple[RunView, Path]],
+    out: Path,
+    *,
+    facts: Mapping[Path, Mapping[str, str]] | None = None,
+    unrun: Sequence[tuple[str, str]] = (),
+) -> Path:
+    """Write an index page linking each ``(run, its report's path)``; return its path.
+
+    ``facts``: more columns, by cassette (a merged suite's shard and device); ``unrun``: the
+    runs that left no cassette, ``(name, why)``, listed below the table."""
     out.parent.mkdir(parents=True, exist_ok=True)
+    more = list(next(iter((facts or {}).values()), {}))
     rows = []
     for run, report in runs:
         href = Path(os.path.relpath(report, out.parent)).as_posix()
@@ -50,12 +60,13 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
                     {"class": "when", "title": run.header.created_at},
                     when(run.header.created_at),
                 ),
+                [el("td", None, (facts or {}).get(run.path, {}).get(name, "")) for name in more],
             )
         )
     reports = [run.report for run, _ in runs if run.report is not None]
     met = sum(report.goal_met for report in reports)
     with_errors = sum(report.status == "completed_with_errors" for report in reports)
-    goal = f"{met} of {len(runs)} met their goal" + (
+    goal = f"{met} of {len(runs) + len(unrun)} met their goal" + (
         f" ({with_errors} with errors on the way)." if with_errors else "."
     )
     body = el(
@@ -63,6 +74,12 @@ def write_index(runs: Sequence[tuple[RunView, Path]], out: Path) -> Path:
         None,
         el("h1", None, "orav runs"),
         el("p", {"class": "goal"}, goal),
-        el("table", {"class": "runs"}, el("tr", None, [el("th", None, h) for h in HEAD]), rows),
+        el(
+            "table",
+            {"class": "runs"},
+            el("tr", None, [el("th", None, h) for h in (*HEAD, *more)]),
+            rows,
+        ),
+        [el("p", {"class": "unrun"}, f"{name}: no cassette: {why}") for name, why in unrun],
     )
     return write_text(out, page("orav runs", body))
