@@ -1,5 +1,6 @@
-"""Wall time of a suite, ``orav record --workers N`` for N = 1, 2, 4, over every example
-scenario that runs on the simulator (the demo app's, the shop's, the fault scenarios).
+"""Wall time of a suite, ``orav record --workers N`` for N = 1, 2, 4 and for no ``--workers``
+(what orav chooses, read from the line it says), over every example scenario that runs on the
+simulator (the demo app's, the shop's, the fault scenarios).
 
 Each N records the same copies anew (``--record-mode all``) in a temp folder; the verdicts
 of every N must equal the serial run's. N = 1 records in the orav process itself; N > 1
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -23,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "orav" / "scenarios"
 FOLDERS = ("", "shop", "faults")  # those the simulator serves ("" is the demo app's own)
-WORKERS = (1, 2, 4)
+WORKERS = (1, 2, 4, None)  # None: orav's default
 TIMEOUT_SECONDS = 600
 
 
@@ -38,22 +40,36 @@ def copy_scenarios(into: Path) -> int:
     return count
 
 
-def suite(folder: Path, workers: int) -> tuple[float, list[tuple[str, str]]]:
-    command = [sys.executable, "-m", "orav", "record", "-q", "--record-mode", "all"]
-    start = time.perf_counter()
+def suite(folder: Path, workers: int | None) -> tuple[float, float, list[tuple[str, str]], str]:
+    """The wall time, the CPU time (every process), the verdicts, and the workers orav chose
+    (``workers`` None)."""
+    command = [sys.executable, "-m", "orav", "record", "--record-mode", "all"]
+    command += ["-q", "--workers", str(workers)] if workers else []
+    start, cpu = time.perf_counter(), children_cpu()
     done = subprocess.run(
-        [*command, "--workers", str(workers)],
+        command,
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=TIMEOUT_SECONDS,
         check=False,
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
     if done.returncode not in (0, 1):
         sys.exit(f"--workers {workers}: exit {done.returncode}\n{done.stderr[-2000:]}")
     verdicts = re.findall(r"(\S+) +│ (\w+)", done.stdout)
-    return seconds, sorted(verdicts)
+    chose = re.search(r"orav: (\d+) workers? \((.*)\)", done.stderr)
+    return (
+        seconds,
+        cpu,
+        sorted(verdicts),
+        f"default: {chose[1]} ({chose[2]})" if chose else str(workers),
+    )
+
+
+def children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def main() -> None:
@@ -61,18 +77,20 @@ def main() -> None:
         folder = Path(temp)
         count = copy_scenarios(folder)
         print(f"{count} scenarios, {os.cpu_count()} cores")
-        print("| workers | wall time | speed-up | passed |")
-        print("| --- | --- | --- | --- |")
+        print(f"load average before: {os.getloadavg()[0]:.1f}")
+        print("| workers | wall time | speed-up | CPU (all processes) | passed |")
+        print("| --- | --- | --- | --- | --- |")
         serial = None
         for workers in WORKERS:
-            seconds, verdicts = suite(folder, workers)
+            seconds, cpu, verdicts, chose = suite(folder, workers)
             if serial is None:
                 serial = (seconds, verdicts)
             elif verdicts != serial[1]:
                 sys.exit(f"--workers {workers} gave other verdicts than the serial run")
             passed = sum(status in ("passed", "completed_with_errors") for _, status in verdicts)
             print(
-                f"| {workers} | {seconds:.1f} s | {serial[0] / seconds:.2f}x | {passed}/{count} |"
+                f"| {chose} | {seconds:.1f} s | {serial[0] / seconds:.2f}x | {cpu:.1f} s "
+                f"| {passed}/{count} |"
             )
 
 
