@@ -36,7 +36,7 @@ from orav.device import Device
 from orav.engine import Engine
 from orav.errors import DeviceError, Interrupted
 from orav.judges import Judge
-from orav.model import DeviceInfo, Scenario
+from orav.model import DeviceInfo, Heal, Scenario
 from orav.secrets import Shows, scenario_secrets
 from orav.watchdog import Deadline
 
@@ -91,6 +91,11 @@ class CassetteRecorder:
     def reused(self) -> int | None:
         """new_episodes: the decisions served from the old cassette (None in other modes)."""
         return self.agent.reused if isinstance(self.agent, ReusingAgent) else None
+
+    @property
+    def heals(self) -> tuple[Heal, ...]:
+        """new_episodes: the reused taps re-aimed on a changed screen."""
+        return tuple(self.agent.heals) if isinstance(self.agent, ReusingAgent) else ()
 
     @property
     def asked(self) -> int | None:
@@ -162,7 +167,10 @@ async def recording(
         held = [*secrets_of(scenario, agent), *_judge_secrets(judge), *filter(None, secrets)]
         kept = tuple(dict.fromkeys(held))
         writer_type = CassetteWriter if progress is None else _Watched
-        with writer_type.create(slot.path, header, overwrite=slot.overwrite, secrets=kept) as w:
+        typed = scenario_secrets(scenario)  # a secret typed whole is written as its stand-in
+        with writer_type.create(
+            slot.path, header, overwrite=slot.overwrite, secrets=kept, typed=typed
+        ) as w:
             if isinstance(w, _Watched):
                 w.progress = progress
                 if isinstance(progress, Shows):  # the console, scrubbed as the cassette

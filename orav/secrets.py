@@ -8,15 +8,16 @@ name the value it cannot see (orav types the value, ``orav.agents.answer``), ``R
 elsewhere. Text that looks secret is replaced too, known or not: ``sk-...`` API keys,
 ``Authorization`` header values and ``Bearer`` tokens.
 
-``Scrubber(secrets=(), named={})`` (``named``: value to stand-in) works on text and on the plain
-JSON data of a cassette line, so every event type, the header and JSON blobs get the same
-treatment:
+``Scrubber(secrets=(), named={}, typed={})`` (``named``: value to stand-in; ``typed``: the same,
+for secure typing alone) works on text and on the plain JSON data of a cassette line, so every
+event type, the header and JSON blobs get the same treatment:
 
 - ``text(s) -> str``: replaces known secrets by their stand-ins and secret-looking text;
 - ``data(obj) -> obj``: a copy where secure values are replaced (the ``text`` of a ``type_text``
-  action with ``secure: true`` and any ``password`` by ``REDACTED``; the ``value`` of an element
-  by ``•`` per character, see below), each such value is also registered as a secret, and every
-  other string is passed through ``text``;
+  action with ``secure: true`` by its stand-in in ``typed`` when it is exactly that secret, so
+  a re-record can type it again (``orav.cassette.follow``), else by ``REDACTED``, as is any
+  ``password``; the ``value`` of an element by ``•`` per character, see below), each such value
+  is also registered as a secret, and every other string is passed through ``text``;
 - ``messages(list) -> list``: a chat's messages with every text part through ``text`` (images
   are left alone: a secret's characters may occur in base64 by chance);
 - ``add(secret) -> bool``: registers a secret (at least ``MIN_SECRET_LENGTH`` characters:
@@ -46,6 +47,7 @@ from orav.model import Scenario, TypeText
 BULLET = "•"
 REDACTED = BULLET * 6
 PASSWORD = "{{password}}"  # the test password's stand-in in a model's prompt
+STAND_IN = re.compile(r"\{\{\w+\}\}")  # a named secret's stand-in: {{password}}, {{NAME}}
 MIN_SECRET_LENGTH = 4
 STRUCTURAL_KEYS = frozenset(
     {
@@ -83,8 +85,15 @@ class Shows(Protocol):
 class Scrubber:
     """Redacts and scrubs plain JSON data before it is written; remembers secrets it meets."""
 
-    def __init__(self, secrets: Iterable[str] = (), named: Mapping[str, str] = {}) -> None:
+    def __init__(
+        self,
+        secrets: Iterable[str] = (),
+        named: Mapping[str, str] = {},
+        typed: Mapping[str, str] = {},
+    ) -> None:
         self._secrets: dict[str, str] = {}  # each secret's stand-in
+        # A secret typed securely, as a whole, is written as its stand-in: {{password}}.
+        self._typed = {k: v for k, v in typed.items() if STAND_IN.fullmatch(v)}
         self._pattern: re.Pattern[str] | None = None
         self._prefixes: set[str] = set()  # each secret's first MIN_SECRET_LENGTH characters
         self._held: set[tuple[str, str]] = set()  # fields a secret was typed into
@@ -167,7 +176,7 @@ class Scrubber:
             secure = _secure_keys(node)
             masked = self._masked_value(node)
             return {
-                k: (BULLET * len(v) if k == masked else REDACTED)
+                k: (BULLET * len(v) if k == masked else self._stand_in(node, k))
                 if k in secure or k == masked
                 else self._scrub(v, k if isinstance(k, str) else None)
                 for k, v in node.items()
@@ -175,6 +184,13 @@ class Scrubber:
         if isinstance(node, list | tuple):
             return [self._scrub(value, key) for value in node]
         return node
+
+    def _stand_in(self, node: dict, key: str) -> str:
+        """What a secure value is written as: a secret typed whole, its stand-in in ``typed``;
+        anything else, ``REDACTED``."""
+        if key == "text" and node.get("kind") == "type_text":
+            return self._typed.get(node[key], REDACTED)
+        return REDACTED
 
     def _masked_value(self, node: dict) -> str | None:
         """``"value"`` when ``node`` is an element whose value is stored as bullets."""

@@ -246,7 +246,9 @@ async def _record(
         await close_agent(agent)
         if isinstance(judge, Closable) and judge is not agent:
             await judge.close()
-    return Recording(report, slot.path, recorder.secrets, recorder.reused, recorder.asked)
+    return Recording(
+        report, slot.path, recorder.secrets, recorder.reused, recorder.asked, recorder.heals
+    )
 
 
 def _uncancel() -> None:

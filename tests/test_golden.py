@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orav.agents.function import FunctionAgent
-from orav.cassette.rerun import heal_target
+from orav.cassette.follow import heal_target
 from orav.errors import InputError
 from orav.golden import find_scenario, repeat, rerun
 from orav.model import Decision, Done, Element, Frame, Observation, Target

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from perceive_screens import render
 
 from orav.model import Element, Frame, Observation
-from orav.perceive import changed, measure, raster, screen_id, screen_name, screen_state
+from orav.perceive import changed, measure, raster, screen_id, screen_name
 from orav.perceive.change import MIN_CHANGED_CELLS, _rasters, clear_rasters, tree_signature
 
 WORDS = (
@@ -124,7 +124,6 @@ def test_screen_identity_ignores_what_changes_on_one_screen():
     typed = render(("Inbox",), field_text="Ada")
     more = render(("Inbox",), field_text="Ada Lovelace")
     assert screen_id(typed) == screen_id(more)
-    assert screen_state(typed) != screen_state(more)  # a recorded decision may not hold
     keyboard = Element("AXKeyboard", frame=Frame(0, 553, 390, 291))
     up = attrs.evolve(typed, elements=(*typed.elements, keyboard))
     assert screen_id(up) == screen_id(typed)
@@ -134,13 +133,6 @@ def test_screen_identity_ignores_what_changes_on_one_screen():
     )
     assert screen_name(titled) == "Basket"
     assert screen_id(titled) != screen_id(cart)  # a heading is part of the identity
-
-
-def test_screen_state_counts_the_screenshot_only_without_a_tree_or_text():
-    inbox = render(("Inbox",))
-    assert "screenshot" not in screen_state(inbox)
-    bare = attrs.evolve(inbox, elements=())
-    assert screen_state(bare)["screenshot"] == inbox.screenshot.sha256
 
 
 def test_the_raster_hash_is_a_coarse_seen_before_key():

@@ -46,7 +46,6 @@ from orav.perceive import (
     measure,
     no_effect,
     screen_name,
-    screen_state,
     target_element,
 )
 from orav.perceive.occlusion import cover_at, on_top
@@ -91,7 +90,7 @@ def _clean_observations() -> list[Observation]:
                     recorded = Recorded(
                         **{a.name: getattr(observation, a.name) for a in fields(Observation)}
                     )
-                    found.setdefault(repr(screen_state(observation)), recorded)
+                    found.setdefault(repr(observation.elements), recorded)
     return list(found.values())
 
 

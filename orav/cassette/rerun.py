@@ -8,60 +8,31 @@ API::
     agent.walked                                  # each step's live screen and action
     agent.served, agent.asked                     # decisions served / asked of ``fallback``
 
-The n-th decision asked for is the n-th recorded one while the run is on the recorded path. The
-live screen must be the recorded one by the one screen identity (``orav.perceive.screen_id``),
-and a tap's target is re-resolved on the live screen by the one target rule
-(``orav.perceive.target_element``): as recorded; else by the recorded element's id alone, its
-label alone, then the control of the same role at its recorded position, never onto an
-element under a cover (``orav.perceive.occlusion``). Found any way but the
-first, the tap goes to the live element and the step is a ``Heal``; a target the recorded
-screen lacked too (an interruption's) is played as recorded: the engine recovers as it did. A
-screen that is not the recorded one, or a target found no way, is a ``Regression``: the run
-leaves the recorded path, and ``fallback`` (an LLM agent) decides from then on; without one the
-run ends there, failed, naming the step. A secret recorded as ``••••••`` is typed from the
-scenario's script, which holds it, when the script's step is what was recorded.
+The n-th decision asked for is the n-th recorded one while the run is on the recorded path, as
+long as it holds on the live screen by the one matcher the decision cache uses too
+(``orav.cassette.follow``): the recorded screen by the one screen identity, a tap's element
+re-found (as recorded; else by the recorded element's id, its label, then the control of its
+role at its recorded position, never under a cover), text into a field holding what it held,
+a secret typed again from its stand-in or the script. A tap re-aimed is a ``Heal``; a target
+the recorded screen lacked too (an interruption's) is played as recorded: the engine recovers
+as it did. A decision that does not hold is a ``Regression``: the run leaves the recorded
+path, and ``fallback`` (an LLM agent) decides from then on; without one the run ends there,
+failed, naming the step.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from orav.agents import Agent, AgentContext, model_of
-from orav.agents.scripted import ScriptedAgent
+from orav.cassette.follow import Missed, RecordedDecision, follow, recorded_decisions
 from orav.cassette.reader import Cassette
-from orav.cassette.redact import matches_redacted
-from orav.cassette.reuse import RecordedDecision, recorded_decisions
-from orav.codec import unstructure
-from orav.errors import AgentError
-from orav.model import (
-    Decision,
-    Done,
-    Element,
-    Observation,
-    RunReport,
-    Screenshot,
-    Tap,
-    Target,
-    show_action,
-)
-from orav.perceive import screen_id, screen_name
-from orav.perceive.assertions import show_target
-from orav.perceive.occlusion import Cover, cover_at, cover_of, modal_elements, reachable
-from orav.perceive.screens import is_control
-from orav.perceive.targets import target_element
-from orav.secrets import REDACTED
+from orav.model import Decision, Done, Heal, RunReport, Screenshot, show_action
+from orav.perceive import screen_name
 
-
-@frozen
-class Heal:
-    """A recorded tap whose target moved or was renamed, re-found on the live screen."""
-
-    step: int
-    recorded: str  # the target as recorded
-    live: str  # the element it was found as
-    by: str  # "id", "label" or "position"
+__all__ = ["Heal", "Regression", "Rerun", "RerunAgent", "Walked"]
 
 
 @frozen
@@ -79,8 +50,9 @@ class Regression:
     """Where the app no longer matches its cassette: a regression candidate.
 
     ``kind`` is ``screen`` (another screen than the recorded one), ``target`` (the tap's
-    element is not there any way), ``goal`` (every step held, the goal did not) or ``ended``
-    (an error ended the run first: at the launch, say).
+    element is not there any way, or a secret nothing types), ``field`` (text would go into a
+    field holding other text than recorded), ``goal`` (every step held, the goal did not) or
+    ``ended`` (an error ended the run first: at the launch, say).
     ``recorded`` and ``live`` are the screenshots of the recorded and the live screen."""
 
     step: int
@@ -130,9 +102,7 @@ class Rerun:
             played += f"; {self.judged} judgements served, {len(self.rejudged)} asked again"
         lines = [f"{self.cassette.name}: {self.status} ({self.report.status}, {played})"]
         lines += [f"  judged again (the screen changed): {claim!r}" for claim in self.rejudged]
-        lines += [
-            f"  healed step {h.step}: {h.recorded} is now {h.live} (by {h.by})" for h in self.heals
-        ]
+        lines += [f"  {heal}" for heal in self.heals]
         lines += [f"  regression at {r}" for r in self.regressions]
         ledger = self.report.side_effects
         if ledger is not None:
@@ -153,80 +123,6 @@ class Rerun:
                     path.write_bytes(shot.data)
                     written.append(path)
         return written
-
-
-def _holds_secret(decision: Decision) -> bool:
-    return REDACTED in repr(unstructure(decision.action))
-
-
-def heal_target(
-    recorded: Observation, live: Observation, target: Target
-) -> tuple[Element | None, str]:
-    """The live element ``target`` means and how it was found (``""``: as recorded), or
-    ``(None, "")``: as recorded, else by the recorded element's id, its label, its position.
-
-    A heal never picks an element under a cover (``orav.perceive.occlusion``): the screen's own
-    Delete under an alert is no heal of the alert's renamed answer. A target found as recorded
-    but covered live is played as recorded when no heal reaches anything and the cover is one
-    the engine clears (the keyboard, a banner) or was there when it was recorded."""
-    found = target_element(live, target)
-    if found is not None and reachable(live, found):
-        return found, ""
-    was = target_element(recorded, target)
-    named = _by_name(live, target, was, found)
-    if named is not None:
-        return named
-    cover = cover_of(live, found) if found is not None else None
-    placed = _by_position(recorded, live, was, cover) if was is not None else None
-    if placed is not None:
-        return placed, "position"
-    if found is not None and _played_covered(recorded, was, cover):
-        return found, ""
-    return None, ""
-
-
-def _by_name(
-    live: Observation, target: Target, was: Element | None, found: Element | None
-) -> tuple[Element, str] | None:
-    """The reachable live element (other than the covered ``found``) named by the target's id,
-    the recorded element's id, the target's label or the recorded element's label, and by
-    which."""
-    ids = (target.id, was.unique_id if was else None)
-    labels = (target.label, was.label if was else None)
-    for by, tries in (("id", ids), ("label", labels)):
-        for value in dict.fromkeys(v for v in tries if v):
-            healed = target_element(live, Target(**{by: value}))
-            if healed is not None and healed is not found and reachable(live, healed):
-                return healed, by
-    return None
-
-
-def _by_position(
-    recorded: Observation, live: Observation, was: Element, cover: Cover | None
-) -> Element | None:
-    """The innermost live control of the recorded element's role at its centre, under no
-    cover; never one of what covers the target, unless the target was a dialog's own answer."""
-    if was.frame.is_empty:
-        return None
-    over = () if cover is None or was in modal_elements(recorded.elements) else cover.elements
-    centre = was.frame.center
-    at = [
-        e
-        for e in live.elements
-        if e.role == was.role
-        and is_control(e)
-        and e.frame.contains(centre)
-        and cover_at(live, e, centre) is None
-        and e not in over
-    ]
-    return at[-1] if at else None  # the innermost in pre-order
-
-
-def _played_covered(recorded: Observation, was: Element | None, cover: Cover | None) -> bool:
-    """Whether the target found but covered live is played as recorded: the cover is one the
-    engine clears (not a modal), or the target was covered when it was recorded too."""
-    covered_then = was is not None and not reachable(recorded, was)
-    return cover is None or cover.kind != "modal" or covered_then
 
 
 class RerunAgent:
@@ -259,54 +155,14 @@ class RerunAgent:
         if index >= len(self._recorded):
             return await self._off(context, None, "goal", "the run to end", "the run went on")
         recorded = self._recorded[index]
-        decision, seen = recorded.decision, recorded.observation
-        if decision is None or seen is None:
-            return await self._off(context, recorded, "screen", "a recorded decision", "none")
-        live = context.observation
-        if screen_id(seen) != screen_id(live):
-            return await self._off(
-                context, recorded, "screen", screen_name(seen), screen_name(live)
-            )
-        if _holds_secret(decision):
-            return await self._secret(context, recorded, decision)
-        action = decision.action
-        if isinstance(action, Tap) and action.target is not None and action.x is None:
-            target = action.target
-            # A target absent from the recorded screen too was an interruption the engine
-            # recovered from before acting: the step is played as recorded, and recovers again.
-            if (target.label is not None or target.id is not None) and target_element(
-                seen, target
-            ) is not None:
-                element, by = heal_target(seen, live, target)
-                if element is None:
-                    return await self._off(
-                        context, recorded, "target", str(target), f"none on {screen_name(live)}"
-                    )
-                if by:
-                    healed = Target(label=element.label, id=element.unique_id)
-                    self.heals.append(Heal(context.step, str(target), show_target(element), by))
-                    decision = evolve(decision, action=evolve(action, target=healed))
+        held = await follow(recorded, context)
+        if isinstance(held, Missed):
+            kind = "target" if held.kind == "secret" else held.kind
+            return await self._off(context, recorded, kind, held.expected, held.found)
+        if held.heal is not None:
+            self.heals.append(held.heal)
         self.served += 1
-        return evolve(decision, call=None)
-
-    async def _secret(
-        self, context: AgentContext, recorded: RecordedDecision, was: Decision
-    ) -> Decision:
-        """A secret recorded as bullets (``was``) is typed from the scenario's script, where
-        it was written; the step holds when that is what was recorded."""
-        decision: Decision | None
-        try:
-            decision = await ScriptedAgent().decide(context)
-        except AgentError:
-            decision = None
-        if decision is None or not matches_redacted(
-            unstructure(was.action), unstructure(decision.action)
-        ):
-            return await self._off(
-                context, recorded, "target", "a secret the script types", "none in the script"
-            )
-        self.served += 1
-        return evolve(decision, call=None)
+        return held.decision
 
     def _note(
         self,

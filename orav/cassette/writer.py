@@ -29,7 +29,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Self
 
@@ -77,10 +77,13 @@ class CassetteWriter:
         *,
         overwrite: bool = False,
         secrets: Iterable[str] = (),
+        typed: Mapping[str, str] = {},
         fsync: bool = True,
     ) -> CassetteWriter:
         """Start a cassette at ``path`` with ``header``; an existing file is an InputError
-        unless ``overwrite``. ``secrets`` (API key, passwords) are scrubbed from every line."""
+        unless ``overwrite``. ``secrets`` (API key, passwords) are scrubbed from every line;
+        a secret of ``typed`` (value to stand-in) typed securely, whole, is written as its
+        stand-in (``{{password}}``), which a re-record fills in again."""
         path = Path(path)
         flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
         flags |= os.O_TRUNC if overwrite else os.O_EXCL
@@ -90,7 +93,7 @@ class CassetteWriter:
             raise InputError("cassette already exists; use --overwrite to replace it", str(path))
         except OSError as exc:
             raise InputError(f"cannot create cassette: {exc.strerror}", str(path)) from None
-        writer = cls(fd, path, Scrubber(secrets), fsync)
+        writer = cls(fd, path, Scrubber(secrets, typed=typed), fsync)
         try:
             writer._write_line(event_data(header))
             writer.sync()

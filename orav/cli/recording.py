@@ -381,6 +381,8 @@ class _Here:
                 f"{job.out}: {result.reused} decisions reused from the old cassette, "
                 f"{result.asked} asked of {name}"
             )
+            for heal in result.heals:
+                click.echo(f"  {heal}")
         elif result.reused is not None:
             click.echo(f"{job.out}: nothing to reuse: every decision was asked of {name}")
         write_reports(result, job.out)

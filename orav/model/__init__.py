@@ -44,7 +44,7 @@ from orav.model.fault import (
 from orav.model.geometry import Frame, Point
 from orav.model.judgement import Judged, Judgement
 from orav.model.observation import Observation, Screenshot, locate
-from orav.model.recording import Recording
+from orav.model.recording import Heal, Recording
 from orav.model.report import GOAL_MET, RunError, RunReport, RunStatus, Transition, Usage
 from orav.model.scenario import Credentials, Scenario
 from orav.model.step import Step
@@ -75,6 +75,7 @@ __all__ = [
     "FaultKind",
     "FileChange",
     "Frame",
+    "Heal",
     "InjectedFault",
     "Judged",
     "Judgement",

@@ -23,7 +23,7 @@ from orav.perceive.faults import (
     swallowed,
 )
 from orav.perceive.occlusion import Cover, cover_at, keyboard_frame, on_top, open_point, reachable
-from orav.perceive.screens import screen_id, screen_name, screen_state
+from orav.perceive.screens import screen_id, screen_name
 from orav.perceive.targets import action_point, near_miss, resolve, same_element, target_element
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "screen_digest",
     "screen_id",
     "screen_name",
-    "screen_state",
     "shows",
     "swallowed",
     "target_element",

@@ -1,8 +1,9 @@
 """Which screen an observation shows, and what to call it: the one screen identity.
 
 The engine names the screens a run visited, the explorer keys its map of the app, the report
-groups steps, and a re-record decides whether a recorded decision still holds: all of them
-ask this module, so a screen is the same screen everywhere.
+groups steps, and a rerun or a re-record decides whether a recorded decision still holds
+(``orav.cassette.follow``): all of them ask this module, so a screen is the same screen
+everywhere.
 
 - ``screen_id``: the app and what the platform calls the screen (``screen_title``): a Textual
   screen's class with its selected tab, an iOS navigation title, an alert's title. A screen
@@ -16,8 +17,6 @@ ask this module, so a screen is the same screen everywhere.
 - ``screen_name``: a name a person recognises: a Textual screen's title or class
   (``ProjectsScreen`` → "Projects") and tab, the navigation title, an alert's title, else a
   header, else the first label with letters in it.
-- ``screen_state``: everything a decision may depend on (values, focus, frames, text): equal
-  states mean a recorded decision can be reused as it is.
 """
 
 from __future__ import annotations
@@ -25,9 +24,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from typing import Any
 
-from orav.codec import unstructure
 from orav.model import Element, Observation
 from orav.perceive.identity import stable_id, steady
 from orav.perceive.roles import (
@@ -225,20 +222,3 @@ def _words(class_name: str) -> str:
     name = class_name.removesuffix("Screen") or class_name
     words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", name)
     return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else class_name
-
-
-def screen_state(observation: Observation) -> dict[str, Any]:
-    """Everything on screen a decision may depend on: what must be equal for a recorded
-    decision to hold on a live screen (a field holding other text asks for a new decision;
-    a tap by coordinates needs the same layout). The screenshot counts only when there is
-    neither a tree nor text."""
-    key: dict[str, Any] = {
-        "app": observation.app,
-        "app_running": observation.app_running,
-        "error": observation.error,
-        "text": observation.text,
-        "elements": unstructure(observation.elements),
-    }
-    if not observation.elements and observation.text is None and observation.screenshot:
-        key["screenshot"] = observation.screenshot.sha256
-    return key

@@ -41,9 +41,7 @@ class Revisit:
     def explain(self) -> str:
         head = f"{self.cassette.name} ({self.scenario}): {self.status}"
         lines = [head + (f": {self.reason}" if self.reason else "")]
-        lines += [
-            f"  healed step {h.step}: {h.recorded} is now {h.live} (by {h.by})" for h in self.heals
-        ]
+        lines += [f"  {heal}" for heal in self.heals]
         lines += [f"  regression at {r}" for r in self.regressions]
         return "\n".join(lines)
 
