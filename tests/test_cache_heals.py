@@ -13,68 +13,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cache_changes import ANSWERS, BOARD, CHANGES, KESTREL, PASSWORD, REPLACED, changed
 from command import orav
-from model_server import ModelServer, answer, serving
+from model_server import ModelServer, serving
 
 from orav.agents import AgentContext
 from orav.cassette import DecideEvent, read_cassette
 from orav.cassette.follow import Held, Missed, RecordedDecision, follow
 from orav.model import Decision, Element, Frame, Observation, Scenario, Tap, Target, TypeText
-
-APPS = Path(__file__).parent / "unseen_apps"
-KESTREL = APPS / "kestrel.yaml"
-BOARD = APPS / "kestrel_board.yaml"
-PASSWORD = "Tern-Harbour-42"
-
-ANSWERS = [
-    answer({"kind": "tap"}, "Email address"),
-    answer({"kind": "type_text", "text": "skipper@kestrel.example"}),
-    answer({"kind": "tap"}, "Passphrase"),
-    answer({"kind": "type_text", "text": "{{password}}"}),
-    answer({"kind": "tap"}, "Board"),
-    answer({"kind": "tap"}, "Oban to Craignure"),
-    answer({"kind": "tap"}, "Reserve a seat"),
-    answer({"kind": "done", "success": True, "summary": "A seat on the Oban crossing is held."}),
-]
-
-ROWS = (
-    "      - {role: AXCell, id: row_stornoway, label: Stornoway to Ullapool, frame: [0, 100, 390, 56]",
-    "      - {role: AXCell, id: row_oban, label: Oban to Craignure, frame: [0, 156, 390, 56]",
-)
-
-# How an app changes between releases, and the heals each must give (as `orav record` lists
-# them): the edit to Kestrel's model, then the heal lines.
-CHANGES = {
-    "moved": (
-        [("frame: [20, 330, 350, 50]", "frame: [20, 370, 350, 50]")],
-        ["healed step 5: #board is now #board (by moved)"],
-    ),
-    "renamed id": (
-        [("mariner_email", "contact_email")],
-        ["healed step 1: #mariner_email is now #contact_email (by label)"],
-    ),
-    "relabelled": (
-        [("label: Board", "label: Step aboard")],
-        ["healed step 5: #board is now #board (by id)"],
-    ),
-    "reordered": (
-        [
-            (ROWS[0], ROWS[0].replace("[0, 100,", "[0, 156,")),
-            (ROWS[1], ROWS[1].replace("[0, 156,", "[0, 100,")),
-        ],
-        ["healed step 6: #row_oban is now #row_oban (by moved)"],
-    ),
-}
-
-
-def changed(tmp_path: Path, edits: list[tuple[str, str]]) -> Path:
-    text = KESTREL.read_text()
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new)
-    path = tmp_path / "kestrel.yaml"
-    path.write_text(text)
-    return path
 
 
 def record(server: ModelServer, out: Path, app: Path, *more: str):
@@ -146,7 +92,7 @@ def test_a_change_rerun_heals_is_healed_with_no_model_call(recorded: Path, tmp_p
 def test_a_screen_nothing_heals_is_asked_again_from_there_on(recorded: Path, tmp_path: Path):
     """The crossings become a timetable (another screen): the model is asked from step 6 on,
     and the rerun names the same step as a regression."""
-    app = changed(tmp_path, [("title: Crossings today", "title: Timetable")])
+    app = changed(tmp_path, REPLACED)
     out = tmp_path / "board.cassette"
     shutil.copy(recorded, out)
     with serving() as server:
