@@ -43,6 +43,10 @@ CRASH_TAIL = 8000
 # The least a settle waits: the recovery ladder's floor (``Attempt.LADDER``), so a
 # change the app makes one frame after an action is never missed.
 SETTLE_FLOOR = 0.05
+# The longest a launch waits for the app to be ready: an interpreter importing Textual and
+# the app, or an app composing its first screen, on a busy machine (a launch returns as soon
+# as the app is ready; a start that hangs fails here, not at a call's ``timeout``).
+START_SECONDS = 30.0
 
 
 class TextualCalls:

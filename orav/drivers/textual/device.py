@@ -13,7 +13,7 @@ import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from orav.drivers.textual.calls import TextualCalls
+from orav.drivers.textual.calls import START_SECONDS, TextualCalls
 from orav.drivers.textual.companion.host import Failed, Host, load_app
 from orav.drivers.textual.spec import parse_spec
 from orav.errors import DeviceError, InputError
@@ -107,17 +107,18 @@ class TextualDevice(TextualCalls):
         arguments: Sequence[str] = (),
         environment: Mapping[str, str] | None = None,
     ) -> None:
-        """Start a fresh app unless one is running (as idb launches: foreground if running)."""
+        """Start a fresh app unless one is running (as idb launches: foreground if running):
+        until the app is ready, at most ``START_SECONDS`` (a busy machine), or ``timeout``
+        when that is longer."""
         if arguments or environment:
             raise self._ios_only("launch with arguments or an environment")
+        bound = max(START_SECONDS, self.timeout)
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(bound):
                 await self.host.launch()
         except TimeoutError:
             await self.host.stop(self.timeout)
-            raise DeviceError(
-                f"textual app {self.name} did not start within {self.timeout:g} s"
-            ) from None
+            raise DeviceError(f"textual app {self.name} did not start within {bound:g} s") from None
         except Failed as exc:
             raise DeviceError(f"textual app {self.name} failed to start: {exc}") from None
 

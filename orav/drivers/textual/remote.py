@@ -31,7 +31,7 @@ from typing import Any, Self
 import attrs
 
 from orav.codec import JSONRefused, parse_json
-from orav.drivers.textual.calls import TextualCalls
+from orav.drivers.textual.calls import START_SECONDS, TextualCalls
 from orav.drivers.textual.companion import HERE, PROTOCOL
 from orav.drivers.textual.companion.session import Refused
 from orav.drivers.textual.spec import parse_spec
@@ -51,7 +51,6 @@ BOOTSTRAP = (
 )
 STDERR_KEPT = 256 * 1024  # bytes of the companion's stderr kept (its end)
 LINE_LIMIT = 64 * 1024 * 1024  # the longest answer read (a huge screen's look)
-START_SECONDS = 30.0  # an interpreter importing Textual and the app, on a busy machine
 
 
 class RemoteTextualDevice(TextualCalls):
@@ -316,12 +315,12 @@ class RemoteTextualDevice(TextualCalls):
         environment: Mapping[str, str] | None = None,
     ) -> None:
         """Start a fresh app unless one is running (a new companion when the last one is gone).
-        The app may take twice ``timeout`` to start in its own interpreter."""
+        The app may take ``START_SECONDS`` to be ready (a busy machine)."""
         if arguments or environment:
             raise self._ios_only("launch with arguments or an environment")
         await self.start()
         try:
-            await self._call("launch", {}, takes=self.timeout)
+            await self._call("launch", {}, takes=max(START_SECONDS - self.timeout, 0.0))
         except Refused as exc:
             raise DeviceError(f"textual app {self.name} failed to start: {exc}") from None
 
