@@ -25,7 +25,7 @@ from typing import Any
 
 from attrs import evolve, fields, frozen
 
-from orav.agents import Agent, Closable, close_agent
+from orav.agents import Agent, AgentContext, Closable, close_agent
 from orav.cassette.clock import ReplayClock
 from orav.cassette.events import Event, ReportEvent
 from orav.cassette.judgements import ComparingJudge, JudgementDiff, ReplayJudge
@@ -40,7 +40,7 @@ from orav.device import Device
 from orav.engine import Engine
 from orav.errors import InputError, Interrupted, ReplayDivergence
 from orav.judges import Judge
-from orav.model import Assert, Recording, RunReport, Scenario
+from orav.model import Assert, Decision, Done, Recording, RunReport, Scenario
 from orav.recorder import recording
 from orav.sandbox import WorldOptions
 from orav.specs import DEFAULT_DEVICE, default_judge, open_device, resolve_app
@@ -249,6 +249,41 @@ async def _record(
     return Recording(
         report, slot.path, recorder.secrets, recorder.reused, recorder.asked, recorder.heals
     )
+
+
+class _Glance:
+    """The agent of a first look: it acts on nothing and gives up at once."""
+
+    name = "first-look"
+
+    async def decide(self, context: AgentContext) -> Decision:
+        done = Done(success=False, summary="a first look only: nothing was done")
+        return Decision(action=done, reasoning="orav validate looks at the first screen only")
+
+
+async def first_look(
+    scenario: Scenario,
+    device: str | Device = DEFAULT_DEVICE,
+    *,
+    judge: Judge | None = None,
+    world: WorldOptions | None = None,
+) -> RunReport:
+    """A run of ``scenario`` on ``device`` that stops at its first look (the app launched, the
+    preconditions done) and acts on nothing, recorded nowhere: its report's ``warnings`` name
+    the success criteria that already hold there (a pass would prove nothing the run did), as
+    a run's report does; its ``errors`` say why the app could not be brought there. A
+    precondition in words needs ``judge``; a criterion in words is not judged (no call is paid
+    for a look)."""
+    if isinstance(device, str):
+        scenario = resolve_app(device, scenario)
+    words = [a.claim for a in scenario.preconditions if isinstance(a, Assert) and a.claim]
+    if words and judge is None:
+        what = f"precondition {words[0]!r} is a claim in words: give a judge (--judge)"
+        raise InputError(f"scenario {scenario.name!r}: {what}", "--judge")
+    if not isinstance(device, str):
+        return await Engine(device, _Glance(), judge=judge).run(scenario)
+    async with open_device(device, scenario, world=world or WorldOptions()) as live:
+        return await Engine(live, _Glance(), judge=judge).run(scenario)
 
 
 def _uncancel() -> None:

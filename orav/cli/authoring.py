@@ -5,24 +5,40 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from orav.cli.flags import expanded
+from orav.cli.flags import expanded, judge_option, make_judge
 from orav.cli.group import cli
 from orav.errors import DeviceError, InputError, OravError
+
+if TYPE_CHECKING:
+    from orav.judges import Judge
+    from orav.model import Scenario
 
 
 @cli.command()
 @click.argument("scenarios", nargs=-1, required=True, type=click.Path(path_type=Path))
-def validate(scenarios: tuple[Path, ...]) -> None:
+@click.option(
+    "--device",
+    default=None,
+    metavar="SPEC",
+    help="Also start each scenario's app on this device (as `orav record --device` names it), "
+    "take its first look after the preconditions and warn of each success criterion that "
+    "already holds there: a pass would prove nothing (docs/scenarios.md).",
+)
+@judge_option
+def validate(scenarios: tuple[Path, ...], device: str | None, judge_spec: str | None) -> None:
     """Check scenario files and app models (by their keys or `kind: app`, linted too) without
     running them (each bad one is reported; exit 2 if any). A folder means every YAML file
-    under it; a glob its matches."""
+    under it; a glob its matches. With --device, each scenario's app is started for its first
+    look too."""
     from orav.model import Done
     from orav.scenario_loader import load_scenario
     from orav.sim.lint import check_app_model, looks_like_app_model
 
+    judge = make_judge(judge_spec)
     bad = 0
     for path in expanded(scenarios, (".yaml", ".yml")):
         try:
@@ -37,14 +53,32 @@ def validate(scenarios: tuple[Path, ...]) -> None:
                     click.echo(f"{path}: ok (app {model.name}, {len(model.screens)} screens)")
                 continue
             scenario = load_scenario(path)
+            warnings = _first_look(path, scenario, device, judge) if device else ()
         except OravError as exc:
             click.echo(f"orav: error: {exc}", err=True)
             bad += 1
             continue
         steps = sum(not isinstance(d.action, Done) for d in scenario.script)  # done is no step
         click.echo(f"{path}: ok ({scenario.name}, {steps} scripted steps)")
+        for warning in warnings:
+            click.echo(f"{path}: warning: {warning}", err=True)
     if bad:
         sys.exit(2)
+
+
+def _first_look(
+    path: Path, scenario: Scenario, device: str, judge: Judge | None
+) -> tuple[str, ...]:
+    """The warnings of ``scenario``'s first look on ``device`` (``orav.session.first_look``);
+    an error naming the file when the app could not be brought there."""
+    import asyncio
+
+    from orav.session import first_look
+
+    report = asyncio.run(first_look(scenario, device, judge=judge))
+    if report.errors:
+        raise InputError(f"the first look: {report.errors[0].error}", str(path))
+    return report.warnings
 
 
 @cli.command()

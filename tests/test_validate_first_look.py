@@ -1,0 +1,112 @@
+"""`orav validate --device SPEC`: the app started, its first look taken (after the
+preconditions, as a run's), and a warning for each success criterion that already holds there
+(a pass would prove nothing); without a device validate stays static and starts nothing.
+Proven on a pottery studio's booking app the code never saw, and on the planner (Textual)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from command import orav
+
+# An app the code never saw: a studio's front page, a kiln's firing slots behind a button.
+KILN = """\
+name: Kiln
+bundle_id: studio.kiln.booking
+start: front
+screens:
+  front:
+    title: Studio
+    elements:
+      - {role: AXStaticText, id: open_today, label: Open studio today, frame: [20, 110, 350, 40]}
+      - {role: AXButton, id: book_firing, label: Book a firing, frame: [20, 180, 350, 50],
+         on_tap: [{to: slots}]}
+  slots:
+    title: Firing slots
+    elements:
+      - {role: AXStaticText, id: slot_list, label: Bisque firing Tuesday, frame: [20, 110, 350, 40]}
+      - {role: AXButton, id: reserve, label: Reserve the bisque slot, frame: [20, 180, 350, 50],
+         on_tap: [{to: reserved}]}
+  reserved:
+    title: Reserved
+    elements:
+      - {role: AXStaticText, id: confirmation, label: Your pots go in on Tuesday,
+         frame: [20, 110, 350, 40]}
+"""
+
+# One criterion holds on the front page already (it tests nothing), the other does not.
+HALF_VACUOUS = """\
+name: reserve_a_firing
+app: studio.kiln.booking
+goal: Reserve the bisque firing slot.
+success_criteria:
+  - {target: {label: Open studio today}, condition: visible}
+  - {target: {id: confirmation}, condition: visible}
+"""
+
+# The first look is the one after the preconditions: the slots page, where both criteria hold.
+AFTER_PRECONDITIONS = """\
+name: slots_shown
+app: studio.kiln.booking
+goal: See the firing slots.
+preconditions:
+  - {kind: tap, target: {id: book_firing}}
+success_criteria:
+  - {target: {id: slot_list}, condition: visible}
+  - {target: {id: book_firing}, condition: absent}
+"""
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    app = tmp_path / "kiln.yaml"
+    app.write_text(KILN)
+    half = tmp_path / "reserve.yaml"
+    half.write_text(HALF_VACUOUS)
+    after = tmp_path / "slots.yaml"
+    after.write_text(AFTER_PRECONDITIONS)
+    return app, half, after
+
+
+def test_without_a_device_validate_is_static_and_warns_of_nothing(tmp_path: Path) -> None:
+    _, half, after = _files(tmp_path)
+    done = orav("validate", half, after)
+    assert done.returncode == 0, done.stderr
+    assert "warning" not in done.stdout + done.stderr
+    assert f"{half}: ok (reserve_a_firing, 0 scripted steps)" in done.stdout
+
+
+def test_a_criterion_that_holds_on_the_first_look_is_a_warning(tmp_path: Path) -> None:
+    app, half, after = _files(tmp_path)
+    done = orav("validate", half, after, "--device", f"sim:{app}")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    # only the criterion that holds on the front page is named; the confirmation is not
+    (one,) = [line for line in lines if line.startswith(f"{half}: warning:")]
+    assert "already held before the first action" in one and "'Open studio today'" in one
+    assert "confirmation" not in one
+    # after the precondition's tap: both hold on the slots page, so a pass proves nothing
+    (both,) = [line for line in lines if line.startswith(f"{after}: warning:")]
+    assert "every success criterion already held" in both
+    assert "#slot_list" in both and "#book_firing" in both
+    assert f"{half}: ok" in done.stdout and f"{after}: ok" in done.stdout
+
+
+def test_a_scenario_the_device_cannot_bring_to_its_first_look_is_an_error(tmp_path: Path) -> None:
+    app, _, _ = _files(tmp_path)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(AFTER_PRECONDITIONS.replace("id: book_firing}}", "id: book_a_kiln}}"))
+    done = orav("validate", broken, "--device", f"sim:{app}")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"orav: error: {broken}: the first look: precondition tap #book_a_kiln")
+    assert "Traceback" not in done.stderr
+
+
+def test_the_planner_navigation_criteria_hold_on_its_home_screen() -> None:
+    scenario = Path(__file__).resolve().parent.parent / "orav/scenarios/planner/navigation.yaml"
+    app = "orav.demo.planner:PlannerApp?seed=demo&today=2026-11-23"
+    done = orav("validate", scenario, "--device", f"textual:{app}")
+    assert done.returncode == 0, done.stderr
+    (warning,) = [line for line in done.stderr.splitlines() if ": warning:" in line]
+    assert "every success criterion already held" in warning
+    assert "#open_settings" in warning and "#week_start" in warning
