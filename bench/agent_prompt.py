@@ -18,12 +18,33 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from attrs import evolve
+
 from orav.agents import AgentContext
 from orav.agents.answer import parse_answer
 from orav.agents.openai import OpenAIAgent
-from orav.agents.prompt import build_messages, encode_tree, screen_of, screenshot_data_url
+from orav.agents.prompt import (
+    build_messages,
+    encode_tree,
+    screen_of,
+    screenshot_data_url,
+    state_line,
+    user_text,
+)
 from orav.drivers.accessibility import parse_elements
-from orav.model import DeviceInfo, Fault, Observation, Scenario, Screenshot
+from orav.model import (
+    ActionResult,
+    Decision,
+    DeviceInfo,
+    Fault,
+    Observation,
+    Scenario,
+    Screenshot,
+    Tap,
+    Target,
+    Verification,
+)
+from orav.model.step import Step
 from orav.sim import DEMO_APP, AppState, load_app_model
 from orav.sim.accessibility import describe_all
 from orav.sim.render import encode
@@ -181,6 +202,27 @@ def main() -> None:
         print(
             f"  screenshot {width}x{height} -> points  {fresh_ms:8.1f} ms fresh, "
             f"{cached_us:.1f} us same screen; data URL {len(url)} chars"
+        )
+    print()
+    print("the running state line (seed 000's state) in the user prompt, ~4 characters a token")
+    screens = list(states)
+    for steps in (1, 12, 40):
+        history = tuple(
+            Step(
+                i,
+                screens[i % len(screens)],
+                Decision(Tap(target=Target(id=f"control_{i}"))),
+                ActionResult(ok=i % 7 != 0),
+                Verification(changed=True),
+            )
+            for i in range(1, steps + 1)
+        )
+        turn = evolve(context, step=steps + 1, history=history)
+        text, _ = user_text(turn, 8, screen)
+        line = state_line(turn)
+        print(
+            f"  {steps:>2} steps before: {len(text) - len(line) - 1:>6} chars, with the state "
+            f"{len(text):>6} (+{len(line) + 1} chars, ~{(len(line) + 1) // 4} tokens)"
         )
     decide_ms, bare_ms = asyncio.run(decide_overhead(context))
     print(f"  decide() vs instant loopback      {decide_ms:8.2f} ms")

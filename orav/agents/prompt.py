@@ -21,8 +21,9 @@ from attrs import frozen
 from orav.agents import AgentContext
 from orav.agents.family import Unit
 from orav.agents.space import Space, space_for
-from orav.model import Assert, Element, Frame, Observation, Screenshot, show_action
+from orav.model import Assert, Element, Frame, Observation, RunningState, Screenshot, show_action
 from orav.model.step import Step
+from orav.perceive.screens import screen_name
 from orav.secrets import PASSWORD
 
 SYSTEM_PROMPT = f"""\
@@ -270,6 +271,29 @@ def _memory(history: Sequence[Step]) -> list[str]:
     return out
 
 
+MAX_STATE_SCREENS = 12  # the screens named in the state line: the last ones first seen
+MAX_STATE_FAILURES = 5  # the failed steps it names: the latest
+
+
+def state_line(context: AgentContext) -> str:
+    """The running state in one line (``orav.model.RunningState``): where the run stands, the
+    screens it has seen (the latest few named), its moves between them and failed steps."""
+    history = context.history
+    screens = [step.screen for step in history] + [screen_name(context.observation)]
+    failed = [step for step in history if not step.result.ok]
+    state = RunningState.of(screens, steps=len(history), errors=[str(s.index) for s in failed])
+    visited = state.screens_visited
+    named = ", ".join(_quote(s) for s in visited[-MAX_STATE_SCREENS:])
+    more = f"{len(visited) - MAX_STATE_SCREENS} more, " if len(visited) > MAX_STATE_SCREENS else ""
+    latest = ", ".join(state.errors_encountered[-MAX_STATE_FAILURES:])
+    errors = f"{len(failed)} failed steps (latest: {latest})" if failed else "no failed step"
+    return (
+        f"State: on {_quote(state.current_screen)} after {state.steps_taken} steps; "
+        f"{len(visited)} screens seen ({more}{named}), {state.coverage.paths_explored} moves "
+        f"between them; {errors}."
+    )
+
+
 def user_text(
     context: AgentContext, history: int, screen: Screen | None, space: Space | None = None
 ) -> tuple[str, dict]:
@@ -284,6 +308,8 @@ def user_text(
         )
     out.append(f"Permission dialogs: {scenario.permissions}.")
     out.append(f"Step {context.step} of at most {scenario.max_steps}.")
+    if context.history:
+        out.append(state_line(context))
     recent = context.history[-history:] if history > 0 else ()
     if recent:
         out.append("Recent steps:")

@@ -47,8 +47,9 @@ def demo(out: Path, quiet: bool, verbose: int) -> None:
             progress_console(), max_steps=scenario.max_steps, label=scenario.name, verbosity=loud
         )
         result = recorded(session.record(scenario, cassette, overwrite=True, progress=progress))
-        write_json(result.report, cassette.with_suffix(".report.json"), secrets=result.secrets)
         run = read_run(cassette)
+        path = cassette.with_suffix(".report.json")
+        write_json(result.report, path, secrets=result.secrets, run=run)
         runs.append((run, write_html(run)))
         rows.append((result.report, cassette, asyncio.run(session.replay(cassette))))
     print_reports(rows)

@@ -528,6 +528,9 @@ def write_reports(result: Recording, out: Path) -> str:
     """The JSON and HTML reports beside a recorded cassette; the lines that name the files."""
     from orav.report import write_json
     from orav.report.html import write_html
+    from orav.report.timeline import read_run
 
-    report = write_json(result.report, out.with_suffix(".report.json"), secrets=result.secrets)
-    return f"cassette: {out}\nreport:   {report}\nhtml:     {write_html(out)}"
+    run = read_run(out)
+    path = out.with_suffix(".report.json")
+    report = write_json(result.report, path, secrets=result.secrets, run=run)
+    return f"cassette: {out}\nreport:   {report}\nhtml:     {write_html(run)}"

@@ -46,6 +46,7 @@ from orav.model.judgement import Judged, Judgement
 from orav.model.observation import Observation, Screenshot, locate
 from orav.model.recording import Heal, Recording
 from orav.model.report import GOAL_MET, RunError, RunReport, RunStatus, Transition, Usage
+from orav.model.running_state import RunningState
 from orav.model.scenario import Credentials, Scenario
 from orav.model.step import Step
 
@@ -89,6 +90,7 @@ __all__ = [
     "RunError",
     "RunReport",
     "RunStatus",
+    "RunningState",
     "Scenario",
     "ScreenCoverage",
     "ScreenTransition",

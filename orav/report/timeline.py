@@ -144,6 +144,7 @@ class Conclusion:
     decision: Decision | None = None
     screenshot: Screenshot | None = None
     state: str = ""
+    tree: tuple[Element, ...] = ()  # the accessibility tree of ``screenshot``
 
     @property
     def done(self) -> Done | None:
@@ -192,7 +193,7 @@ def read_run(path: str | Path) -> RunView:
         report=cassette.report(),
         setup=tuple(walk.setup),
         timeline=tuple(walk.timeline),
-        conclusion=Conclusion(walk.ending, walk.screenshot, walk.state),
+        conclusion=Conclusion(walk.ending, walk.screenshot, walk.state, walk.tree),
         transitions=tuple(walk.transitions),
         errors=tuple(walk.errors),
         truncated=cassette.truncated,
