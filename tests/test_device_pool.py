@@ -4,7 +4,6 @@ out of the pool and its run moved to another; the workers a suite gets when none
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import socket
@@ -115,10 +114,12 @@ def test_the_pool_comes_from_flags_or_the_config_file(tmp_path: Path):
 
 
 def test_workers_default_to_what_the_machine_or_the_pool_can_run():
-    cores = len(os.sched_getaffinity(0))
-    assert default_workers(["sim"], 100)[0] == min(cores, 64)
-    assert default_workers(["sim"], 1)[0] == 1  # never more than the runs
-    assert default_workers(["textual:app:App"], 100)[0] == min(cores, 64)
+    idle = default_workers(["sim"], 100, cores=8, load=0.2)
+    assert idle == (8, "8 cores at load 0.2, each worker with a simulator of its own")
+    assert default_workers(["sim"], 100, cores=8, load=5.4)[0] == 3  # the cores others leave
+    assert default_workers(["sim"], 100, cores=2, load=14.0)[0] == 1
+    assert default_workers(["sim"], 3, cores=8, load=0.0)[0] == 3  # never more than the runs
+    assert default_workers(["textual:app:App"], 100, cores=4, load=0.0)[0] == 4
     assert default_workers(["idb:a:1", "idb:b:2", "idb:c:3"], 100) == (
         3,
         "one per device of the pool of 3",

@@ -213,20 +213,31 @@ def device_pool(given: Sequence[str], config: Config) -> list[str]:
     return found
 
 
-def default_workers(pool: Sequence[str], jobs: int) -> tuple[int, str]:
+def default_workers(
+    pool: Sequence[str], jobs: int, *, cores: int | None = None, load: float | None = None
+) -> tuple[int, str]:
     """How many runs at once when ``--workers`` is not given, and why: one per device of a
-    pool; one per core for a device each run starts for itself (``sim``, ``textual:``),
-    whose work is the machine's CPU; else one (a single device of the user's). Never more
-    than the runs."""
+    pool; for a device each run starts for itself (``sim``, ``textual:``), whose work is the
+    machine's CPU, one per core that is free (the cores this process may use, less the load
+    average of the last minute: a worker costs an orav process of its own, ~2 s of CPU, which
+    a busy machine pays for with the runs' own time); else one (a single device of the
+    user's). Never more than the runs."""
+    import math
     import os
 
     if len(pool) > 1:
         count, why = len(pool), f"one per device of the pool of {len(pool)}"
     elif pool[0].split(":")[0] in ("sim", "textual") or pool[0].startswith("textual+"):
-        usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-        count = len(usable) if usable else os.cpu_count() or 1
+        if cores is None:
+            usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+            cores = len(usable) if usable else os.cpu_count() or 1
+        load = os.getloadavg()[0] if load is None and hasattr(os, "getloadavg") else load or 0.0
+        count = max(1, cores - math.ceil(load - 0.5))
         kind = "simulator" if pool[0].startswith("sim") else "Textual app"
-        why = f"{count} core{'s' * (count > 1)}, each worker with a {kind} of its own"
+        why = (
+            f"{cores} core{'s' * (cores > 1)} at load {load:.1f}, "
+            f"each worker with a {kind} of its own"
+        )
     else:
         count, why = 1, f"one device, {pool[0]}"
     return max(1, min(count, jobs, 64)), why

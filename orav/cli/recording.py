@@ -104,8 +104,8 @@ if TYPE_CHECKING:
     type=click.IntRange(1, 64),
     default=None,
     help="Record this many scenarios at once, each in its own process with its own simulator "
-    "(or device of the pool). Default: one per core for sim and textual: devices, one per "
-    "device of a pool, else 1 (said on stderr).",
+    "(or device of the pool). Default: one per free core (cores less the load average) for "
+    "sim and textual: devices, one per device of a pool, else 1 (said on stderr).",
 )
 @click.option(
     "--retries",
