@@ -99,6 +99,7 @@ from orav.perceive.assertions import (
     taps_focused_field,
 )
 from orav.perceive.deeds import step_deed
+from orav.perceive.identity import Place, ticked, with_ticks
 from orav.provision import crash_report, install, launch
 from orav.settling import settle
 from orav.tally import Tally, goal_name
@@ -215,6 +216,8 @@ class _Run:
         self.deed: Deed | None = None  # the last step's, when it was one
         self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
         self._swallowed: tuple[str, str] | None = None  # the last input a modal took, and it
+        self._quiet: Observation | None = None  # the last look, while no input followed it
+        self._ticking: frozenset[Place] = frozenset()  # where values were seen ticking
 
     def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
         transition = Transition(machine, source, event, target, self.step)
@@ -531,6 +534,7 @@ class _Run:
             self.writer.write(
                 RecoveryBeginEvent(self.recovery_step, fault.kind, fault.note, set_aside)
             )
+        self._quiet = None  # the remedies' inputs
         outcome = await recover(
             fault,
             device=self.device,
@@ -545,7 +549,8 @@ class _Run:
         self.account(fault, outcome, report)
         before = self.seen
         # ``previous`` stays the last screen the test saw: what an interruption interrupted.
-        self.observation = outcome.observation
+        looked = outcome.observation
+        self.observation = with_ticks(looked, self._ticking) if looked is not None else None
         asked, self.asked = self.asked, False
         if asked:
             self.asked_for(before, outcome)
@@ -660,6 +665,17 @@ class _Run:
             return Observation(app=self.scenario.app, app_running=None, error=str(exc))
         if not self.first_seen:
             self.first_seen = observation.taken_at
+        return self.ticks(observation)
+
+    def ticks(self, observation: Observation) -> Observation:
+        """``observation`` with the values seen ticking marked (``orav.perceive.identity``):
+        a look after another with no input between them shows which values change by
+        themselves (a settle's looks, a check's, the end of a wait); once seen, marked on
+        every look after."""
+        if self._quiet is not None:
+            self._ticking |= ticked(self._quiet, observation)
+        observation = with_ticks(observation, self._ticking)
+        self._quiet = observation
         return observation
 
     async def holds(self, assertion: Assert, seen: Observation, step: int = -1) -> tuple[bool, str]:
@@ -702,6 +718,7 @@ class _Run:
         if isinstance(action, Wait):
             await self.clock.sleep(action.seconds)
             return ActionResult()
+        self._quiet = None  # an input: the next look may differ by it
         return await self.device.perform(action)
 
     # --- the report -------------------------------------------------------------------------

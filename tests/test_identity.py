@@ -33,9 +33,10 @@ from orav.model import (
     Scenario,
     Tap,
     Target,
+    Wait,
 )
-from orav.perceive import resolve, screen_id, target_element
-from orav.perceive.identity import element_key, steady
+from orav.perceive import look_key, resolve, screen_id, target_element
+from orav.perceive.identity import TICKS, element_key, steady, steady_label, ticked, with_ticks
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 
@@ -226,4 +227,65 @@ async def test_a_check_reads_the_screen_as_it_is_when_it_is_made(tmp_path):
         agent=FunctionAgent(slow),
     )
     assert not run.report.errors, run.report.errors
+    assert (await replay(run.cassette)).faithful
+
+
+# --- a value seen ticking between two looks with no input (item 3, its second half) ---------
+
+counts = st.integers(0, 10**9)
+
+
+@given(words, counts, counts, words)
+def test_a_number_that_changed_alone_between_two_quiet_looks_ticks(before, one, two, after):
+    """Whatever the words around it, a number that changed by itself in one place makes its
+    element tick: its identity and the screen's stay, the numbers written ``#``."""
+    frame = Frame(2, 3, 20, 1)
+    first = Observation((Element("AXStaticText", f"{before} {one} {after}", frame=frame),))
+    second = Observation((Element("AXStaticText", f"{before} {two} {after}", frame=frame),))
+    places = ticked(first, second)
+    assert len(places) == (one != two)
+    marked_first, marked_second = with_ticks(first, places), with_ticks(second, places)
+    if one != two:
+        assert element_key(marked_first.elements[0]) == element_key(marked_second.elements[0])
+        assert look_key(marked_first) == look_key(marked_second)
+
+
+@given(words, words, counts)
+def test_words_that_changed_by_themselves_are_no_value(one, two, count):
+    frame = Frame(2, 3, 20, 1)
+    first = Observation((Element("AXStaticText", f"{one} {count}", frame=frame),))
+    second = Observation((Element("AXStaticText", f"{two} {count + 1}", frame=frame),))
+    assert bool(ticked(first, second)) == (one == two)
+
+
+async def test_pegels_counters_tick_and_its_pump_is_named(tmp_path):
+    """Pegel's counters count in no shape orav knows. A wait ends with a look after one with no
+    input between: they change by themselves, so they tick from then on (the screen is the
+    same screen, the counter the same element), while "Pumpe 3", unchanged, keeps its 3."""
+    seen: list[Observation] = []
+
+    async def watch(context: AgentContext) -> Action:
+        seen.append(context.observation)
+        if context.step < 3:
+            return Wait(0.4)
+        return Done(success=True, summary="watched")
+
+    scenario = Scenario(name="pegel", app="pegel", goal="watch", max_steps=4)
+    run = await record(
+        scenario,
+        tmp_path / "pegel.cassette",
+        device="textual:unseen_apps.pegel:Pegel",
+        agent=FunctionAgent(watch),
+    )
+    assert run.report.goal_met, run.report
+    _, second, third = seen
+    counter = [next(e for e in look.elements if e.unique_id == "anfragen") for look in seen]
+    assert counter[1].label != counter[2].label  # it went on counting
+    assert TICKS not in counter[0].traits and TICKS in counter[1].traits
+    assert element_key(counter[1]) == element_key(counter[2])
+    liter = [next(e for e in look.elements if (e.label or "").startswith("Liter")) for look in seen]
+    assert TICKS in liter[2].traits and steady_label(liter[2]) == "Liter #"
+    pump = next(e for e in third.elements if e.unique_id == "pumpe")
+    assert TICKS not in pump.traits and steady_label(pump) == "Pumpe 3"
+    assert look_key(second) == look_key(third)
     assert (await replay(run.cassette)).faithful

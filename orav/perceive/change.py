@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from attrs import field, frozen
 
 from orav.model import Element, Frame, Observation, Screenshot
+from orav.perceive.identity import TICKS, steady_label
 from orav.perceive.roles import PROGRESS_ROLES, is_text_field
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ MIN_CHANGED_CELLS = 2
 # Volatile frames are masked with this margin (points): antialiasing bleeds past a frame.
 MASK_MARGIN_POINTS = 1.0
 # Traits of elements that change on their own (besides progress indicators); masked.
-VOLATILE_TRAITS = frozenset({"updatesFrequently", "updates_frequently", "UpdatesFrequently"})
+VOLATILE_TRAITS = frozenset({"updatesFrequently", "updates_frequently", "UpdatesFrequently", TICKS})
 
 _CACHE_SIZE = 16
 
@@ -215,12 +216,13 @@ def look_key(observation: Observation) -> tuple:
 def tree_signature(elements: Iterable[Element]) -> tuple:
     """What of the tree must stay equal for "unchanged": roles, labels, ids, values, frames.
 
-    Values of volatile elements (a spinner's progress, a timer) are left out.
+    Values of volatile elements (a spinner's progress, a timer) are left out, and the numbers
+    of a label seen ticking (``orav.perceive.identity.TICKS``).
     """
     return tuple(
         (
             e.role,
-            e.label,
+            steady_label(e) if TICKS in e.traits else e.label,
             e.unique_id,
             None if e.role in PROGRESS_ROLES or VOLATILE_TRAITS.intersection(e.traits) else e.value,
             round(e.frame.x),

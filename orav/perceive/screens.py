@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 
 from orav.model import Element, Observation
-from orav.perceive.identity import stable_id, steady
+from orav.perceive.identity import stable_id, steady, steady_label
 from orav.perceive.roles import (
     TAPPABLE_ROLES,
     TAPPABLE_TRAITS,
@@ -142,11 +142,11 @@ def _shape(observation: Observation) -> set[str]:
         if is_footer_key(element):
             continue
         if is_heading(element):
-            shape.add(f"heading\x1f{steady(element.label or '')}")
+            shape.add(f"heading\x1f{steady_label(element)}")
         elif element.role == "AXCell":
             shape.add("AXCell")
         elif is_control(element):
-            name = stable_id(element) or steady(element.label or "")
+            name = stable_id(element) or steady_label(element)
             shape.add(f"{element.role}\x1f{name}")
     return shape
 
