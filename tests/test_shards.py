@@ -188,3 +188,19 @@ def test_the_merge_command_refuses_bad_shards_in_one_line(tmp_path: Path):
     )
     nowhere = orav("report", "--merge", "a", cwd=tmp_path)
     assert nowhere.returncode == 2 and "--merge: needs --html DIR" in nowhere.stderr
+
+
+def test_a_shard_with_nothing_to_run_still_leaves_its_manifest(tmp_path: Path):
+    """More machines than scenarios: the empty shard is not 'missing' at the merge."""
+    from orav.scenario_loader import example_scenarios
+
+    (tmp_path / "scenarios").mkdir()
+    for example in [p for p in example_scenarios() if p.stem in ("login", "open_detail")]:
+        (tmp_path / "scenarios" / example.name).write_text(example.read_text())
+    done = orav("record", "--shard", "3/3", cwd=tmp_path)
+    assert done.returncode == 0 and "orav: shard 3/3 has no scenario" in done.stderr
+    manifest = json.loads((tmp_path / "recordings" / "shard-3-of-3.json").read_text())
+    assert manifest["runs"] == [] and manifest["suite"] == [
+        "login.cassette",
+        "open_detail.cassette",
+    ]
