@@ -191,8 +191,8 @@ def answers(spec: str, timeout: float = 5.0) -> str:
 
     try:
         asyncio.run(describe())
-    except (DeviceError, InputError) as exc:
-        return str(exc)
+    except (DeviceError, InputError, OSError) as exc:
+        return str(exc) or type(exc).__name__
     return ""
 
 
