@@ -308,11 +308,23 @@ class _Run:
         if self.scenario.preconditions:
             self.observation = seen = await self.look()
             for action in self.scenario.preconditions:
-                result = await self.perform(resolve(action, seen), step=0)
-                if not result.ok:
-                    raise DeviceError(f"precondition {show_action(action)} failed: {result.error}")
+                await self.establish(resolve(action, seen))
                 self.observation = seen = (await self.settle())[0]
         await self.machine.send("prepared")
+
+    async def establish(self, precondition: Action) -> None:
+        """Do one precondition, or check it (a state the author named, a claim): one that
+        fails or does not hold ends the run before any step, saying which and what was seen."""
+        if isinstance(precondition, Assert):
+            holds, found = await self.holds(precondition, self.seen, step=0)
+            if not holds:
+                instead = f": {found}" if found else ""
+                name = goal_name(precondition)
+                raise DeviceError(f"precondition {name!r} does not hold{instead}")
+            return
+        result = await self.perform(precondition, step=0)
+        if not result.ok:
+            raise DeviceError(f"precondition {show_action(precondition)} failed: {result.error}")
 
     async def on_enter_observing(self) -> None:
         """A look of its own (the first, after a recovery); after an action the settled screen

@@ -168,3 +168,29 @@ async def test_an_unsure_judgement_fails_with_the_judges_reason(tmp_path: Path) 
     assert report.goals_missed == ("home_screen_visible",)
     (found,) = report.goals_found
     assert found.startswith("the judge is unsure (confidence 0.40): the screen shows")
+
+
+def test_a_precondition_that_does_not_hold_ends_the_run_before_any_step(tmp_path: Path) -> None:
+    """`logged_in: false` as the seed writes it, on a members' app that opens signed in: the
+    precondition is checked (judged in words, no `states:` says how to sign out), the run ends
+    before the agent is asked anything, naming the state as the author did."""
+    seed, app = _files(tmp_path)
+    app.write_text(ALLOTMENT.replace("start: gate", "start: beds"))  # already signed in
+    cassette = tmp_path / "signed_in.cassette"
+    model = StandIn(PLAN, answers={"not logged in": (False, 0.9)})
+    with serving(model) as url:
+        done = orav(
+            "record", seed, "--device", f"sim:{app}", "--agent", "openai:stand-in",
+            "--base-url", url, "--out", cassette,
+        )  # fmt: skip
+    assert done.returncode == 1
+    assert model.judged == ["not logged in"] and model.decided == 0
+    report = json.loads(cassette.with_suffix(".report.json").read_text())
+    assert report["status"] == "aborted" and report["total_steps"] == 0
+    (error,) = report["errors"]
+    assert error["error"].startswith("precondition 'not logged_in' does not hold: ")
+    assert "Plot 14 - you are in" in error["error"]  # what the judge saw instead
+    assert report["goals_missed"] == ["logged_in", "home_screen_visible"]
+    replayed = orav("replay", cassette)  # the judgement is a recorded fact: no server
+    assert replayed.returncode == 0, replayed.stderr
+    assert "faithful" in replayed.stdout
