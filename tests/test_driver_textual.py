@@ -431,3 +431,33 @@ async def test_a_link_the_app_opens_never_reaches_the_browser(monkeypatch):
     assert asked == []
     webbrowser.open("https://after.example")  # the app has stopped: the browser is the user's again
     assert asked == ["https://after.example"]
+
+
+async def _burn(slices: int) -> str:
+    """Work in the event loop (CPU, a turn given back between slices), as a busy app does."""
+    for _ in range(slices):
+        sum(i * i for i in range(200_000))
+        await asyncio.sleep(0)
+    return "worked"
+
+
+async def test_a_call_is_bounded_by_the_apps_work_not_by_a_busy_machines_clock():
+    from orav.drivers.textual.device import _progressing
+
+    # idle for longer than the call's CPU bound: no work done, so not cut (a busy machine
+    # stretches the clock, not the work)
+    slept = asyncio.ensure_future(asyncio.sleep(0.3, result="slept"))
+    assert await _progressing(slept, cpu=0.05, wall=30) == "slept"
+    # working past the bound is cut once that much CPU time went by, and cancelled
+    import time
+
+    began = time.process_time()
+    working = asyncio.ensure_future(_burn(10_000))
+    with pytest.raises(TimeoutError):
+        await _progressing(working, cpu=0.3, wall=600)
+    assert time.process_time() - began >= 0.3 and working.cancelled()
+    # an app that awaits forever does no work: the clock's cap ends it
+    forever = asyncio.ensure_future(asyncio.Event().wait())
+    with pytest.raises(TimeoutError):
+        await _progressing(forever, cpu=600, wall=0.2)
+    assert forever.cancelled()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
@@ -129,11 +130,37 @@ class TextualDevice(TextualCalls):
         await self.host.stop(self.timeout)
 
     async def _call(self, name: str, args: dict[str, Any], takes: float = 0.0) -> Any:
+        """The call's answer; a DeviceError once it took ``timeout`` (and what it ``takes``)
+        seconds of this process's CPU time, or ``START_SECONDS`` of the clock's when that is
+        longer: a busy machine slows the app down, it does not hang it."""
         limit = self.timeout + takes
+        call = asyncio.ensure_future(self.host.call(name, args))
         try:
-            async with asyncio.timeout(limit):
-                return await self.host.call(name, args)
+            return await _progressing(call, limit, max(START_SECONDS, limit))
         except TimeoutError:
             raise DeviceError(
                 f"textual app {self.name} did not finish {name} within {limit:g} s"
             ) from None
+
+
+# How often a call's progress is read while it runs (seconds).
+POLL = 0.05
+
+
+async def _progressing(call: asyncio.Future[Any], cpu: float, wall: float) -> Any:
+    """``call``'s result; TimeoutError (the call cancelled) once it took ``cpu`` seconds of the
+    process's CPU time (the app runs here: its work, not the machine's load) or ``wall``
+    seconds of the clock's (an app that awaits forever does no work)."""
+    loop = asyncio.get_running_loop()
+    spent, began = time.process_time(), loop.time()
+    try:
+        while True:
+            done, _ = await asyncio.wait({call}, timeout=POLL)
+            if done:
+                return call.result()
+            if time.process_time() - spent >= cpu or loop.time() - began >= wall:
+                raise TimeoutError
+    finally:
+        if not call.done():
+            call.cancel()
+            await asyncio.wait({call}, timeout=cpu)
