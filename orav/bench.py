@@ -4,7 +4,7 @@
     result.table_rows(), result.data()   # a table and JSON, comparable across runs
 
 A task is a scenario (goal and criteria in words, ``orav/scenarios/bench/`` by default), run on
-the device its app names (``orav.golden.default_device``). The agent is any spec ``orav
+the device its app names (``orav.specs.device_for``). The agent is any spec ``orav
 record`` takes, or ``zoo[:MISTAKE,...][@RATE]``: a simulated model of orav's zoo
 (``orav.zoo``) playing the task over a loopback server, for the tasks tagged ``zoo:POLICY`` (a
 zoo model plays only what it knows; the others are left out, and said so). The judge is the one
@@ -57,15 +57,15 @@ class Task:
 
 def task_set(paths: Sequence[str | Path] = ()) -> list[Task]:
     """The tasks under ``paths`` (files, folders, globs; default: the shipped task set)."""
-    from orav.golden import default_device
     from orav.scenario_loader import load_scenario
+    from orav.specs import device_for
     from orav.suite import expand
 
     found = []
     for path in expand([str(p) for p in paths] or [str(TASKS)]):
         scenario = load_scenario(path)
         zoo = next((t.removeprefix("zoo:") for t in scenario.tags if t.startswith("zoo:")), None)
-        found.append(Task(path, scenario, default_device(scenario), zoo))
+        found.append(Task(path, scenario, device_for(scenario), zoo))
     return found
 
 

@@ -27,7 +27,7 @@ FILE = "orav.toml"
 class Config:
     """The defaults a config file may set; ``source`` names the file (empty: none found)."""
 
-    device: str = "sim"
+    device: str | None = None  # None: the scenario's, else orav.specs.device_for's
     devices: tuple[str, ...] = ()  # a pool of idb: companions a suite runs on, one run each
     agent: str = "scripted"
     base_url: str | None = None

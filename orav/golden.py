@@ -63,7 +63,7 @@ async def rerun(
     (``orav.sandbox.WorldOptions``)."""
     from orav.cassette import read_cassette
     from orav.engine import Engine
-    from orav.specs import default_judge, open_device
+    from orav.specs import device_for, judge_for, open_device
 
     recorded = recorded or read_cassette(cassette)
     report = recorded.report()
@@ -72,8 +72,8 @@ async def rerun(
         raise InputError(f"the recorded run did not pass ({status}): no golden", str(cassette))
     scenario = _played(cassette, recorded, scenario)
     deciding = RerunAgent(recorded, agent)
-    judging = RerunJudge(recorded, judge or (default_judge(agent) if agent else None))
-    device = device or default_device(scenario)
+    judging = RerunJudge(recorded, judge_for(scenario, judge, agent))
+    device = device_for(scenario, device)
     async with open_device(device, scenario, seed=seed, world=world) as live:
         try:
             result = await Engine(live, deciding, judge=judging).run(scenario)
@@ -116,12 +116,6 @@ def _missed_goal(result: RunReport, was: str) -> Regression:
         return Regression(result.total_steps, "ended", was, f"{result.status}: {why}")
     missed = ", ".join(result.goals_missed) or result.summary or result.status
     return Regression(result.total_steps, "goal", was, f"{result.status}: {missed}")
-
-
-def default_device(scenario: Scenario) -> str:
-    """The device a scenario runs on unless told: its Textual app (``module:App``), else the
-    simulator (which serves the shipped app of its bundle id)."""
-    return f"textual:{scenario.app}" if ":" in scenario.app else "sim"
 
 
 def scenario_of(cassette: Path, recorded: Scenario, folders: Sequence[Path] = ()) -> Scenario:

@@ -65,7 +65,7 @@ async def check_regressions(
 ) -> RegressionCheck:
     """Rerun live each of ``flows`` that is a golden of ``app`` (None: any app) and not one of
     ``skip`` (the cassettes the run itself just wrote), on ``device`` (by default the one its
-    scenario runs on, as ``orav.golden.default_device``), within ``max_steps`` steps and
+    scenario runs on, as ``orav.specs.device_for``), within ``max_steps`` steps and
     ``timeout`` seconds in all. A flow's scenario file (needed when it types a secret) is
     looked up by name under ``scenarios`` and beside the cassette."""
     from orav.cassette import read_cassette

@@ -73,6 +73,11 @@ def load_scenario(path: str | Path, environ: Mapping[str, str] | None = None) ->
         scenario = _resolve_named_states(scenario, named, text, source)
     if scenario.install is not None:
         scenario = evolve(scenario, install=str((path.parent / scenario.install).resolve()))
+    scenario = evolve(
+        scenario,
+        device=_beside(path, scenario.device, "sim:"),
+        judge=_beside(path, scenario.judge, "table:"),
+    )
     for index, decision in enumerate(scenario.script):
         if isinstance(decision.action, Done) and index != len(scenario.script) - 1:
             follow = len(scenario.script) - index - 1
@@ -81,6 +86,20 @@ def load_scenario(path: str | Path, environ: Mapping[str, str] | None = None) ->
             what = f"`done` must be the last step, but {follow} more follow"
             raise InputError(f"script[{index}].action.kind: {what}", where)
     return scenario
+
+
+def _beside(path: Path, spec: str | None, prefix: str) -> str | None:
+    """A spec whose rest is a file (``sim:APP.yaml``, ``table:FILE``), that file relative to
+    the scenario's folder (said from the working folder when it is under it): a scenario
+    names its files as it names ``install``, wherever orav runs it from."""
+    if spec is None or not spec.startswith(prefix) or Path(spec[len(prefix) :]).is_absolute():
+        return spec
+    found = (path.parent / spec[len(prefix) :]).resolve()
+    try:
+        found = found.relative_to(Path.cwd().resolve())
+    except ValueError:
+        pass
+    return prefix + str(found)
 
 
 def _interpolate(

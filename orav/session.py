@@ -43,7 +43,7 @@ from orav.judges import Judge
 from orav.model import Assert, Decision, Done, Recording, RunReport, Scenario
 from orav.recorder import recording
 from orav.sandbox import WorldOptions
-from orav.specs import DEFAULT_DEVICE, default_judge, open_device, resolve_app
+from orav.specs import check_app, device_for, judge_for, open_device, resolve_app
 from orav.watchdog import Cancellation
 
 
@@ -76,7 +76,7 @@ async def record(
     scenario: Scenario,
     out: str | Path,
     *,
-    device: str | Device = DEFAULT_DEVICE,
+    device: str | Device | None = None,
     agent: Agent | None = None,
     mode: RecordMode | str | None = None,
     overwrite: bool = False,
@@ -92,8 +92,9 @@ async def record(
 
     ``device`` is a Device of your own, or a spec (``orav.specs.open_device``: ``sim``,
     ``sim:APP.yaml``, ``idb:HOST:PORT``, ``textual:package.module:AppClass``,
-    ``class:package.module:Class``) opened for the run and closed after it; a Device given
-    stays open. ``agent`` defaults to the scenario's script and is closed when the run ends
+    ``class:package.module:Class``) opened for the run and closed after it (default: the
+    scenario's ``device:``, else ``orav.specs.device_for``'s); a Device given stays open.
+    ``agent`` defaults to the scenario's script and is closed when the run ends
     (``orav.agents.Closable``). Mode ``none`` starts nothing and returns the ``Replay`` of the
     existing cassette. ``out`` is checked before anything starts.
 
@@ -108,8 +109,10 @@ async def record(
     world is made (``orav.sandbox.WorldOptions``: a Textual app's sandbox, the network).
     """
     out = Path(out)
-    if isinstance(device, str):
+    if device is None or isinstance(device, str):
+        device = device_for(scenario, device)
         scenario = resolve_app(device, scenario)
+        check_app(device, scenario)
     elif not scenario.app:
         raise InputError(f"scenario {scenario.name!r} names no app: name it with `app:`", "app")
     mode = RecordMode.of(mode, overwrite=overwrite)
@@ -119,7 +122,7 @@ async def record(
         from orav.agents.scripted import ScriptedAgent
 
         agent = ScriptedAgent()
-    judge = _judge_for(scenario, judge or default_judge(agent))
+    judge = _judge_for(scenario, judge_for(scenario, judge, agent))
     slot = Slot.prepare(out, mode)  # refused: nothing is started
     try:
         with _interruptible() as interruption:
@@ -158,7 +161,8 @@ def _judge_for(scenario: Scenario, judge: Judge | None) -> Judge | None:
         what = (
             f"scenario {scenario.name!r} has claims in words ({claims[0]!r}"
             + (f" and {len(claims) - 1} more" if len(claims) > 1 else "")
-            + "): give a judge (--judge table:FILE or openai:MODEL), or an openai agent"
+            + "): give a judge (--judge table:FILE or openai:MODEL, or `judge:` in the scenario), "
+            "or an openai agent"
         )
         raise InputError(what, "--judge")
     return judge

@@ -93,6 +93,16 @@ def default_judge(agent: Agent) -> Judge | None:
     return None
 
 
+def judge_for(scenario: Scenario, judge: Judge | None, agent: Agent | None) -> Judge | None:
+    """Who judges ``scenario``'s claims: ``judge`` (``--judge``), else the scenario's
+    ``judge:``, else the LLM agent's model (``default_judge``), else none."""
+    if judge is not None:
+        return judge
+    if scenario.judge is not None:
+        return make_judge(scenario.judge)
+    return default_judge(agent) if agent is not None else None
+
+
 @asynccontextmanager
 async def open_device(
     spec: str,
@@ -194,6 +204,45 @@ def answers(spec: str, timeout: float = 5.0) -> str:
     except (DeviceError, InputError, OSError) as exc:
         return str(exc) or type(exc).__name__
     return ""
+
+
+def device_for(scenario: Scenario, flag: str | None = None, configured: str | None = None) -> str:
+    """Where ``scenario`` runs: the command line's ``--device`` (``flag``), else the
+    scenario's ``device:``, else the config file's (``configured``), else its Textual app
+    when its app is ``module:App``, else the simulator (which serves the shipped app of its
+    bundle id)."""
+    chosen = flag or scenario.device or configured
+    if chosen:
+        return chosen
+    return f"textual:{scenario.app}" if ":" in scenario.app else DEFAULT_DEVICE
+
+
+def check_app(spec: str, scenario: Scenario) -> None:
+    """Before anything starts: an InputError when the simulator of ``spec`` does not serve
+    the scenario's app (one it installs, ``install:``, aside), naming the app, the device and
+    how to name the one it needs; other devices say so when they launch it."""
+    if scenario.install is not None or not scenario.app:
+        return
+    if spec == "sim":
+        from orav.sim.apps import BUNDLED
+
+        if scenario.app in BUNDLED:
+            return
+        has = f"`sim` serves {', '.join(sorted(BUNDLED))}"
+    elif spec.startswith("sim:"):
+        served = app_model(Path(spec.removeprefix("sim:"))).bundle_id
+        if served == scenario.app:
+            return
+        has = f"{spec} is the app model of {served}"
+    else:
+        return
+    needs = (
+        f"it is a Textual app: `device: textual:{scenario.app}`"
+        if ":" in scenario.app
+        else "name the device it is on: `device:` in the scenario (sim:APP.yaml, idb:HOST:PORT)"
+    )
+    what = f"scenario {scenario.name!r} runs app {scenario.app!r}, which is not on {spec} ({has}): "
+    raise InputError(what + f"{needs}, or --device", "--device")
 
 
 def resolve_app(spec: str, scenario: Scenario) -> Scenario:

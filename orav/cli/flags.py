@@ -196,9 +196,10 @@ def agent_setting(text: str) -> tuple[str, object]:
 
 def device_pool(given: Sequence[str], config: Config) -> list[str]:
     """The devices of ``--device`` (repeated, or comma-separated), else the config's
-    ``devices``, else its ``device``. Several are ``idb:`` companions, each listed once: a
+    ``devices``, else its ``device``, else ``sim`` (a scenario's ``device:`` wins over the
+    config's: ``orav.cli.recording.Where``). Several are ``idb:`` companions, each listed once: a
     suite runs one scenario on each at a time."""
-    specs = list(given) or list(config.devices) or [config.device]
+    specs = list(given) or list(config.devices) or [config.device or "sim"]
     found = []
     for spec in specs:
         one = spec.startswith(("class:", "textual:", "textual+"))  # a comma in their ?arguments

@@ -63,7 +63,9 @@ if TYPE_CHECKING:
     "out, its run moved to another), 'textual:package.module:AppClass' (a Textual app, in a "
     "sandbox of its own; 'textual-in-process:...' in orav's process, in your own world) or "
     "'class:package.module:Class[?name=value&...]' (a Device of your own, "
-    "imported from the working folder; docs/guide-device.md).",
+    "imported from the working folder; docs/guide-device.md). Wins over the scenario's "
+    "`device:`, which wins over the config's; none: a module:App app's Textual device, "
+    "else 'sim'.",
 )
 @click.option(
     "--agent",
@@ -119,6 +121,12 @@ if TYPE_CHECKING:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write JUnit XML of the runs (one testcase per scenario) to this file.",
 )
+@click.option(
+    "--keep-aborted",
+    is_flag=True,
+    help="Keep an aborted run's cassette and reports in recordings/ (by default they are set "
+    "aside in the temp folder, the path said; --out keeps them where it says).",
+)
 @regression_check_option(
     "Once a run reaches its goal", "its app", " Default: the config's regression_check."
 )
@@ -143,6 +151,7 @@ def record(
     workers: int | None,
     retries: int | None,
     junit: Path | None,
+    keep_aborted: bool,
     regression_check: tuple[Path, ...],
     network: bool | None,
     keep_sandbox: bool,
@@ -162,6 +171,7 @@ def record(
     from orav import suite
     from orav.cassette.record_mode import RecordMode
     from orav.config import load_config
+    from orav.specs import check_app
 
     loud = verbosity(quiet, verbose)
     mode = RecordMode.of(mode, overwrite=overwrite)
@@ -180,7 +190,8 @@ def record(
         click.echo(f"orav: shard {shard} has no scenario", err=True)
         sys.exit(0)
     flows = regression_check or config.regression_check
-    revisit = _revisit(flows, config, jobs, pool[0], seed)
+    where = Where(bool(device_specs), bool(config.devices or config.device))
+    revisit = _revisit(flows, config, jobs, pool[0] if where.told else None, seed)
     if mode == "none":  # no device, no agent: exactly what orav replay does
         seeded = ctx.get_parameter_source("seed") is not click.core.ParameterSource.DEFAULT
         live = {
@@ -197,20 +208,36 @@ def record(
     agent_url, agent_settings = for_agent(agent_spec, judge_spec, base_url, agent_options)
     agent = make_agent(agent_spec, agent_url, agent_settings, config)  # refuse a bad one up front
     judge = make_judge(judge_spec, base_url, agent_options)
+    for job in jobs:  # a scenario on a device without its app: said before any runs
+        check_app(where(job, pool[0]), job.scenario)
     replays, jobs = _kept_replayed(jobs, mode)
     if not jobs:
         _after_suite(replays, junit, single=len(replays) == 1, revisit=revisit, shards=shards)
     here = _Here(
-        agent, pool[0], mode, seed, loud, judge, world(config, network, keep_sandbox, disposable)
+        agent,
+        where,
+        pool[0],
+        mode,
+        seed,
+        loud,
+        judge,
+        world(config, network, keep_sandbox, disposable),
     )
-    argv = worker_argv(
+    in_worker = worker_argv(
         agent_spec, base_url, agent_options, mode, seed, judge_spec, world_argv(here.world)
     )
+
+    def argv(job: Job, attempt: int, slot: str) -> list[str]:
+        return in_worker(job, attempt, where(job, slot))
+
     workers = _workers(workers, pool, len(jobs), loud)
+    keep = keep_aborted or out is not None
     if len(jobs) == 1 and len(pool) == 1 and workers == 1 and not replays:
-        outcome = evolve(here.record(jobs[0], retries, 1), device=pool[0])
-        _after_suite([outcome], junit, single=True, revisit=revisit, shards=shards)
+        outcome = here.record(jobs[0], retries, 1)
+        outcomes = set_aside([evolve(outcome, device=here.device(jobs[0]))], config, keep)
+        _after_suite(outcomes, junit, single=True, revisit=revisit, shards=shards)
     outcomes = _record_suite(jobs, here, argv, pool, workers=workers, retries=retries)
+    outcomes = set_aside(outcomes, config, keep)
     _after_suite([*replays, *outcomes], junit, single=False, revisit=revisit, shards=shards)
 
 
@@ -316,12 +343,33 @@ def _record_suite(
         outcomes = suite.run_serial(
             jobs, lambda job, n: here.attempt(job, n).report, retries=retries, done=done
         )
-        return [evolve(outcome, device=here.device) for outcome in outcomes]
+        return [evolve(outcome, device=here.device(outcome.job)) for outcome in outcomes]
     if len(pool) == 1:
         pool = [*pool] * workers  # a device each run starts for itself
     return suite.run_parallel(
         jobs, argv, devices=pool, workers=workers, retries=retries, done=done, answers=answers
     )
+
+
+class Where:
+    """The device a job runs on: ``--device`` (``flag``: given), else its scenario's ``device:``,
+    else the config's (``configured``: set), else ``orav.specs.device_for``'s default. ``slot``
+    is the one of several companions (``--device idb:A,idb:B``, or the config's) given to it."""
+
+    def __init__(self, flag: bool, configured: bool) -> None:
+        self.flag, self.configured = flag, configured
+
+    @property
+    def told(self) -> bool:
+        """Whether the flag or the config named the device (else each scenario says)."""
+        return self.flag or self.configured
+
+    def __call__(self, job: Job, slot: str) -> str:
+        from orav.specs import device_for
+
+        if self.flag:
+            return slot
+        return device_for(job.scenario, None, slot if self.configured else None)
 
 
 class _Here:
@@ -331,15 +379,21 @@ class _Here:
     def __init__(
         self,
         agent: Agent,
-        device: str,
+        where: Where,
+        slot: str,
         mode: str,
         seed: int,
         loud: int,
         judge: Judge | None,
         world: WorldOptions,
     ) -> None:
-        self.agent, self.device, self.mode, self.seed, self.loud = agent, device, mode, seed, loud
+        self.agent, self.where, self.slot = agent, where, slot
+        self.mode, self.seed, self.loud = mode, seed, loud
         self.judge, self.world = judge, world
+
+    def device(self, job: Job) -> str:
+        """The device ``job`` runs on in this process."""
+        return self.where(job, self.slot)
 
     def record(self, job: Job, retries: int, attempt: int) -> Outcome:
         """Attempt ``attempt`` and up to ``retries`` more (a fresh recording each)."""
@@ -366,7 +420,7 @@ class _Here:
             session.record(
                 job.scenario,
                 job.out,
-                device=self.device,
+                device=self.device(job),
                 agent=self.agent,
                 mode=self.mode if n == 1 else "all",
                 seed=self.seed,
@@ -390,8 +444,49 @@ class _Here:
         return result
 
 
+def set_aside(outcomes: Sequence[Outcome], config: Config, keep: bool) -> list[Outcome]:
+    """The outcomes, an aborted run's cassette and reports moved out of the recordings folder
+    into the temp folder's ``orav-aborted/`` (said on stderr): a run that never got going is
+    no golden and no failure of the app to keep beside them. ``keep``: left where they are."""
+    import shutil
+    import tempfile
+
+    from attrs import evolve
+
+    if keep:
+        return list(outcomes)
+    aside = Path(tempfile.gettempdir()) / "orav-aborted"
+    moved = []
+    for outcome in outcomes:
+        report = outcome.report
+        if report is None or report.status != "aborted" or outcome.replayed is not None:
+            moved.append(outcome)
+            continue
+        out = outcome.job.out
+        try:
+            where = aside / out.resolve().relative_to(Path(config.recordings).resolve())
+        except ValueError:
+            where = aside / out.name
+        with file_errors("set aside", where.parent):
+            where.parent.mkdir(parents=True, exist_ok=True)
+            for suffix in (".cassette", ".report.json", ".html"):
+                if out.with_suffix(suffix).exists():
+                    shutil.move(out.with_suffix(suffix), where.with_suffix(suffix))
+        click.echo(
+            f"{out}: aborted: its cassette and reports set aside in {where.parent}/ "
+            "(--keep-aborted keeps them here)",
+            err=True,
+        )
+        moved.append(evolve(outcome, job=evolve(outcome.job, out=where)))
+    return moved
+
+
 def _revisit(
-    paths: Sequence[str | Path], config: Config, jobs: Sequence[Job], device: str, seed: int
+    paths: Sequence[str | Path],
+    config: Config,
+    jobs: Sequence[Job],
+    device: str | None,
+    seed: int,
 ) -> Callable[..., bool] | None:
     """The regression check after the runs (``orav.regression_check.revisit_after``), its
     flows found up front; None when none is asked for."""

@@ -77,6 +77,11 @@ def _tag_names(_: Any, attribute: Any, value: tuple[str, ...]) -> None:
             )
 
 
+def _spec(_: Any, attribute: Any, value: str) -> None:
+    if not value.strip() or value != value.strip():
+        raise InvalidValue(attribute.name, f"a spec as --{attribute.name} takes it, got {value!r}")
+
+
 MIN_TIMEOUT_SECONDS = 1.0
 
 
@@ -118,6 +123,10 @@ class Scenario:
     files: tuple[str, ...] = field(default=(), validator=_file_names)
     # ``orav record --tag smoke`` runs the scenarios tagged smoke (``--skip-tag`` leaves them out).
     tags: tuple[str, ...] = field(default=(), validator=_tag_names)
+    # Where it runs and who judges its claims, as ``--device`` and ``--judge`` name them (a
+    # flag wins over these, these over orav.toml); a path in either is relative to the file.
+    device: str | None = field(default=None, validator=optional(_spec))
+    judge: str | None = field(default=None, validator=optional(_spec))
     # The environment variables the file's ``${NAME}`` placeholders read (set by the loader):
     # their values are treated as secrets, scrubbed from cassettes and reports.
     variables: tuple[str, ...] = ()

@@ -160,11 +160,10 @@ def _run_golden(request: pytest.FixtureRequest, golden: Golden, options: dict) -
         golden.report = golden.reruns.runs[-1].report
         check_rerun(request.node, golden.reruns)
     else:
-        from orav.golden import default_device
         from orav.session import record
-        from orav.specs import make_agent
+        from orav.specs import device_for, make_agent
 
-        device = device or default_device(scenario)
+        device = device_for(scenario, device)
         agent = make_agent(options.get("agent", "scripted"))
         golden.recording = asyncio.run(
             record(scenario, cassette, device=device, agent=agent, mode=mode, judge=_judge(options))
