@@ -267,7 +267,7 @@ class _Glance:
 
 async def first_look(
     scenario: Scenario,
-    device: str | Device = DEFAULT_DEVICE,
+    device: str | Device | None = None,
     *,
     judge: Judge | None = None,
     world: WorldOptions | None = None,
@@ -278,7 +278,8 @@ async def first_look(
     a run's report does; its ``errors`` say why the app could not be brought there. A
     precondition in words needs ``judge``; a criterion in words is not judged (no call is paid
     for a look)."""
-    if isinstance(device, str):
+    if device is None or isinstance(device, str):
+        device = device_for(scenario, device)  # the scenario's own device unless told
         scenario = resolve_app(device, scenario)
     words = [a.claim for a in scenario.preconditions if isinstance(a, Assert) and a.claim]
     if words and judge is None:

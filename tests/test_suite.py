@@ -274,7 +274,7 @@ def test_a_suite_over_two_idb_companions_runs_one_scenario_on_each_at_a_time(tmp
         assert done.returncode == 0, done.stderr
         assert "3 of 3 met their goal: 3 passed" in done.stdout
         twice = orav("record", "--device", f"idb:{addresses[0]},idb:{addresses[0]}", cwd=tmp_path)
-        assert twice.returncode == 2 and "--device: a companion is listed twice" in twice.stderr
+        assert twice.returncode == 2 and "is listed twice: one run at a time each" in twice.stderr
         mixed = orav("record", "--device", "sim,idb:1.2.3.4:5", cwd=tmp_path)
         assert mixed.returncode == 2 and "idb:HOST:PORT companions only" in mixed.stderr
     finally:
