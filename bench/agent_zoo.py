@@ -14,7 +14,8 @@ sent, re-asks per run and tokens per step. Failed runs are listed with their las
 Last, the login with its password written into the goal (as a ``${VAR}`` there expands):
 the secrets the model is sent.
 
-    /work/venv/bin/python bench/agent_zoo.py [RUNS]      # RUNS per task and rate, default 10
+    /work/venv/bin/python bench/agent_zoo.py [RUNS] [TASKS]   # RUNS per task and rate (10);
+                                                              # TASKS: e.g. triage,shop (all)
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ def _line(label: str, outcomes: list[Outcome]) -> str:
 HEADER = f"{'':<24}{'runs':>5}{'passed':>9}{'clean':>8}{'false':>7}{'secrets':>9}{'re-asks':>9}{'tok/step':>10}"
 
 
-async def main(runs: int) -> int:
-    zoo = tasks()
+async def main(runs: int, only: str = "") -> int:
+    everyone = tasks()
+    zoo = {name: task for name, task in everyone.items() if not only or name in only.split(",")}
     failures: list[str] = []
     started = time.perf_counter()
     print(f"agent zoo at {_commit()}: {runs} runs per task and rate; each kind alone once per task")
@@ -117,7 +119,7 @@ async def main(runs: int) -> int:
                     )
             marks = "".join("P" if o.passed and not o.false_pass else "F" for o in outcomes)
             print(_line(f"{mistake.name} [{marks}]", outcomes))
-        task = zoo["login"]
+        task = everyone["login"]
         password = task.scenario.credentials.password  # type: ignore[union-attr]
         goal = f"{task.scenario.goal} The password is {password}."
         leaky = attrs.evolve(task, scenario=attrs.evolve(task.scenario, goal=goal))
@@ -131,4 +133,5 @@ async def main(runs: int) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)))
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    sys.exit(asyncio.run(main(runs, sys.argv[2] if len(sys.argv) > 2 else "")))
