@@ -34,24 +34,35 @@ def progress_console() -> Console:
 def print_reports(rows: Sequence[Row], flaky: Collection[int] = frozenset()) -> None:
     """The table of runs (``flaky``: the ids of the reports that passed only on a retry), then
     every error a run met, resolved or not."""
+    import os
+
     from rich.console import Console
     from rich.table import Table
 
+    # Not a terminal (CI logs, pipes): wide enough that paths are not folded, unless COLUMNS
+    # says how wide (rich reads it).
+    told = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    console = Console(highlight=False, width=None if told else 160)
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("scenario", "status", "steps", "duration", "replay", "cassette"):
+    cells = [_cells(*row, flaky=flaky) for row in rows]
+    names = ("scenario", "status", "steps", "duration", "replay", "cassette")
+    shown = [n for n, column in enumerate(zip(*cells, strict=True)) if any(column)] or [0]
+    longest = max((len(c[0]) + len(c[5]) for c in cells), default=0)
+    below = console.width < longest + 60  # the paths whole under a narrow table, not folded
+    shown = [n for n in shown if not (below and names[n] == "cassette")]
+    for n in shown:  # a column empty in every row (replay, for a recording) takes no room
         # Words stay whole at 80 columns: only the scenario and the path may fold.
-        whole = column not in ("scenario", "cassette")
         table.add_column(
-            column,
-            justify="right" if column in ("steps", "duration") else "left",
+            names[n],
+            justify="right" if names[n] in ("steps", "duration") else "left",
             overflow="fold",
-            no_wrap=whole,
+            no_wrap=names[n] not in ("scenario", "cassette"),
         )
-    for row in rows:
-        table.add_row(*_cells(*row, flaky=flaky))
-    # Not a terminal (CI logs, pipes): wide enough that paths are not folded.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    for row_cells in cells:
+        table.add_row(*(row_cells[n] for n in shown))
     console.print(table)
+    for row_cells in cells if below else ():
+        console.print(f"{row_cells[0]}: {row_cells[5]}", markup=False, soft_wrap=True)
     for report in (row[0] for row in rows):
         if report is not None:
             _say_errors(console, report)
