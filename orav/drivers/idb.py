@@ -142,6 +142,9 @@ class IdbDevice:
         self.timeout = timeout
         self.max_wait = max_wait
         self._quiescence = True  # until the companion answers that it has no such stream
+        # The last dump and its elements: an unchanged screen answers the same text, which is
+        # not read again (its elements are frozen, so the tuple is shared).
+        self._tree: tuple[str | bytes, tuple[Element, ...]] = ("", ())
 
     @classmethod
     async def open(
@@ -416,7 +419,11 @@ class IdbDevice:
 
     async def _elements(self) -> tuple[Element, ...]:
         info = await self._rpc("accessibility_info", self._client.accessibility_info(None, _FLAT))
-        return parse_elements(info.json)
+        text, elements = self._tree
+        if info.json != text:
+            elements = parse_elements(info.json)
+            self._tree = (info.json, elements)
+        return elements
 
     # --- observe -----------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from orav.model import Point
@@ -94,6 +95,13 @@ def describe_all(
         return _dumps(flat(hits, keys))
     if nested_form:
         return _dumps([nested(view.root, keys)])
+    return _flat_dump(view, tuple(keys))
+
+
+@lru_cache(maxsize=8)
+def _flat_dump(view: View, keys: tuple[str, ...]) -> str:
+    """The flat dump of a view, kept for the next read of the same screen (a view is frozen;
+    equal views, hashed once, give the same text)."""
     return _dumps(flat(view.root.walk(), keys))
 
 

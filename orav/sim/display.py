@@ -10,7 +10,7 @@ from collections.abc import Hashable
 from orav.model import Frame
 from orav.sim import chrome, draw
 from orav.sim.lifecycle import Lifecycle
-from orav.sim.scope import render
+from orav.sim.scope import names_read, render
 from orav.sim.view import Node, View
 
 __all__ = ["Display"]
@@ -64,6 +64,39 @@ class Display(Lifecycle):
         return f"{now.hour}:{now.minute:02d}"
 
     def view(self) -> View:
+        """The screen as drawn now; the same View object while nothing it is drawn from
+        changed (``_view_key``), so an unchanged screen is neither drawn nor compared again."""
+        key = self._view_key()
+        last = getattr(self, "_last_view", None)
+        if last is not None and last[0] == key:
+            return last[1]
+        view = self._draw()
+        self._last_view = (key, view)
+        return view
+
+    def _view_key(self) -> Hashable:
+        """Everything a view is drawn from: the screen on top and what the user did on it, the
+        overlay, focus, tab, keyboard, clock, and the values of the scope's names that any of
+        the model's expressions or templates read (``names_read``, found once)."""
+        if not self.foreground or not self.stack:
+            return self.foreground, self.installed, self.clock_text()
+        reads = getattr(self, "_reads", None)
+        if reads is None:
+            reads = self._reads = tuple(sorted(names_read(self.model)))
+        current = self.stack[-1]
+        scope = self._scope(current)
+        return (
+            id(current),
+            id(current.screen),
+            repr((current.values, sorted(current.shown), sorted(current.hidden))),
+            repr((current.labels, current.modal, current.offset, current.revealed)),
+            repr(self.overlay),
+            (self.focus, self.pid, self.tab, self.tab_bar_shown, self.keyboard_shown),
+            (self.shift, self.clock_text(), self.model.width, self.model.height),
+            repr([(name, scope[name]) for name in reads if name in scope]),
+        )
+
+    def _draw(self) -> View:
         width, height = self.model.width, self.model.height
         if not self.foreground:
             root = chrome.springboard(width, height, self.model.name if self.installed else None)

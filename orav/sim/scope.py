@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from attrs import fields, has
+
 from orav.sim.expr import ExprError, parse_expr, parse_template
 
 
@@ -22,6 +24,29 @@ class Env(dict[str, str]):
 
     def __missing__(self, key: str) -> str:
         return ""
+
+
+def names_read(data: Any) -> frozenset[str]:
+    """Every name an expression or a template anywhere in ``data`` (an app model, its parts)
+    may read: each text that parses as either gives its free names. More than are read is
+    harmless; a drawn view depends on the scope only through these."""
+    found: set[str] = set()
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            for parse in (parse_expr, parse_template):
+                try:
+                    found |= parse(node).names
+                except (ExprError, SyntaxError, ValueError, RecursionError):
+                    pass
+        elif isinstance(node, Mapping):
+            stack += [*node.keys(), *node.values()]
+        elif isinstance(node, (list, tuple, set, frozenset)):
+            stack += list(node)
+        elif has(type(node)):
+            stack += [getattr(node, a.name) for a in fields(type(node))]
+    return frozenset(found)
 
 
 def initial(values: Mapping[str, Any]) -> dict[str, Any]:
