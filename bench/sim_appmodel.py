@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 
 from orav.codec import MAX_YAML_BYTES
 from orav.drivers.idb import IdbDevice
@@ -88,8 +92,35 @@ async def observe_figures(rounds: int = 76) -> tuple[float, float, float]:
     return statistics.median(fresh), fresh[int(len(fresh) * 0.95) - 1], statistics.median(same)
 
 
+def cli_start(text: str) -> str:
+    """The real CLI path: ``orav sim APP`` on the generated app, timed until it prints the
+    address it serves (then stopped), or what it says when it refuses the app."""
+    with tempfile.TemporaryDirectory() as folder:
+        app = Path(folder) / "big.yaml"
+        app.write_text(text)
+        began = time.perf_counter()
+        sim = subprocess.Popen(
+            [sys.executable, "-m", "orav", "sim", str(app)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            line = sim.stdout.readline() if sim.stdout else ""
+            seconds = time.perf_counter() - began
+            if line.strip():
+                return f"serves after {seconds:.2f} s"
+            sim.wait(30)
+            said = sim.stderr.read().strip() if sim.stderr else ""
+            return f"exit {sim.returncode} after {seconds:.2f} s: {said}"
+        finally:
+            sim.terminate()
+            sim.wait(30)
+
+
 def main() -> None:
     text = generated_app()
+    print(f"orav sim with the {SCREENS}-screen app (the real CLI path): {cli_start(text)}")
     seconds, peak = load_figures(text)
     size = len(text.encode())
     print(
