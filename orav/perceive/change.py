@@ -2,8 +2,9 @@
 
 A global image hash squashes a tall screenshot into 256 bits, so a changed label can score as
 close as a blinking caret. Instead each screenshot is decoded once (cached by its sha256),
-turned grayscale and reduced to cells of about 2x2 points; cells under the status bar (clock,
-battery) and under volatile elements (the focused text field's caret, spinners, elements that
+turned grayscale and reduced to cells of about 2x2 points; cells under an iOS screen's status
+bar (clock, battery: a terminal, whose look carries its text, has none, and its first rows are
+the app's own) and under volatile elements (the focused text field's caret, spinners, elements that
 update frequently) are masked, and the cells whose gray level moved more than a threshold are
 counted. The accessibility tree is compared too (roles, labels, ids, values, frames), so typed
 text inside a masked field still counts. ``dhash(16)`` of the reduced image serves only as a
@@ -151,7 +152,8 @@ def measure(before: Observation, after: Observation) -> Change:
     import numpy as np
 
     diff = np.abs(a.cells - b.cells) > CELL_THRESHOLD
-    mask = _mask(diff.shape, a.points_per_cell, (*before.elements, *after.elements))
+    bar = 0.0 if after.text is not None else STATUS_BAR_POINTS  # a terminal has none
+    mask = _mask(diff.shape, a.points_per_cell, (*before.elements, *after.elements), bar)
     cells = int(np.count_nonzero(diff & mask))
     return Change(cells >= MIN_CHANGED_CELLS, cells, False)
 
@@ -172,13 +174,14 @@ def volatile_frames(elements: Iterable[Element]) -> list[Frame]:
     ]
 
 
-def _mask(shape: tuple[int, int], points_per_cell: float, elements: Iterable[Element]):
-    """True for cells that count: everything but the status bar and volatile frames."""
+def _mask(shape: tuple[int, int], points_per_cell: float, elements: Iterable[Element], bar: float):
+    """True for cells that count: everything but the status bar (``bar`` points high) and
+    volatile frames."""
     import numpy as np
 
     rows, cols = shape
     mask = np.ones(shape, dtype=bool)
-    mask[: min(rows, math.ceil(STATUS_BAR_POINTS / points_per_cell)), :] = False
+    mask[: min(rows, math.ceil(bar / points_per_cell)), :] = False
     margin = MASK_MARGIN_POINTS
     for frame in volatile_frames(elements):
         top = max(0, math.floor((frame.y - margin) / points_per_cell))
