@@ -216,7 +216,7 @@ class _Run:
         self.deed: Deed | None = None  # the last step's, when it was one
         self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
         self._swallowed: tuple[str, str] | None = None  # the last input a modal took, and it
-        self._quiet: Observation | None = None  # the last look, while no input followed it
+        self._quiet: Observation | None = None  # the last settled look, while no input followed
         self._ticking: frozenset[Place] = frozenset()  # where values were seen ticking
 
     def note_transition(self, machine: str, source: str, event: str, target: str) -> None:
@@ -425,7 +425,7 @@ class _Run:
         the next step's observation, so its faults are found here. A check looks first: it
         reads the screen as it is now, not as it was when the agent began to decide."""
         if isinstance(self.decided.action, Assert):
-            self.observation = await self.look()
+            self.observation = self._quiet = await self.look()
         action = resolve(self.decided.action, self.seen)
         self.result = result = await self.perform(action)
         self.decision = evolve(self.decided, action=action)
@@ -665,7 +665,9 @@ class _Run:
         error is up."""
         slow = self.interruption is not None and self.interruption.kind in ("loading", "network")
         fixed = self.scenario.settle_seconds
-        return await settle(self.device, self.clock, self.look, fixed=fixed, slow=slow)
+        looked = await settle(self.device, self.clock, self.look, fixed=fixed, slow=slow)
+        self._quiet = looked[0]  # settled: what changes after it changes by itself
+        return looked
 
     async def look(self) -> Observation:
         """Observe (the first look's time bounds which crash reports are this run's); a dump
@@ -681,14 +683,12 @@ class _Run:
 
     def ticks(self, observation: Observation) -> Observation:
         """``observation`` with the values seen ticking marked (``orav.perceive.identity``):
-        a look after another with no input between them shows which values change by
-        themselves (a settle's looks, a check's, the end of a wait); once seen, marked on
-        every look after."""
+        a look after a settled one with no input between them (a check's look, the look that
+        ends a wait) shows which values change by themselves; once seen, marked on every look
+        after. The looks inside a settle are not compared: an input's late effect lands there."""
         if self._quiet is not None:
             self._ticking |= ticked(self._quiet, observation)
-        observation = with_ticks(observation, self._ticking)
-        self._quiet = observation
-        return observation
+        return with_ticks(observation, self._ticking)
 
     async def holds(self, assertion: Assert, seen: Observation, step: int = -1) -> tuple[bool, str]:
         """Whether ``assertion`` holds on ``seen``, and what was found instead ("" when it

@@ -259,18 +259,18 @@ def test_words_that_changed_by_themselves_are_no_value(one, two, count):
 
 
 async def test_pegels_counters_tick_and_its_pump_is_named(tmp_path):
-    """Pegel's counters count in no shape orav knows. A wait ends with a look after one with no
-    input between: they change by themselves, so they tick from then on (the screen is the
+    """Pegel's counters count in no shape orav knows. The second wait ends with a look after a
+    settled one with no input between: they changed by themselves, so they tick from then on (the screen is the
     same screen, the counter the same element), while "Pumpe 3", unchanged, keeps its 3."""
     seen: list[Observation] = []
 
     async def watch(context: AgentContext) -> Action:
         seen.append(context.observation)
-        if context.step < 3:
+        if context.step < 4:
             return Wait(0.4)
         return Done(success=True, summary="watched")
 
-    scenario = Scenario(name="pegel", app="pegel", goal="watch", max_steps=4)
+    scenario = Scenario(name="pegel", app="pegel", goal="watch", max_steps=5)
     run = await record(
         scenario,
         tmp_path / "pegel.cassette",
@@ -278,13 +278,13 @@ async def test_pegels_counters_tick_and_its_pump_is_named(tmp_path):
         agent=FunctionAgent(watch),
     )
     assert run.report.goal_met, run.report
-    _, second, third = seen
+    _, _, second, third = seen
     counter = [next(e for e in look.elements if e.unique_id == "anfragen") for look in seen]
-    assert counter[1].label != counter[2].label  # it went on counting
-    assert TICKS not in counter[0].traits and TICKS in counter[1].traits
-    assert element_key(counter[1]) == element_key(counter[2])
+    assert counter[2].label != counter[3].label  # it went on counting
+    assert TICKS not in counter[1].traits and TICKS in counter[2].traits
+    assert element_key(counter[2]) == element_key(counter[3])
     liter = [next(e for e in look.elements if (e.label or "").startswith("Liter")) for look in seen]
-    assert TICKS in liter[2].traits and steady_label(liter[2]) == "Liter #"
+    assert TICKS in liter[3].traits and steady_label(liter[3]) == "Liter #"
     pump = next(e for e in third.elements if e.unique_id == "pumpe")
     assert TICKS not in pump.traits and steady_label(pump) == "Pumpe 3"
     assert look_key(second) == look_key(third)
