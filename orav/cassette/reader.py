@@ -7,6 +7,7 @@ API::
     cassette.events                  # tuple of events (blob lines excluded)
     cassette.lines, cassette.steps   # per event: its line number and the step it belongs to
     cassette.blobs[sha256] -> bytes  # decoded and checked against its hash when read
+    read_cassette(path, screenshots=False)  # screenshots checked, their bytes left in the file
     cassette.observation(i)          # the Observation of observe event i, elements resolved
     cassette.report()                # the RunReport the engine wrote, or None (cut short)
     cassette.truncated               # None, or "line N (byte B): what was wrong"
@@ -18,6 +19,7 @@ observation refers to that is missing, and elements that are not a list of eleme
 finds them, not a replay halfway through. Every line and blob is decoded by the codec's one
 bounded JSON path (orav.codec.json): no NaN, no number past 64 digits, no nesting past 64.
 A cassette of the older four-phase run machine is read as today's (``orav.cassette.upgrade``).
+The file is read a line at a time: a cassette is never whole in memory.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from orav.cassette.events import (
     FORMAT,
@@ -54,28 +56,48 @@ _EMPTY = hashlib.sha256(b"").hexdigest()  # a screenshot without data has no blo
 
 
 class Blobs(Mapping[str, bytes]):
-    """The cassette's blobs by sha256, base64-decoded and verified as they are read."""
+    """The cassette's blobs by sha256, base64-decoded and verified as they are read.
 
-    def __init__(self, source: str) -> None:
+    With ``keep_images`` false a screenshot's bytes are checked, then left in the file: the
+    blob is read again (by its line's offset) when asked for, so a report of a long run holds
+    one screen at a time, not every screen it saw."""
+
+    def __init__(self, source: str, keep_images: bool = True) -> None:
         self._source = source
+        self._keep_images = keep_images
         self._where: dict[str, tuple[int, str]] = {}
         self._data: dict[str, bytes] = {}
+        self._offsets: dict[str, int] = {}  # of blobs left in the file: their line's offset
 
-    def _add(self, line: int, blob: BlobEvent) -> None:
+    def _add(self, line: int, blob: BlobEvent, offset: int) -> None:
         """Decode and check one blob line; InputError naming the line if it is damaged."""
-        where = f"{self._source}:{line}"
-        try:
-            data = base64.b64decode(blob.data, validate=True)
-        except (binascii.Error, ValueError):
-            raise InputError("blob data: expected base64", where) from None
-        if hashlib.sha256(data).hexdigest() != blob.sha256:
-            raise InputError(f"blob {blob.sha256[:12]}… does not match its sha256", where)
-        if blob.sha256 not in self._data:
+        data = _decoded(blob, f"{self._source}:{line}")
+        if blob.sha256 not in self._where:
             self._where[blob.sha256] = (line, blob.media_type)
-            self._data[blob.sha256] = data
+            if self._keep_images or not blob.media_type.startswith("image/"):
+                self._data[blob.sha256] = data
+            else:
+                self._offsets[blob.sha256] = offset
+
+    def left_in_file(self, sha256: str) -> bool:
+        """Whether the blob's bytes were checked and left in the file (read when asked for)."""
+        return sha256 in self._offsets
 
     def __getitem__(self, sha256: str) -> bytes:
-        return self._data[sha256]
+        if sha256 not in self._offsets:
+            return self._data[sha256]
+        line = self._where[sha256][0]
+        where = f"{self._source}:{line}"
+        try:
+            with open(self._source, "rb") as file:
+                file.seek(self._offsets[sha256])
+                chunk = file.readline()
+        except OSError as exc:
+            raise InputError(f"cannot read cassette: {exc.strerror}", where) from None
+        event = _parse_line(chunk, where)
+        if not isinstance(event, BlobEvent) or event.sha256 != sha256:
+            raise InputError("the cassette changed while it was read", where)
+        return _decoded(event, where)
 
     def media_type(self, sha256: str) -> str:
         return self._where[sha256][1]
@@ -84,13 +106,24 @@ class Blobs(Mapping[str, bytes]):
         return self._where[sha256][0]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
+        return iter(self._where)
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._where)
 
     def __contains__(self, sha256: object) -> bool:
-        return sha256 in self._data
+        return sha256 in self._where
+
+
+def _decoded(blob: BlobEvent, where: str) -> bytes:
+    """A blob line's bytes, checked against its sha256; InputError at ``where`` if damaged."""
+    try:
+        data = base64.b64decode(blob.data, validate=True)
+    except (binascii.Error, ValueError):
+        raise InputError("blob data: expected base64", where) from None
+    if hashlib.sha256(data).hexdigest() != blob.sha256:
+        raise InputError(f"blob {blob.sha256[:12]}… does not match its sha256", where)
+    return data
 
 
 class Cassette:
@@ -185,6 +218,8 @@ class _Resolver:
         return elements
 
     def screenshot_data(self, sha256: str) -> bytes | None:
+        if self.blobs.left_in_file(sha256):
+            return None  # read when a page shows it (Blobs)
         if sha256 in self.blobs:
             return self.blobs[sha256]
         if sha256 == _EMPTY:
@@ -195,43 +230,52 @@ class _Resolver:
         )
 
 
-def read_cassette(path: str | Path) -> Cassette:
-    """Read the cassette at ``path``; see the module docstring for what is checked."""
+def read_cassette(path: str | Path, *, screenshots: bool = True) -> Cassette:
+    """Read the cassette at ``path``; see the module docstring for what is checked.
+
+    ``screenshots`` false: every screenshot is checked, but its bytes stay in the file (an
+    observation's Screenshot has none; ``cassette.blobs[sha256]`` reads them again), for a
+    report of a run of any length. Replay needs them: the default keeps them."""
     path = Path(path)
     source = str(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as file:
+            return _read(file, path, screenshots)
     except OSError as exc:
         raise InputError(f"cannot read cassette: {exc.strerror}", source) from None
-    header_end = raw.find(b"\n")
-    header = _read_header(raw if header_end < 0 else raw[:header_end], header_end < 0, source)
 
-    blobs = Blobs(source)
+
+def _read(file: BinaryIO, path: Path, screenshots: bool) -> Cassette:
+    """The cassette read line by line from ``file``: one line in memory at a time."""
+    source = str(path)
+    first = file.readline()
+    header = _read_header(first.rstrip(b"\n"), not first.endswith(b"\n"), source)
+    blobs = Blobs(source, keep_images=screenshots)
     resolver = _Resolver(source, blobs)
     read = _Events(source)
     truncated = None
-    offset = len(raw) if header_end < 0 else header_end + 1
+    offset = len(first)
     number = 1
     with resolving(resolver):
-        while offset < len(raw):
+        while line := file.readline():
             number += 1
-            end = raw.find(b"\n", offset)
-            chunk = raw[offset:] if end < 0 else raw[offset:end]
+            whole = line.endswith(b"\n")
+            chunk = line[:-1] if whole else line
             resolver.where = f"{source}:{number}"
             try:
                 event = _parse_line(chunk, resolver.where)
             except DamagedBlob:
                 raise  # a whole line that refers to what is not there: damage, not a cut
             except InputError as exc:
-                truncated = _cut_off(raw, exc, offset, end, number, source)
+                truncated = _cut_off(file, exc, offset, whole, number, source)
                 break
             if isinstance(event, BlobEvent):
-                blobs._add(number, event)  # a whole line: damage here is not a cut
+                blobs._add(number, event, offset)  # a whole line: damage here is not a cut
             else:
                 read.add(event, number)
-            if end < 0:
+            if not whole:
                 break
-            offset = end + 1
+            offset += len(line)
     events, lines, steps = read.events, read.lines, read.steps
     if four_phase(events):  # recorded before acting verified (issue 15): read as today's
         return Cassette(path, header, *fold_verifying(events, lines, steps), blobs, truncated)
@@ -262,11 +306,13 @@ class _Events:
         self.steps.append(self.step)
 
 
-def _cut_off(raw: bytes, exc: InputError, offset: int, end: int, number: int, source: str) -> str:
+def _cut_off(
+    file: BinaryIO, exc: InputError, offset: int, whole: bool, number: int, source: str
+) -> str:
     """Where and why the cassette was cut off at line ``number`` that does not parse; when a
     whole event follows it, the cassette is damaged, not cut: an InputError."""
-    cut = "an incomplete event (no newline at the end)" if end < 0 else exc.what
-    following = None if end < 0 else _next_whole_event(raw, end + 1, number + 1)
+    cut = exc.what if whole else "an incomplete event (no newline at the end)"
+    following = _next_whole_event(file, number + 1) if whole else None
     if following is not None:
         raise InputError(
             f"{exc.what}; the cassette is damaged here (a whole event follows on "
@@ -319,19 +365,17 @@ def _parse_line(chunk: bytes, where: str) -> Event | BlobEvent:
     return event
 
 
-def _next_whole_event(raw: bytes, offset: int, number: int) -> int | None:
-    """The number of the first later line that parses as an event, if any."""
-    while offset < len(raw):
-        end = raw.find(b"\n", offset)
-        if end < 0:
+def _next_whole_event(file: BinaryIO, number: int) -> int | None:
+    """The number of the first later line of ``file`` that parses as an event, if any."""
+    for line in file:
+        if not line.endswith(b"\n"):
             return None
-        chunk = raw[offset:end]
+        chunk = line[:-1]
         if b'"type"' in chunk:
             try:
                 _parse_line(chunk, "")
                 return number
             except InputError:
                 pass
-        offset = end + 1
         number += 1
     return None

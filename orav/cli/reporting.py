@@ -50,19 +50,18 @@ def report(
         if html_dir is None:
             raise InputError("needs --html DIR, where the merged index goes", "--merge")
         _merge(cassettes, html_dir, junit)
-    runs = [read_run(path) for path in cassettes]
-    if html_dir is None:
-        with file_errors("write", cassettes[0]):
-            pages = [write_html(run) for run in runs]
-    else:
-        names = [run.path.with_suffix(".html").name for run in runs]
+    if html_dir is not None:
+        names = [path.with_suffix(".html").name for path in cassettes]
         twice = next((name for name in names if names.count(name) > 1), None)
         if twice is not None:
             raise InputError(f"two cassettes would both write {twice}; report them apart", "--html")
-        with file_errors("write", html_dir):
-            pages = [
-                write_html(run, html_dir / name) for run, name in zip(runs, names, strict=True)
-            ]
+    runs, pages = [], []
+    for path in cassettes:  # one run's screens in memory at a time
+        run = read_run(path, screenshots=False)
+        out = html_dir / path.with_suffix(".html").name if html_dir is not None else None
+        with file_errors("write", html_dir or path):
+            pages.append(write_html(run, out))
+        runs.append(run.unseen())
     for page in pages:
         click.echo(f"html:  {page}")
     if html_dir is not None:
@@ -84,16 +83,19 @@ def _merge(folders: tuple[Path, ...], html_dir: Path, junit: Path | None) -> Non
     from orav.report.timeline import read_run
 
     runs = merged(folders)
-    ran = [(run, read_run(run.cassette)) for run in runs if not run.error]
+    ran, pages = [], []
+    for run in runs:  # one run's screens in memory at a time
+        if not run.error:
+            view = read_run(run.cassette, screenshots=False)
+            with file_errors("write", html_dir):
+                page = write_html(view, html_dir / Path(run.name).with_suffix(".html"))
+            ran.append((run, view.unseen()))
+            pages.append((ran[-1][1], page))
     facts = {
         view.path: {"shard": run.shard, "device": run.device or "replayed"} for run, view in ran
     }
     unrun = [(run.name, f"shard {run.shard}: {run.error}") for run in runs if run.error]
     with file_errors("write", html_dir):
-        pages = [
-            (view, write_html(view, html_dir / Path(run.name).with_suffix(".html")))
-            for run, view in ran
-        ]
         index = write_index(pages, html_dir / "index.html", facts=facts, unrun=unrun)
         summary = write_summary(runs, [view for _, view in ran], html_dir / "summary.md")
     print_reports([(view.report, view.path, None) for _, view in ran if view.report])

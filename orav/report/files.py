@@ -12,11 +12,13 @@ import errno
 import fcntl
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
-def write_text(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically, replacing (not following) a symlink."""
+def write_text(path: Path, text: str | Iterable[str]) -> Path:
+    """Write ``text`` (UTF-8; or its parts, one after the other, each dropped once written) to
+    ``path`` atomically, replacing (not following) a symlink."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:  # the parent is a file: say so as writing under it would
@@ -30,7 +32,7 @@ def write_text(path: Path, text: str) -> Path:
             mask = os.umask(0)
             os.umask(mask)
             os.fchmod(file.fileno(), 0o666 & ~mask)  # what a new file gets (mkstemp's is 0600)
-            file.write(text)
+            file.writelines([text] if isinstance(text, str) else text)
         os.replace(name, path)
     except BaseException:
         Path(name).unlink(missing_ok=True)

@@ -13,9 +13,10 @@ transition carry the step the engine gave them). A step's decision that was neve
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 from orav.cassette import (
     DecideEvent,
@@ -165,6 +166,8 @@ class RunView:
     transitions: tuple[Transition, ...]
     errors: tuple[str, ...]  # those of no step or recovery: the launch's, the ending's
     truncated: str | None
+    # the bytes of the screenshots read without them (``read_run``'s ``screenshots=False``)
+    blobs: Mapping[str, bytes] = field(factory=dict, eq=False, repr=False)
 
     @property
     def steps(self) -> tuple[StepView, ...]:
@@ -179,10 +182,25 @@ class RunView:
         """The report's status, or ``incomplete`` when the recording did not finish."""
         return self.report.status if self.report is not None else "incomplete"
 
+    def unseen(self) -> RunView:
+        """The run without its screenshots and trees, nearly all of its weight: what an index
+        and JUnit read of each of many runs, kept while the next run's page is written."""
+        timeline = tuple(
+            evolve(b, before=None, after=None, tree=())
+            if isinstance(b, StepView)
+            else evolve(b, screenshot=None)
+            for b in self.timeline
+        )
+        conclusion = evolve(self.conclusion, screenshot=None)
+        return evolve(self, timeline=timeline, conclusion=conclusion, blobs={})
 
-def read_run(path: str | Path) -> RunView:
-    """Read the cassette at ``path`` into a RunView (InputError when it cannot be read)."""
-    cassette = read_cassette(path)
+
+def read_run(path: str | Path, *, screenshots: bool = True) -> RunView:
+    """Read the cassette at ``path`` into a RunView (InputError when it cannot be read).
+
+    ``screenshots`` false: the screenshots carry no bytes, ``blobs`` reads each from the
+    cassette when a page shows it (a page of a run of any length in bounded memory)."""
+    cassette = read_cassette(path, screenshots=screenshots)
     walk = _Walk()
     for event in cassette.events:
         walk.take(event)
@@ -197,6 +215,7 @@ def read_run(path: str | Path) -> RunView:
         transitions=tuple(walk.transitions),
         errors=tuple(walk.errors),
         truncated=cassette.truncated,
+        blobs=cassette.blobs,
     )
 
 

@@ -5,6 +5,7 @@ one per recovery (the screen that showed the fault, the recovery machine's path,
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 
 from orav.model import Decision, Observation, Point, Swipe, Tap, Verification, show_action
 from orav.report.html.elements import (
@@ -20,16 +21,19 @@ from orav.report.html.elements import (
 from orav.report.timeline import Performed, RecoveryView, RunView, StepView
 
 
-def cards(run: RunView) -> list[ET.Element]:
-    """The step and recovery cards in order; recovery K is ``#recovery-K``."""
+def cards(run: RunView) -> Iterator[ET.Element]:
+    """The step and recovery cards in order, each built when asked for; recovery K is
+    ``#recovery-K``."""
     space = screen_space(run)
-    found = [_step(b, space) if isinstance(b, StepView) else _recovery(b) for b in run.timeline]
-    recoveries = (
-        c for c, b in zip(found, run.timeline, strict=True) if isinstance(b, RecoveryView)
-    )
-    for number, card in enumerate(recoveries, 1):
-        card.set("id", f"recovery-{number}")
-    return found
+    recoveries = 0
+    for block in run.timeline:
+        if isinstance(block, StepView):
+            yield _step(block, space)
+            continue
+        recoveries += 1
+        card = _recovery(block)
+        card.set("id", f"recovery-{recoveries}")
+        yield card
 
 
 def screen_space(run: RunView) -> Space | None:

@@ -8,8 +8,9 @@ data), inlined so a page opens offline as one file.
 from __future__ import annotations
 
 import base64
+import html
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
@@ -41,20 +42,34 @@ def css() -> str:
 
 def page(title: str, body: ET.Element) -> str:
     """A whole HTML document: the style inline, then ``body``."""
-    html = el(
-        "html",
-        {"lang": "en"},
-        el(
-            "head",
-            None,
-            el("meta", {"charset": "utf-8"}),
-            el("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}),
-            el("title", None, title),
-            el("style", None, css()),
-        ),
-        body,
-    )
+    html = el("html", {"lang": "en"}, _head(title), body)
     return "<!DOCTYPE html>\n" + ET.tostring(html, encoding="unicode", method="html") + "\n"
+
+
+def page_parts(title: str, body: dict[str, str], sections: Iterable[Child]) -> Iterator[str]:
+    """The same document as ``page`` with a body (of attributes ``body``) of ``sections``, in
+    parts: each section is built only when the one before it was written (a long run's page,
+    one card at a time)."""
+    head = ET.tostring(_head(title), encoding="unicode", method="html")
+    opening = ET.tostring(el("body", body), encoding="unicode", method="html")
+    yield f'<!DOCTYPE html>\n<html lang="en">{head}{opening.removesuffix("</body>")}'
+    for section in _flatten(sections):
+        if isinstance(section, str):
+            yield html.escape(section, quote=False)
+        else:
+            yield ET.tostring(section, encoding="unicode", method="html")
+    yield "</body></html>\n"
+
+
+def _head(title: str) -> ET.Element:
+    return el(
+        "head",
+        None,
+        el("meta", {"charset": "utf-8"}),
+        el("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}),
+        el("title", None, title),
+        el("style", None, css()),
+    )
 
 
 def el(tag: str, attrs: dict[str, str] | None, *children: Child) -> ET.Element:
@@ -104,16 +119,29 @@ def error_list(errors: Iterable[str]) -> ET.Element:
 # once, and every later figure of it links to the first (a step's *before* is usually the
 # step before's *after*; a long run revisits its screens). Set by ``screens_shown_once``.
 _SHOWN: ContextVar[dict[str, str] | None] = ContextVar("_SHOWN", default=None)
+# Where a figure finds the bytes of a screenshot read without them (``read_cassette``'s
+# ``screenshots=False``): the cassette's blobs, each read from the file when first shown.
+_BLOBS: ContextVar[Mapping[str, bytes] | None] = ContextVar("_BLOBS", default=None)
 
 
 @contextmanager
-def screens_shown_once() -> Iterator[None]:
-    """While a page is built, a screenshot shown before is a link to its first figure."""
+def screens_shown_once(blobs: Mapping[str, bytes] | None = None) -> Iterator[None]:
+    """While a page is built, a screenshot shown before is a link to its first figure;
+    ``blobs``: the bytes of screenshots that carry none, by sha256."""
     shown = _SHOWN.set({})
+    source = _BLOBS.set(blobs)
     try:
         yield
     finally:
+        _BLOBS.reset(source)
         _SHOWN.reset(shown)
+
+
+def has_data(screenshot: Screenshot | None) -> bool:
+    """Whether the page can show ``screenshot``: its bytes, or the cassette's (``_BLOBS``)."""
+    return screenshot is not None and bool(
+        screenshot.data or screenshot.sha256 in (_BLOBS.get() or {})
+    )
 
 
 @frozen
@@ -142,7 +170,7 @@ def figure(
     shown_before = _SHOWN.get()
     anchor = f"shot-{screenshot.sha256[:16]}" if screenshot is not None else ""
     shown: ET.Element
-    if screenshot is None or not screenshot.data:
+    if screenshot is None or not has_data(screenshot):
         shown = el("div", {"class": "noshot"}, missing)
     elif shown_before is not None and screenshot.sha256 in shown_before:
         if marks:
@@ -156,7 +184,8 @@ def figure(
     else:
         if shown_before is not None:
             shown_before[screenshot.sha256] = alt
-        data = base64.b64encode(screenshot.data).decode("ascii")
+        raw = screenshot.data or (_BLOBS.get() or {})[screenshot.sha256]
+        data = base64.b64encode(raw).decode("ascii")
         shown = el(
             "img",
             {

@@ -9,6 +9,7 @@ screenshot) so a report opens offline and can be attached to a CI job as one fil
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 from orav.errors import OravError
@@ -32,8 +33,9 @@ from orav.report.html.elements import (
     error_list,
     field,
     figure,
+    has_data,
     marked,
-    page,
+    page_parts,
     screens_shown_once,
     seconds,
     status,
@@ -52,40 +54,41 @@ def write_html(run: RunView | Path, out: Path | None = None) -> Path:
     By default the report goes next to its cassette, with the suffix ``.html``.
     """
     if isinstance(run, Path):
-        run = read_run(run)
+        run = read_run(run, screenshots=False)
     out = out or run.path.with_suffix(".html")
-    return write_text(out, render_html(run))
+    return write_text(out, html_parts(run))
 
 
 def render_html(run: RunView) -> str:
     """The whole report page of one run."""
-    with screens_shown_once():
-        body = _body(run)
-    return page(f"orav: {run.header.scenario.name} ({run.status})", body)
+    return "".join(html_parts(run))
 
 
-def _body(run: RunView) -> ET.Element:
+def html_parts(run: RunView) -> Iterator[str]:
+    """The report page of one run in parts, a section or a card at a time, each screenshot
+    read from the cassette only as its card is written: a long run's page in bounded memory."""
+    device = run.header.device
+    body = {"class": f"screen-{device.unit if device is not None else 'pt'}"}
+    title = f"orav: {run.header.scenario.name} ({run.status})"
+    with screens_shown_once(run.blobs):
+        yield from page_parts(title, body, _body(run))
+
+
+def _body(run: RunView) -> Iterator[Child]:
     check, unreadable = _regression_check(run)
     regressed = len(check.regressed) if check is not None else 0
-    device = run.header.device
-    shown = cards(run) or el("p", None, "No step was recorded.")
-    conclusion = _conclusion(run)  # before the filmstrip, which copies the screens they hold
-    return el(
-        "body",
-        {"class": f"screen-{device.unit if device is not None else 'pt'}"},
-        _header(run, regressed),
-        _setup(run),
-        el("h2", None, "Steps"),
-        _timeline(run),
-        _filmstrip(run),
-        shown,
-        conclusion,
-        _judgements(run),
-        regression_check_section(check) if check is not None else unreadable,
-        _coverage(run),
-        machines_section(run.transitions),
-        zoom(),
-    )
+    yield _header(run, regressed)
+    yield _setup(run)
+    yield el("h2", None, "Steps")
+    yield _timeline(run)
+    yield _filmstrip(run)  # copies of the screens the cards and the conclusion hold
+    yield cards(run) if run.timeline else el("p", None, "No step was recorded.")
+    yield _conclusion(run)
+    yield _judgements(run)
+    yield regression_check_section(check) if check is not None else unreadable
+    yield _coverage(run)
+    yield machines_section(run.transitions)
+    yield zoom()
 
 
 # --- sections ------------------------------------------------------------------------------
@@ -247,7 +250,7 @@ def _filmstrip(run: RunView) -> ET.Element | None:
     space = screen_space(run)
     frames: list[Child] = []
     for step in run.steps:
-        if step.before is None or not step.before.data:
+        if step.before is None or not has_data(step.before):
             continue
         alt = f"step {step.number}"
         image = marked(copy_of(step.before, "frame", alt), marks(step), space, step.before)
@@ -263,7 +266,7 @@ def _filmstrip(run: RunView) -> ET.Element | None:
             )
         )
     last = run.conclusion.screenshot
-    if last is not None and last.data:
+    if last is not None and has_data(last):
         frames.append(
             el(
                 "a",

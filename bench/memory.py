@@ -1,0 +1,213 @@
+"""Memory at length (issue 29): peak RSS of a long run, a long exploration and `orav report`.
+
+Each figure is one `orav` command in a child process of its own, its peak resident set read
+from the kernel when it exits (``os.wait4``'s ``ru_maxrss``):
+
+- *run*: ``orav record`` of Tally (docs/examples/tally) with an agent that taps "Add one" until
+  the counter shows N: a new screen, and a new screenshot in the cassette, at every step (the
+  worst case for a report that keeps each screen once), then the HTML report written;
+- *explore*: ``orav explore`` of a generated 500-screen app (bench/sim_appmodel.py's) with a
+  budget of N steps (it may finish first: the steps taken are printed);
+- *report*: ``orav report --html DIR --junit FILE`` over K copies of a recorded run.
+
+Targets: 10,000 steps under 300 MB; ``orav report`` over 1,000 runs under 100 MB.
+
+``--trace`` runs the one command given in-process under tracemalloc instead and prints which
+lines hold the most memory at its end (who holds what), e.g.
+``python bench/memory.py --trace run 1000``; ``--split`` the same without tracemalloc (the
+peak RSS before the report and at the end, undisturbed).
+
+Run: .venv/bin/python bench/memory.py [run|explore|report] [N ...]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from sim_appmodel import generated_app
+
+AGENT = "class:counting:Counting?total={n}"
+STEPS = (100, 1_000, 10_000)
+RUNS = (100, 1_000)
+
+COUNTING = '''
+from orav import AgentContext, Decision, Done, Tap, Target
+
+
+class Counting:
+    """Taps "Add one" until the counter shows ``total`` (a new screen every step)."""
+
+    name = "counting"
+
+    def __init__(self, total: str) -> None:
+        self.total = int(total)
+
+    async def decide(self, context: AgentContext) -> Decision:
+        if context.step > self.total:
+            return Decision(Done(success=True), reasoning="counted")
+        return Decision(Tap(target=Target(id="add")), reasoning="one more")
+'''
+
+SCENARIO = """name: count
+app: com.example.tally
+goal: Count up.
+max_steps: {steps}
+timeout_seconds: 86400
+settle_seconds: 0
+success_criteria:
+  - {{target: {{id: total}}, condition: visible}}
+"""
+
+
+def orav() -> list[str]:
+    return [sys.executable, "-m", "orav"]
+
+
+def command(kind: str, n: int, folder: Path) -> list[str]:
+    """The orav command of one figure, its inputs written to ``folder``."""
+    if kind == "run":
+        (folder / "counting.py").write_text(COUNTING)
+        scenario = folder / "count.yaml"
+        scenario.write_text(SCENARIO.format(steps=n + 1))
+        tally = ROOT / "docs" / "examples" / "tally" / "app.yaml"
+        return [
+            *orav(),
+            "record",
+            str(scenario),
+            "--device",
+            f"sim:{tally}",
+            "--agent",
+            AGENT.format(n=n),
+            "--out",
+            str(folder / "count.cassette"),
+            "-q",
+        ]
+    if kind == "explore":
+        app = folder / "big.yaml"
+        app.write_text(generated_app())
+        return [
+            *orav(),
+            "explore",
+            "--device",
+            f"sim:{app}",
+            "--max-steps",
+            str(n),
+            "--timeout",
+            "86400",
+            "--out",
+            str(folder / "big.cassette"),
+            "-q",
+        ]
+    source = ROOT / "recordings" / "submit_form.cassette"
+    runs = folder / "runs"
+    runs.mkdir()
+    for i in range(n):
+        shutil.copyfile(source, runs / f"run{i:05d}.cassette")
+    return [
+        *orav(),
+        "report",
+        *sorted(str(p) for p in runs.iterdir()),
+        "--html",
+        str(folder / "html"),
+        "--junit",
+        str(folder / "junit.xml"),
+    ]
+
+
+def measure(kind: str, n: int) -> None:
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp)
+        argv = command(kind, n, folder)
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            argv, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        out = child.stdout.read() if child.stdout else ""
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - started
+        cpu = usage.ru_utime + usage.ru_stime
+        taken = ""
+        if kind != "report":
+            cassette = next(folder.glob("*.cassette"), None)
+            if cassette is not None:
+                steps = sum(1 for line in cassette.open() if line.startswith('{"type":"step"'))
+                size = cassette.stat().st_size / 1e6
+                taken = f", {steps} steps taken, cassette {size:.1f} MB"
+        print(
+            f"{kind} {n}: peak RSS {usage.ru_maxrss / 1024:.0f} MB, CPU {cpu:.1f} s, "
+            f"wall {wall:.0f} s, exit {child.returncode}{taken}",
+            flush=True,
+        )
+        if child.returncode not in (0, 1):
+            print(out[-2000:])
+
+
+def trace(kind: str, n: int, traced: bool = True) -> None:
+    """Run one figure's command in this process under tracemalloc; print who holds what at
+    the report's start, and the peak RSS before the report and at the end."""
+    import resource
+    import tracemalloc
+
+    from click.testing import CliRunner
+
+    from orav.cli import cli
+
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp)
+        argv = command(kind, n, folder)[3:]
+        os.chdir(folder)
+        sys.path.insert(0, str(folder))
+        if traced:
+            tracemalloc.start(8)
+        rss: list[float] = []
+        snapshots: list[tracemalloc.Snapshot] = []
+        from orav.report import html
+
+        write = html.write_html
+
+        def held(*args: object, **kwargs: object) -> object:  # the report's start: the run's end
+            if not rss:
+                rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+                if traced:
+                    snapshots.append(tracemalloc.take_snapshot())
+            return write(*args, **kwargs)
+
+        html.write_html = held  # type: ignore[assignment]
+        result = CliRunner().invoke(cli, argv, catch_exceptions=False)
+        current, peak = tracemalloc.get_traced_memory()
+        end = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"exit {result.exit_code}; traced now {current / 1e6:.1f} MB, peak {peak / 1e6:.1f} MB"
+        )
+        print(f"peak RSS before the report {rss[0] if rss else 0:.0f} MB, at the end {end:.0f} MB")
+        for name, snapshot in (("before the report", snapshots[0] if snapshots else None),):
+            if snapshot is None:
+                continue
+            print(f"-- {name}: top lines")
+            for stat in snapshot.statistics("lineno")[:15]:
+                print(f"  {stat.size / 1e6:7.1f} MB {stat.count:8d}  {stat.traceback}")
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if args[:1] in (["--trace"], ["--split"]):
+        trace(args[1], int(args[2]), traced=args[0] == "--trace")
+        return
+    kinds = [a for a in args if not a.isdigit()] or ["run", "explore", "report"]
+    sizes = [int(a) for a in args if a.isdigit()]
+    for kind in kinds:
+        for n in sizes or (RUNS if kind == "report" else STEPS):
+            measure(kind, n)
+
+
+if __name__ == "__main__":
+    main()
