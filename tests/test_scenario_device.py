@@ -6,6 +6,8 @@ Real ``orav`` processes against the simulator, with an app model written here.""
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -162,3 +164,28 @@ def test_an_aborted_run_is_set_aside_out_of_recordings_unless_asked(tmp_path: Pa
     named = root / "mine.cassette"
     out = orav("record", "scenarios/sprinkle.yaml", "--out", named, cwd=root, tmp=aside)
     assert out.returncode == 1 and named.is_file()  # --out says where it goes
+
+
+DOCS = SHIPPED.parent.parent / "docs"
+
+
+def test_scenarios_md_runs_as_written(tmp_path: Path):
+    """docs/scenarios.md's look-alike commands, with no --device (each scenario says where it
+    runs), and the error it shows for an app the simulator does not serve."""
+    page = (DOCS / "scenarios.md").read_text()
+    (tmp_path / "orav").symlink_to(SHIPPED.parent)  # orav/scenarios/... as the page names them
+    block = re.search(
+        r"```console\n(orav record orav/scenarios/lookalikes/.*?)```", page, re.DOTALL
+    )
+    assert block is not None
+    steps = [shlex.split(line, comments=True) for line in block.group(1).splitlines()]
+    assert [step[:2] for step in steps] == [["orav", "record"]] * 2
+    for step in steps:
+        done = orav(*step[1:], cwd=tmp_path)
+        assert done.returncode == 0, (step, done.stderr)
+    shown = re.search(r"\$ orav record (scenarios/ledger\.yaml)\n(orav: error: .*)\n```", page)
+    assert shown is not None
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / shown.group(1)).write_text("name: ledger\napp: com.example.ledger\ngoal: Pay.\n")
+    done = orav("record", shown.group(1), cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (2, shown.group(2) + "\n")
