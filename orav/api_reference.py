@@ -30,7 +30,10 @@ What is public is what this page lists: the names of `orav.__all__` (importable 
 from the module each is listed under) and `orav.testing`; any other module is orav's own and may
 change. A public name that moves keeps working from its old place for one release, warning
 (`DeprecationWarning`) where it lives now: `orav.moved` lists them (`orav.runner`,
-`orav.scenario`, `orav.cassette.mode`, `orav.cassette.use_cassette`, `orav.revisits`, ...)."""
+`orav.scenario`, `orav.cassette.mode`, `orav.cassette.use_cassette`, `orav.revisits`, ...),
+then goes. Every name a release published (this page's and `orav.__all__`'s history) is kept in
+`tests/published_names.txt`, and `tests/test_moved.py` imports each one from where it was
+published: silently where it still lives, with the warning where it moved."""
 
 # Public modules documented whole (their own public classes and functions), besides ``orav``.
 WHOLE = ("orav.testing",)

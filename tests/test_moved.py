@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,30 @@ def test_an_old_module_is_a_warning_and_a_name_it_never_had_is_an_import_error()
         exec("from orav.runner import never_public", {})  # noqa: S102
     with pytest.raises(AttributeError, match="no attribute 'never_public'"):
         importlib.import_module("orav.cassette").never_public  # noqa: B018
+
+
+PUBLISHED = Path(__file__).with_name("published_names.txt")
+
+
+def published() -> list[tuple[str, str]]:
+    lines = PUBLISHED.read_text().splitlines()
+    found = [tuple(line.split()) for line in lines if line and not line.startswith("#")]
+    return sorted({*found, *NAMES, *((old, "*") for old in MODULES)})  # type: ignore[arg-type]
+
+
+def test_every_name_a_release_published_still_imports():
+    """Each name of the list (docs/api.md's and orav.__all__'s history) imports from where it
+    was published: silently where it still lives, with a DeprecationWarning where it moved."""
+    for module_name, name in published():
+        moved = module_name in MODULES or (module_name, name) in NAMES
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            if module_name in MODULES:
+                sys.modules.pop(module_name, None)  # served afresh: its import warns
+            module = importlib.import_module(module_name)
+            if name != "*":
+                if moved:
+                    vars(module).pop(name, None)  # not the copy an earlier use left
+                getattr(module, name)
+        warned = [w for w in said if issubclass(w.category, DeprecationWarning)]
+        assert bool(warned) == moved, (module_name, name, [str(w.message) for w in warned])
