@@ -39,6 +39,7 @@ from orav.cassette import (
     VerificationEvent,
 )
 from orav.clock import Clock, SystemClock
+from orav.codec import structure
 from orav.device import CrashReport, Device, World
 from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
 from orav.judges import Judge, Question
@@ -103,7 +104,7 @@ from orav.perceive.identity import Place, ticked, with_ticks
 from orav.provision import crash_report, install, launch
 from orav.settling import settle
 from orav.tally import Tally, goal_name
-from orav.watchdog import Deadline
+from orav.watchdog import Deadline, cut_of
 
 
 class StepLimitExceeded(OravError):
@@ -171,8 +172,10 @@ class Engine:
             self.unfinished = run.build_report()  # how far it got, for orav.session's report
             raise
         if self.writer is not None:
-            self.writer.write(ReportEvent.of(report))
+            event = ReportEvent.of(report)
+            self.writer.write(event)
             self.writer.sync()
+            report = _as_written(report, event, self.writer)
         if self.raise_on_limit and report.status == "step_limit":
             raise StepLimitExceeded(report)
         if self.raise_on_limit and report.status == "timed_out":
@@ -263,12 +266,12 @@ class _Run:
         try:
             async with deadline or contextlib.nullcontext():
                 await self.machine.send("start")
-        except TimeoutError:
-            await self.machine.send("time_up")
-        except asyncio.CancelledError:
+        except TimeoutError as timeout:
+            await self.time_up(timeout)
+        except asyncio.CancelledError as cancelled:
             if self.engine.deadlines:
                 raise  # somebody else's cancellation
-            await self.machine.send("time_up")  # a replayed cut-off: the run timed out there
+            await self.time_up(cancelled)  # a replayed cut-off: the run timed out there
         raised = self.machine.raised
         if isinstance(raised, ReplayDivergence):
             raise raised  # not the run's failure: the replay's, reported to the caller
@@ -281,6 +284,14 @@ class _Run:
                 self.tally.calls.append(call)  # a failed decision still cost tokens
             self.note_error(RunError(step=self.step, error=error))
         return self.build_report()
+
+    async def time_up(self, error: BaseException) -> None:
+        """The run's deadline passed: the call it cut short is the step's error, when a
+        ``watchdog.Cut`` names it (a user's method, and whether it held the thread)."""
+        cut = cut_of(error)
+        if cut is not None:
+            self.note_error(RunError(step=self.step, error=str(cut)))
+        await self.machine.send("time_up")
 
     # --- phases: the machine enters them, each ends by sending its event ---------------------
 
@@ -743,6 +754,13 @@ class _Run:
             last=self.observation,
             ending=self.machine.error or "",
         )
+
+
+def _as_written(report: RunReport, event: ReportEvent, writer: CassetteWriter) -> RunReport:
+    """The report as its cassette holds it: no secret the run met in its text (an agent's
+    error that quotes a typed secret is shown, and asserted on, as ``orav report`` shows it)."""
+    scrubbed = writer.scrubber.data(event.report)
+    return report if scrubbed == event.report else structure(scrubbed, RunReport)
 
 
 def _known(value: T | None, what: str) -> T:

@@ -37,8 +37,8 @@ from orav.engine import Engine
 from orav.errors import DeviceError, Interrupted
 from orav.judges import Judge
 from orav.model import DeviceInfo, Heal, Scenario
-from orav.secrets import Shows, scenario_secrets
-from orav.watchdog import Deadline
+from orav.secrets import Shows, scenario_secrets, scrubbed_logs
+from orav.watchdog import Deadline, cut_of, how
 
 
 class CassetteRecorder:
@@ -168,13 +168,16 @@ async def recording(
         kept = tuple(dict.fromkeys(held))
         writer_type = CassetteWriter if progress is None else _Watched
         typed = scenario_secrets(scenario)  # a secret typed whole is written as its stand-in
-        with writer_type.create(
-            slot.path, header, overwrite=slot.overwrite, secrets=kept, typed=typed
-        ) as w:
+        with (
+            writer_type.create(
+                slot.path, header, overwrite=slot.overwrite, secrets=kept, typed=typed
+            ) as w,
+            scrubbed_logs(w.scrubber),
+        ):
             if isinstance(w, _Watched):
                 w.progress = progress
                 if isinstance(progress, Shows):  # the console, scrubbed as the cassette
-                    progress.scrub = w.scrubber.text
+                    progress.scrubber = w.scrubber
             yield CassetteRecorder(
                 scenario, w, header, device, agent, clock or SystemClock(), slot, kept, judge
             )
@@ -222,5 +225,9 @@ async def _described(device: Device, seconds: float) -> DeviceInfo:
     try:
         async with Deadline(seconds):
             return await device.describe()
-    except TimeoutError:
-        raise DeviceError(f"the device did not describe itself within {seconds:g} s") from None
+    except TimeoutError as timeout:
+        cut = cut_of(timeout)  # a user's describe(), named
+        if cut is None:
+            raise DeviceError(f"the device did not describe itself within {seconds:g} s") from None
+        what = f"{cut.call} did not return within {seconds:g} s ({how(cut.__cause__ or cut)})"
+        raise DeviceError(what) from None

@@ -22,7 +22,11 @@ event type, the header and JSON blobs get the same treatment:
   are left alone: a secret's characters may occur in base64 by chance);
 - ``add(secret) -> bool``: registers a secret (at least ``MIN_SECRET_LENGTH`` characters:
   shorter strings would erase unrelated text);
-- ``hold(label, unique_id)``: a secret was typed into this field (``RecordingDevice`` says so).
+- ``hold(label, unique_id)``: a secret was typed into this field (``RecordingDevice`` says so);
+- ``shown(action) -> Action``: the action as a terminal shows it (a piece of a secret typed is
+  shown as bullets).
+
+``scrubbed_logs(scrubber)`` holds every log record made while a run records to it.
 
 A secret is followed through edits of the field that held it: an element's ``value`` is stored
 as one bullet per character (``••••••••••`` for ten; what iOS itself exposes of a secure field)
@@ -37,12 +41,16 @@ reads back.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
-from orav.model import Scenario, TypeText
+from attrs import evolve
+
+from orav.model import Action, Scenario, TypeText
 
 BULLET = "•"
 REDACTED = BULLET * 6
@@ -77,9 +85,10 @@ _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9\-._~+/]{8,}=*")
 @runtime_checkable
 class Shows(Protocol):
     """What shows a run's text on a terminal (the console's progress): a recording sets its
-    ``scrub`` to the cassette's own scrubber, so a line shows what the cassette holds."""
+    ``scrubber`` to the cassette's own, so a line shows no secret the cassette would not
+    (and no piece of one typed: ``Scrubber.shown``)."""
 
-    scrub: Callable[[str], str]
+    scrubber: Scrubber
 
 
 class Scrubber:
@@ -122,6 +131,19 @@ class Scrubber:
             ordered = sorted(self._secrets, key=len, reverse=True)
             self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
         return True
+
+    def shown(self, action: Action) -> Action:
+        """``action`` as a terminal shows it: text typed that is a piece of a known secret (a
+        character of it, or any part, either way round) is shown as secure text is, by
+        bullets, so a secret typed a piece at a time is never pieced together from the lines
+        that show each."""
+        if isinstance(action, TypeText) and not action.secure and self._piece(action.text):
+            return evolve(action, secure=True)
+        return action
+
+    def _piece(self, text: str) -> bool:
+        turned = text[::-1]
+        return bool(text) and any(text in s or turned in s for s in self._secrets)
 
     def holds_secret(self, text: str) -> bool:
         """True when ``text`` contains a registered secret or an ``sk-…`` API key."""
@@ -231,3 +253,43 @@ def scenario_secrets(scenario: Scenario) -> dict[str, str]:
             found.setdefault(action.text, REDACTED)
     found.pop("", None)
     return found
+
+
+_logging: list[Scrubber] = []  # the scrubbers of the runs recording now, each a log's filter
+_made: list[Callable[..., logging.LogRecord]] = []  # the record factory ours wraps
+
+
+@contextmanager
+def scrubbed_logs(scrubber: Scrubber) -> Iterator[None]:
+    """While a run records, every log record made in this process (orav's, an HTTP client's,
+    an in-process app's) has its message, its exception's text and its stack through
+    ``scrubber``, whichever handler shows it: the record is scrubbed where it is made, so a
+    handler added later (pytest's, a user's) never sees the secret either."""
+    if not _logging:
+        _made.append(logging.getLogRecordFactory())
+        logging.setLogRecordFactory(_scrubbed_record)
+    _logging.append(scrubber)
+    try:
+        yield
+    finally:
+        _logging.remove(scrubber)
+        if not _logging:
+            logging.setLogRecordFactory(_made.pop())
+
+
+def _scrubbed_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+    record = _made[-1](*args, **kwargs)
+    if not _logging:
+        return record
+    try:
+        message = record.getMessage()
+    except Exception:  # noqa: BLE001 - a call whose arguments do not fit: its text, not theirs
+        message = str(record.msg)
+    error = logging.Formatter().formatException(record.exc_info) if record.exc_info else None
+    for scrubber in _logging:
+        message = scrubber.text(message)
+        error = scrubber.text(error) if error else error
+        record.stack_info = scrubber.text(record.stack_info) if record.stack_info else None
+    record.msg, record.args = message, None
+    record.exc_info, record.exc_text = None, error  # the text shown, never the live objects
+    return record

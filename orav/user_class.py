@@ -11,6 +11,7 @@ exception while importing or building.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import os
@@ -25,6 +26,7 @@ from attrs import frozen
 from orav.errors import AgentError, DeviceError, InputError
 from orav.model import Decision
 from orav.model.decision import cut_decision
+from orav.watchdog import Cut
 
 PREFIX = "class:"
 FORM = "class:package.module:Class[?name=value&...]"
@@ -170,7 +172,8 @@ class Bounded:
     """A user's object behind orav's protocol, held to it at every call: a ``SystemExit`` or
     ``KeyboardInterrupt`` it raises is its failure, located (``error``: AgentError,
     DeviceError), never orav's exit; an answer of the wrong type is refused, naming the
-    method; a decision's free text is cut as a model's is. Everything else is the object's
+    method; a decision's free text is cut as a model's is; a call a deadline cuts short is
+    named (``watchdog.Cut``), so the run's report says what was cut. Everything else is the object's
     own (``isinstance`` against orav's optional protocols reads through)."""
 
     def __init__(self, inner: Any, protocol: type, what: str, error: type[Exception]) -> None:
@@ -189,6 +192,8 @@ class Bounded:
                 answer = await value(*args, **kwargs)
             except (SystemExit, KeyboardInterrupt) as exc:
                 raise self._error(f"{self._what}.{name} raised {_described(exc)}") from None
+            except asyncio.CancelledError as cancelled:  # a deadline or a signal: say what
+                raise Cut.of(f"{self._what}.{name}", cancelled) from cancelled
             return self._checked(name, answer)
 
         return held

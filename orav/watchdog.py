@@ -16,6 +16,8 @@ API::
         ...
     cancellation = Cancellation(task).watched()  # cancel ``task`` once: deliver() on the
     cancellation.request()  # loop; from a signal handler: the loop, else the watchdog's cut
+    raise Cut.of("Class.method", cancelled)  # a cancellation naming the call it cut short
+    cut_of(error)                # that Cut behind a TimeoutError, if any
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from types import TracebackType
 from typing import Any, Self
 
 GRACE = 2.0  # seconds the loop has to act on a cancellation before the watchdog cuts in
+HELD = "it held the thread: the watchdog cut it"  # a cancellation the watchdog raised
 YEAR = 365 * 86400.0  # a longer wait is forever (and overflows a timer)
 
 _due: list[Callable[[], None]] = []  # cuts whose time came, run by the SIGALRM handler
@@ -157,15 +160,44 @@ class Cancellation:
         holder = _holder()
         if holder is self.task:
             self.delivered = True
-            raise asyncio.CancelledError(f"cut by the watchdog after {GRACE:g} s")
+            raise asyncio.CancelledError(HELD)
         self.deliver()
         if holder is not None:
-            raise asyncio.CancelledError("cut by the watchdog: it held the loop")
+            raise asyncio.CancelledError(HELD)
 
     def close(self) -> None:
         self.closed = True
         if self.watch is not None:
             self.watch.stop()
+
+
+class Cut(asyncio.CancelledError):
+    """A cancellation that names the call it cut short (``user_class.Bounded`` raises it for a
+    user's method), so a run's report says what its deadline cut, and how."""
+
+    @classmethod
+    def of(cls, call: str, cancelled: asyncio.CancelledError) -> Cut:
+        cut = cls(f"{call} was cut off ({how(cancelled)})")
+        cut.call = call
+        return cut
+
+    call = ""  # the call cut short: ``module:Class.method``
+
+
+def how(cancelled: BaseException) -> str:
+    """How a cancellation reached the code it cut: at an await, or by the watchdog."""
+    return HELD if str(cancelled) == HELD else "it was awaiting"
+
+
+def cut_of(error: BaseException | None) -> Cut | None:
+    """The ``Cut`` behind ``error`` (its cause or context, or itself), if there is one."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, Cut):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
 
 
 class Deadline:
@@ -195,7 +227,7 @@ class Deadline:
         assert cancellation is not None
         self._timer.cancel()
         cancellation.close()
-        if cancellation.delivered and kind is asyncio.CancelledError:
+        if cancellation.delivered and kind is not None and issubclass(kind, asyncio.CancelledError):
             if cancellation.counted:
                 cancellation.task.uncancel()
             raise TimeoutError(f"over the deadline of {self.seconds:g} s") from error

@@ -141,6 +141,13 @@ class Stall(Fib):
         import asyncio
 
         await asyncio.Event().wait()
+
+
+class Snooze(Fib):
+    # a device whose describe() blocks the thread the loop runs on
+
+    async def describe(self):
+        time.sleep(10_000)
 """
 
 
@@ -190,6 +197,10 @@ def test_1_a_run_ends_by_its_deadline_while_user_code_holds_the_loop(tmp_path: P
     report = json.loads((tmp_path / "s.report.json").read_text())
     assert report["status"] == "timed_out", report
     assert report["duration_seconds"] < 4 + 5  # the deadline, the watchdog's grace, a margin
+    held = "held the thread: the watchdog cut it"  # Whirl computes, Doze sleeps: neither awaits
+    cut = f"hostile_classes:{agent}.decide was cut off (it {held})"
+    assert [e["error"] for e in report["errors"]] == [cut], report["errors"]
+    assert f"step 1: {cut}" in done.stderr  # what the deadline cut, in the run's reasons
     assert orav("replay", tmp_path / "s.cassette").returncode == 0
 
 
@@ -313,7 +324,8 @@ def test_2_a_decision_s_text_is_bounded_as_a_model_s(tmp_path: Path):
             "hostile_classes:Fib.describe returned str 'a phone, probably', not DeviceInfo",
             60,
         ),
-        ("Stall", "the device did not describe itself within 5 s", 4),
+        ("Stall", "Stall.describe did not return within 5 s (it was awaiting)", 4),
+        ("Snooze", "Snooze.describe did not return within 5 s (it held the thread: the", 4),
     ],
 )
 def test_2_a_device_class_that_answers_otherwise_or_never_is_its_failure(
@@ -456,6 +468,63 @@ def test_6_a_var_secret_is_on_no_console_line(tmp_path: Path):
     assert "type" in done.stderr  # the lines that once showed it are there
     assert TOKEN not in done.stdout and TOKEN not in done.stderr, done.stderr
     assert "tok-Quasar" not in done.stdout + done.stderr
+
+
+# Agent classes that type the scenario's ${ORAV_TOKEN} in pieces no scrubber knows as secrets
+# (a character a step, two halves, the first reversed) and log what they do, as a user's code
+# logs: through the logging module, to orav's stderr.
+PIECEMEAL = """\
+import logging
+import os
+
+from orav.model import Decision, Done, Tap, Target, TypeText
+
+log = logging.getLogger("piecemeal")
+
+
+class Piecemeal:
+    name = "piecemeal"
+
+    def __init__(self, split="chars"):
+        token = os.environ["ORAV_TOKEN"]
+        if split == "chars":
+            self.pieces = list(token)
+        else:
+            self.pieces = [token[:7][::-1], token[7:]]
+        self.left = list(self.pieces)
+
+    async def decide(self, context):
+        if context.step == 1:
+            return Decision(Tap(target=Target(id="email")), reasoning="the field first")
+        if self.left:
+            piece = self.left.pop(0)
+            log.warning("typing a piece of %s", os.environ["ORAV_TOKEN"])
+            return Decision(TypeText(text=piece), reasoning=f"next comes {piece}")
+        raise RuntimeError("typed " + os.environ["ORAV_TOKEN"] + ", now what?")
+"""
+
+
+@pytest.mark.parametrize("split", ["chars", "halves"])
+def test_6_a_secret_typed_in_pieces_is_on_no_console_line(tmp_path: Path, split: str):
+    (tmp_path / "piecemeal.py").write_text(PIECEMEAL)
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\napp: com.orav.demo\ngoal: sign in with ${ORAV_TOKEN}\nmax_steps: 30\n")
+    env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
+    env["ORAV_TOKEN"] = TOKEN
+    done = subprocess.run(
+        [*ORAV, "record", path, "--out", "s.cassette", "-v",
+         "--agent", f"class:piecemeal:Piecemeal?split={split}"],
+        capture_output=True, text=True, env=env, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    shown = done.stdout + done.stderr
+    assert done.returncode == 1, shown  # the agent's failure ends it, quoting what it typed
+    assert "typing" in shown and "now what?" in shown  # the log records and the failure
+    assert TOKEN not in shown and TOKEN[::-1] not in shown, shown
+    pieces = [TOKEN[:7][::-1], TOKEN[7:]] if split == "halves" else list(TOKEN)
+    typed = [line for line in shown.splitlines() if " type " in line]
+    assert len(typed) == 2 * len(pieces), shown  # each typing, its step and device call
+    assert not [line for line in typed if "'" in line], shown  # in bullets, never quoted
+    assert shown.count("typing a piece of ••••••") == len(pieces), shown  # the log records
 
 
 # --- 4. reap what the app started ---------------------------------------------------------------

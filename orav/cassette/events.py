@@ -57,6 +57,7 @@ from orav.model import (
     show_action,
 )
 from orav.model.limits import between
+from orav.watchdog import Cut
 
 FORMAT = "orav-cassette"
 VERSION = 2  # 2: transitions carry their step, recoveries are begin/end events, observations
@@ -110,6 +111,7 @@ converter.register_unstructure_hook(Header, _unstructure_header)
 OLD_PERMISSIONS = "allow"
 
 DEADLINE = "TimeoutError"
+CUT_OFF = "cut off by a deadline"  # a deadline's cut, of a call no Cut names
 UNEXPECTED = "Unexpected"
 INTERRUPTED = "Interrupted"
 
@@ -142,10 +144,11 @@ class Raised:
         return cls(UNEXPECTED, f"{type(exc).__name__}: {exc}")
 
     @classmethod
-    def deadline(cls) -> Raised:
-        """The call was cut off by the run's deadline: replay cancels the run at the same
-        place (CancelledError, as the deadline did live), so a timed-out run replays as it ran."""
-        return cls(DEADLINE, "cut off by a deadline")
+    def deadline(cls, cut: str | None = None) -> Raised:
+        """The call was cut off by the run's deadline (``cut``: what it cut, when a
+        ``watchdog.Cut`` said so): replay cancels the run at the same place (CancelledError,
+        as the deadline did live), so a timed-out run replays as it ran."""
+        return cls(DEADLINE, cut or CUT_OFF)
 
     @classmethod
     def interrupted(cls, signal: str) -> Raised:
@@ -156,8 +159,12 @@ class Raised:
     def exception(self) -> BaseException:
         if self.error == INTERRUPTED:
             return Interrupted(self.message.removeprefix("interrupted by "))
-        if self.error == DEADLINE:
-            return asyncio.CancelledError(self.message)  # as the deadline did live
+        if self.error == DEADLINE:  # as the deadline did live
+            return (
+                asyncio.CancelledError(self.message)
+                if self.message == CUT_OFF
+                else Cut(self.message)
+            )
         if self.error == UNEXPECTED:
             return ReplayedError(self.message)
         kind = _RAISABLE.get(self.error, OravError)

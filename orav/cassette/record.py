@@ -50,13 +50,16 @@ from orav.model import (
     TypeText,
     WorldChanges,
 )
+from orav.watchdog import cut_of
 
 
-def _cut(writer: CassetteWriter) -> Raised:
-    """A call cut off: by SIGINT/SIGTERM when the writer was told so, else by a deadline."""
+def _cut(writer: CassetteWriter, error: BaseException) -> Raised:
+    """A call cut off: by SIGINT/SIGTERM when the writer was told so, else by a deadline
+    (naming the call it cut, when the cancellation does: ``watchdog.Cut``)."""
     if writer.interrupted:
         return Raised.interrupted(writer.interrupted)
-    return Raised.deadline()
+    cut = cut_of(error)
+    return Raised.deadline(str(cut) if cut is not None else None)
 
 
 @contextmanager
@@ -68,8 +71,8 @@ def _failures(writer: CassetteWriter, event: Callable[[Raised], Event]) -> Itera
     except OravError as exc:
         writer.write(event(Raised.of(exc)))
         raise
-    except (asyncio.CancelledError, TimeoutError):
-        writer.write(event(_cut(writer)))
+    except (asyncio.CancelledError, TimeoutError) as cut:
+        writer.write(event(_cut(writer, cut)))
         raise
     except Exception as exc:  # a callee's bug: recorded too, so the cassette still replays
         writer.write(event(Raised.unexpected(exc)))
@@ -199,8 +202,8 @@ class RecordingAgent:
             call = getattr(exc, "call", None)
             self._writer.write(DecideEvent(step, raised=Raised.of(exc), call=call))
             raise
-        except (asyncio.CancelledError, TimeoutError):
-            self._writer.write(DecideEvent(step, raised=_cut(self._writer)))
+        except (asyncio.CancelledError, TimeoutError) as cut:
+            self._writer.write(DecideEvent(step, raised=_cut(self._writer, cut)))
             raise
         except Exception as exc:  # an agent's bug: recorded too, so the cassette still replays
             self._writer.write(DecideEvent(step, raised=Raised.unexpected(exc)))

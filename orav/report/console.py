@@ -30,6 +30,7 @@ from orav.cassette.events import (
     TransitionEvent,
 )
 from orav.model import GOAL_MET, Done, ModelCall, show_action
+from orav.secrets import Scrubber
 
 
 def console_for(stream: IO[str] | None = None) -> Console:
@@ -67,7 +68,7 @@ class Progress:
         self.label = f"{label}: " if label else ""
         self.verbosity = verbosity
         self.clock = clock
-        self.scrub: Callable[[str], str] = str  # the recording's scrubber (orav.secrets.Shows)
+        self.scrubber = Scrubber()  # the recording's own (orav.secrets.Shows)
         self.started = clock()
         self.step = 0
         self.tokens = 0
@@ -93,7 +94,7 @@ class Progress:
                 self.line("phase", target.replace("_", " "))
             case PerformEvent(action=action, raised=raised) if self.verbosity >= 2:
                 failed = f" [red]failed: {escape(raised.message)}[/]" if raised is not None else ""
-                self.line("device", escape(show_action(action)) + failed)
+                self.line("device", escape(show_action(self.scrubber.shown(action))) + failed)
             case ObserveEvent(raised=raised) if self.verbosity >= 2 and raised is not None:
                 self.line("device", f"[red]observe failed: {escape(raised.message)}[/]")
             case ErrorEvent(message=message) if self.verbosity >= 2:
@@ -119,7 +120,7 @@ class Progress:
         elif decision is not None and isinstance(decision.action, Done):
             self.line("decided", escape(show_action(decision.action)))
         elif decision is not None:
-            what = escape(show_action(decision.action))
+            what = escape(show_action(self.scrubber.shown(decision.action)))
             self.line(
                 f"step {self.step}/{self.max_steps}",
                 f"[bold]{what}[/]" + (" (reused)" if reused else ""),
@@ -132,7 +133,7 @@ class Progress:
         self.cost = None if self.cost is None or call.cost is None else self.cost + call.cost
 
     def line(self, what: str, text: str) -> None:
-        text = self.scrub(text)
+        text = self.scrubber.text(text)
         elapsed = self.clock() - self.started
         usage = ""
         if self.calls:
