@@ -508,7 +508,9 @@ class Piecemeal:
 def test_6_a_secret_typed_in_pieces_is_on_no_console_line(tmp_path: Path, split: str):
     (tmp_path / "piecemeal.py").write_text(PIECEMEAL)
     path = tmp_path / "s.yaml"
-    path.write_text("name: s\napp: com.orav.demo\ngoal: sign in with ${ORAV_TOKEN}\nmax_steps: 30\n")
+    path.write_text(
+        "name: s\napp: com.orav.demo\ngoal: sign in with ${ORAV_TOKEN}\nmax_steps: 30\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
     env["ORAV_TOKEN"] = TOKEN
     done = subprocess.run(
@@ -563,6 +565,74 @@ class Breeder(App):
         sleeper("child", False)
         sleeper("detached", True)
 """
+
+
+# --- 6. an in-process app cannot take orav down -----------------------------------------------
+
+# A Textual app that talks on every stream it can reach from Python, with words orav never saw.
+GABBLE = """\
+import sys
+
+from textual.app import App
+from textual.widgets import Button
+
+
+class Gabble(App):
+    def compose(self):
+        yield Button("Natter", id="natter")
+
+    def on_button_pressed(self, event):
+        print("GABBLE-OUT " * 40)
+        sys.stderr.write("GABBLE-ERR\\n")
+        sys.__stdout__.write("GABBLE-DUNDER\\n")
+"""
+
+
+def test_6_an_in_process_app_prints_into_its_log_not_on_orav_s_streams(tmp_path: Path):
+    (tmp_path / "gabble.py").write_text(GABBLE)
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "name: s\napp: gabble:Gabble\ngoal: g\nscript:\n"
+        "  - action: {kind: tap, target: {id: natter}}\n"
+        "  - action: {kind: done, success: true}\n"
+    )
+    done = orav(
+        "record", path, "--device", "textual-in-process:gabble:Gabble", "--out", "s.cassette",
+        "-v", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "tap #natter" in done.stderr  # orav's own lines still reach its streams
+    assert "GABBLE" not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_6_what_an_in_process_app_prints_is_kept_bounded(tmp_path: Path, monkeypatch, capfd):
+    import asyncio
+    import sys
+
+    from orav.drivers.textual import TextualDevice
+    from orav.drivers.textual.companion.session import KEPT
+    from orav.model import Tap, Target
+
+    (tmp_path / "gabble.py").write_text(GABBLE.replace('" * 40', '" * 40_000'))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    async def natter() -> str:
+        async with TextualDevice.from_spec("gabble:Gabble") as device:
+            await device.launch()
+            print("orav's own words")
+            result = await device.perform(Tap(target=Target(id="natter")))
+            assert result.ok, result.error
+            return device.stderr
+
+    streams = sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__
+    kept = asyncio.run(natter())
+    assert (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__) == streams  # put back
+    shown = capfd.readouterr()
+    assert "orav's own words" in shown.out
+    assert "GABBLE" not in shown.out + shown.err
+    assert kept.endswith("GABBLE-ERR\nGABBLE-DUNDER\n"), kept[-200:]
+    assert "GABBLE-OUT" in kept and len(kept) <= KEPT  # 440,000 characters printed
 
 
 def _alive(pid: int) -> bool:

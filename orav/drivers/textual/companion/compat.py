@@ -230,3 +230,11 @@ def queued(node: Any) -> bool:
     if waiting is None:
         return True
     return any(message is not None and not isinstance(message, Timer) for message in waiting)
+
+
+def print_to(app: Any, stdout: Any, stderr: Any) -> None:
+    """Where a headless app's prints go: Textual sends them on to the streams it found at the
+    app's start (``_original_stdout``, ``_original_stderr``, private in every version; an app
+    of a version without them prints through ``sys.stdout`` itself)."""
+    if hasattr(app, "_original_stdout"):
+        app._original_stdout, app._original_stderr = stdout, stderr

@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import sys
 import traceback
 from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -30,6 +32,7 @@ COMPOSE_PAUSES = 20
 # that pushes its first screen or loads its data from on_mount shows the same first screen in
 # every run (the ladder's network rung: start-up often loads).
 LAUNCH_SETTLE = 2.0
+KEPT = 256 * 1024  # characters of what an app printed that are kept (its end)
 
 
 class Refused(Exception):
@@ -55,7 +58,10 @@ class Session:
         self.app = app
         self.size = size
         self.failure: str | None = None
-        self.console: io.StringIO = io.StringIO() if echo is None else _Tee(echo)
+        self.console = Kept(echo)
+        self.captures = echo is None  # in orav's process: the app's prints kept from its streams
+        if self.captures:  # Textual passes a headless app's prints on: through the router
+            compat.print_to(app, _Routed(_true(sys.__stdout__)), _Routed(_true(sys.__stderr__)))
         app.error_console = Console(file=self.console, width=100, markup=False, highlight=False)
         self._jobs: asyncio.Queue = asyncio.Queue()
         self._ready: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -92,7 +98,7 @@ class Session:
 
     async def _host(self) -> None:
         try:
-            with no_browser(self.console), no_arguments():
+            with no_browser(self.console), no_arguments(), self._captured():
                 await self._drive()
         except Exception as exc:  # noqa: BLE001 - run_test re-raises what the app raised
             self.failure = f"the app raised {describe_exception(exc)}"
@@ -126,6 +132,9 @@ class Session:
                 else:
                     if not future.done():
                         future.set_result(result)
+
+    def _captured(self) -> contextlib.AbstractContextManager[None]:
+        return captured(self.console) if self.captures else contextlib.nullcontext()
 
     async def stop(self, timeout: float) -> None:
         """Leave ``run_test`` (the app shuts down); cancel the task if that takes too long."""
@@ -191,14 +200,104 @@ def no_arguments() -> Iterator[None]:
             sys.argv = saved
 
 
-class _Tee(io.StringIO):
-    """Keeps what is written and copies it to another stream at once."""
+class Kept(io.StringIO):
+    """What an app printed: its last ``KEPT`` characters (an app may print without end), each
+    copied to ``echo`` at once when given."""
 
-    def __init__(self, echo: IO[str]) -> None:
+    def __init__(self, echo: IO[str] | None = None) -> None:
         super().__init__()
         self._echo = echo
+        self._parts: list[str] = []
+        self._size = 0
 
     def write(self, text: str) -> int:
-        self._echo.write(text)
-        self._echo.flush()
-        return super().write(text)
+        if self._echo is not None:
+            self._echo.write(text)
+            self._echo.flush()
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size > 2 * KEPT:
+            self._parts = [self.getvalue()]
+            self._size = len(self._parts[0])
+        return len(text)
+
+    def getvalue(self) -> str:
+        return "".join(self._parts)[-KEPT:]
+
+
+# The console of the app whose task writes (None: orav's own code): an app in orav's process
+# prints into its own console, never on orav's streams (``captured``).
+_printing: ContextVar[Kept | None] = ContextVar("orav_app_console", default=None)
+_replaced: list[Any] = []  # orav's sys.stdout and sys.stderr while any app is captured
+_captured = [0]  # apps captured now
+
+
+@contextlib.contextmanager
+def captured(console: Kept) -> Iterator[None]:
+    """In the app's task (and every task it starts, which inherits the context), what is
+    printed on ``sys.stdout`` or ``sys.stderr``, text or bytes, goes to ``console``; orav's
+    own writes, from its own tasks, still reach its streams. A write to file descriptors 1
+    or 2 themselves (``os.write``, a C extension) is beyond this: the app then runs out of
+    process (``textual:``, the companion points them elsewhere)."""
+    if not _captured[0]:
+        _replaced[:] = [sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__]
+        sys.stdout, sys.stderr = _Routed(sys.stdout), _Routed(sys.stderr)  # type: ignore[assignment]
+        sys.__stdout__ = _Routed(_replaced[2] or _replaced[0])  # type: ignore[misc,assignment]
+        sys.__stderr__ = _Routed(_replaced[3] or _replaced[1])  # type: ignore[misc,assignment]
+    _captured[0] += 1
+    token = _printing.set(console)
+    try:
+        yield
+    finally:
+        _printing.reset(token)
+        _captured[0] -= 1
+        if not _captured[0]:
+            sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__ = _replaced  # type: ignore[misc,assignment]
+            _replaced.clear()
+
+
+def _true(stream: Any) -> Any:
+    """The stream a ``_Routed`` one stands for (or ``stream`` itself)."""
+    return stream._stream if isinstance(stream, _Routed) else stream
+
+
+class _Routed:
+    """A stream that writes to the printing app's console when an app's task writes, else to
+    the stream it stands for."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.buffer = _RoutedBytes(stream)
+
+    def write(self, text: str) -> int:
+        console = _printing.get()
+        return self._stream.write(text) if console is None else console.write(text)
+
+    def flush(self) -> None:
+        if _printing.get() is None:
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class _RoutedBytes:
+    """``sys.stdout.buffer`` of a ``_Routed`` stream: bytes an app writes reach its console
+    as text (undecodable bytes replaced), never orav's stream."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> int:
+        console = _printing.get()
+        if console is None:
+            return int(self._stream.buffer.write(data))
+        console.write(bytes(data).decode("utf-8", "replace"))
+        return len(data)
+
+    def flush(self) -> None:
+        if _printing.get() is None:
+            self._stream.buffer.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream.buffer, name)
