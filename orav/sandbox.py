@@ -324,3 +324,90 @@ def _marked(pid: int, wanted: bytes) -> bool:
             return wanted in environ.read().split(b"\0")
     except OSError:
         return False
+
+
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans below this process are re-parented to it
+
+
+class Brood:
+    """The processes an app running in orav's own process starts (the in-process Textual
+    driver): ``Brood.start()`` as the app starts, ``end()`` as it ends kills them with their
+    descendants. Forks of orav's process carry no mark (a fork without exec keeps the
+    environment it was exec'd with), so they are known by ancestry: while a brood is open orav
+    is a child subreaper (Linux), and an orphan below it, however it detached (a double fork,
+    setsid), comes back to it as a child; its children that were not there at the start are
+    the app's. Elsewhere only those still its children are found."""
+
+    _open = 0  # broods open in this process: the subreaper stays while any is
+
+    def __init__(self, before: set[int]) -> None:
+        self.before = before
+        self.ended = False
+
+    @classmethod
+    def start(cls) -> Brood:
+        if cls._open == 0:
+            _subreaper(True)
+        cls._open += 1
+        return cls(set(_children()))
+
+    def end(self) -> int:
+        """Kill (SIGKILL) and reap what the app started; how many. Once."""
+        if self.ended:
+            return 0
+        self.ended = True
+        killed = 0
+        for _ in range(3):  # a process may fork while the others are killed
+            found = _descendants(set(_children()) - self.before)
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+            for pid in found:  # ours (orphans come back to us): reaped, no zombie left
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, 0)
+            if not found:
+                break
+        Brood._open -= 1
+        if Brood._open == 0:
+            _subreaper(False)
+        return killed
+
+
+def _subreaper(on: bool) -> None:
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent (zombies too: they are reaped), read from /proc (empty where
+    there is none)."""
+    parents = {}
+    for pid in _pids():
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat_file:
+                fields = stat_file.read().rsplit(b")", 1)[-1].split()
+        except OSError:
+            continue
+        if len(fields) > 1:  # after the name: state, parent
+            parents[pid] = int(fields[1])
+    return parents
+
+
+def _children() -> list[int]:
+    me = os.getpid()
+    return [pid for pid, parent in _parents().items() if parent == me]
+
+
+def _descendants(roots: set[int]) -> list[int]:
+    """``roots`` and every process below them."""
+    parents = _parents()
+    found, frontier = set(roots), set(roots)
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return sorted(found)

@@ -644,7 +644,8 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_4_what_the_app_started_ends_with_the_run(tmp_path: Path):
+@pytest.mark.parametrize("driver", ["textual", "textual-in-process"])
+def test_4_what_the_app_started_ends_with_the_run(tmp_path: Path, driver: str):
     (tmp_path / "breeder.py").write_text(BREEDER)
     pids = tmp_path / "pids"
     pids.mkdir()
@@ -657,7 +658,7 @@ def test_4_what_the_app_started_ends_with_the_run(tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"}
     env["BREEDER_PIDS"] = str(pids)
     done = subprocess.run(
-        [*ORAV, "record", path, "--device", "textual:breeder:Breeder", "--out", "s.cassette",
+        [*ORAV, "record", path, "--device", f"{driver}:breeder:Breeder", "--out", "s.cassette",
          "--network"],
         capture_output=True, text=True, env=env, timeout=60, check=False, cwd=tmp_path,
     )  # fmt: skip

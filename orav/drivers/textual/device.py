@@ -2,7 +2,7 @@
 
 The app runs in orav's own event loop (``companion.host``, called directly), so it must share
 orav's Textual; an app pinned to another one runs in its own environment instead
-(``remote``). Every call is bounded by ``timeout``; what an observation holds and how actions
+(``remote``). The processes it starts end when it is stopped (``sandbox.Brood``). Every call is bounded by ``timeout``; what an observation holds and how actions
 become calls is ``calls``.
 """
 
@@ -18,6 +18,7 @@ from orav.drivers.textual.calls import START_SECONDS, TextualCalls
 from orav.drivers.textual.companion.host import Failed, Host, load_app
 from orav.drivers.textual.spec import parse_spec
 from orav.errors import DeviceError, InputError
+from orav.sandbox import Brood
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -73,6 +74,7 @@ class TextualDevice(TextualCalls):
         self.timeout = timeout
         self.max_wait = max_wait
         self.host = Host(factory, size)
+        self._brood: Brood | None = None
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> TextualDevice:
@@ -114,20 +116,31 @@ class TextualDevice(TextualCalls):
         if arguments or environment:
             raise self._ios_only("launch with arguments or an environment")
         bound = max(START_SECONDS, self.timeout)
+        if self._brood is None:
+            self._brood = Brood.start()  # what the app starts, ended with it
         try:
             async with asyncio.timeout(bound):
                 await self.host.launch()
         except TimeoutError:
-            await self.host.stop(self.timeout)
+            await self._stop()
             raise DeviceError(f"textual app {self.name} did not start within {bound:g} s") from None
         except Failed as exc:
             raise DeviceError(f"textual app {self.name} failed to start: {exc}") from None
 
     async def terminate(self, bundle_id: str = "") -> None:
-        await self.host.stop(self.timeout)
+        await self._stop()
 
     async def close(self) -> None:
-        await self.host.stop(self.timeout)
+        await self._stop()
+
+    async def _stop(self) -> None:
+        """The app stopped, and every process it started killed (``sandbox.Brood``)."""
+        try:
+            await self.host.stop(self.timeout)
+        finally:
+            if self._brood is not None:
+                self._brood.end()
+                self._brood = None
 
     async def _call(self, name: str, args: dict[str, Any], takes: float = 0.0) -> Any:
         """The call's answer; a DeviceError once it took ``timeout`` (and what it ``takes``)
