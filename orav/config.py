@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,23 @@ class Config:
     sandbox_files: tuple[str, ...] = ()
     disposable: bool = False
     source: str = ""
+    lines: dict[str, int] = field(factory=dict)  # the line of each setting the file sets
+
+    def ignored(self, keys: tuple[str, ...], why: str) -> None:
+        """Say on stderr, once a process, that settings the file sets are not used, and
+        ``why``: a setting passed over in silence reads as one that holds."""
+        named = [key for key in keys if key in self.lines]
+        if not named or (self.source, named[0]) in _SAID:
+            return
+        _SAID.add((self.source, named[0]))
+        prefix = "tool.orav." if self.source.endswith("pyproject.toml") else ""
+        settings = " and ".join(f"{prefix}{key}" for key in named)
+        verb = "is" if len(named) == 1 else "are"
+        where = f"{self.source}:{self.lines[named[0]]}"
+        print(f"orav: note: {where}: {settings} {verb} not used: {why}", file=sys.stderr)
+
+
+_SAID: set[tuple[str, str]] = set()  # (file, first setting) said to be ignored
 
 
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -114,10 +132,11 @@ def load_config(path: Path | None = None) -> Config:
         where = f"{path}:{_line_of(text, 'devices')}"
         raise InputError(f"{prefix}devices: set device or devices, not both", where)
     values: dict[str, Any] = {}  # each checked against _TYPES by _checked
+    lines: dict[str, int] = {}
     for key, value in data.items():
-        where = f"{path}:{_line_of(text, key)}"
-        values[key] = _checked(path, key, value, f"{prefix}{key}", where)
-    return Config(**values, source=str(path))
+        lines[key] = _line_of(text, key)
+        values[key] = _checked(path, key, value, f"{prefix}{key}", f"{path}:{lines[key]}")
+    return Config(**values, source=str(path), lines=lines)
 
 
 def _checked(path: Path, key: str, value: object, name: str, where: str) -> object:
@@ -221,6 +240,8 @@ def _line_of(text: str, key: str, tables: bool = False) -> int:
             return number
         if tables and stripped.lstrip("[").replace(" ", "").startswith(f"tool.{key}"):
             return number
+        if stripped.startswith("[") and stripped.strip("[] ").split(".")[-1] == key:
+            return number  # a table: [agent_options], [tool.orav.agent_options]
     return 1
 
 

@@ -441,6 +441,25 @@ def test_5_a_hostile_config_is_a_located_error(tmp_path: Path, case: str, what: 
     assert line.startswith(f"orav: error: {named}{separator}{what}"), line
 
 
+def test_5_a_setting_the_run_does_not_use_says_so_once_with_its_line(tmp_path: Path):
+    (tmp_path / "orav.toml").write_text(
+        'recordings = "tapes"\nnetwork = true\n\n[agent_options]\ntemperature = 0.4\n'
+    )
+    for name in ("first", "second"):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: {name}\napp: com.orav.demo\ngoal: g\nscript:\n"
+            "  - action: {kind: done, success: true}\n"
+        )
+    done = orav("record", "first.yaml", "second.yaml", "--workers", 1, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr  # a note, not an error
+    notes = [line for line in done.stderr.splitlines() if line.startswith("orav: note:")]
+    config = tmp_path / "orav.toml"
+    assert notes == [
+        f"orav: note: {config}:4: agent_options is not used: the agent scripted is no openai: model",
+        f"orav: note: {config}:2: network is not used: only a textual: app runs in a sandbox",
+    ], done.stderr
+
+
 # --- 6. secrets off the console ---------------------------------------------------------------
 
 TOKEN = "tok-Quasar-9f3a7c"

@@ -162,6 +162,8 @@ def make_agent(
     from orav.specs import make_agent
 
     settings = dict(config.agent_options) if config and spec.startswith("openai:") else {}
+    if config is not None and not spec.startswith("openai:"):
+        config.ignored(("agent_options", "base_url"), f"the agent {spec} is no openai: model")
     if config is not None and base_url == config.base_url and not spec.startswith("openai:"):
         base_url = None  # the file's LLM settings do not apply to the scripted agent
     settings.update(agent_setting(text) for text in options)

@@ -213,6 +213,8 @@ def record(
     replays, jobs = _kept_replayed(jobs, mode)
     if not jobs:
         _after_suite(replays, junit, single=len(replays) == 1, revisit=revisit, shards=shards)
+    if not any(spec.startswith("textual") for spec in pool):
+        config.ignored(("network", "sandbox_files"), "only a textual: app runs in a sandbox")
     here = _Here(
         agent,
         where,
