@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orav.agents.scripted import ScriptedAgent
-from orav.cassette.rerun import heal_target
+from orav.cassette.follow import heal_target
 from orav.engine import Engine
 from orav.machines.aim import nudged
 from orav.machines.attempt import Attempt
