@@ -586,7 +586,9 @@ def _write_junit(outcomes: Sequence[Outcome], junit: Path) -> None:
     from orav.report.junit import write_junit
     from orav.report.timeline import read_run
 
-    runs = [read_run(o.job.out) for o in outcomes if o.report is not None]
+    # what JUnit reads of each run, one run's screens in memory at a time
+    ran = [o.job.out for o in outcomes if o.report is not None]
+    runs = [read_run(out, screenshots=False).unseen() for out in ran]
     attempts = {o.job.out: o.attempts for o in outcomes}
     with file_errors("write", junit):
         click.echo(f"junit:    {write_junit(runs, junit, attempts=attempts)}")
@@ -627,7 +629,7 @@ def write_reports(result: Recording, out: Path) -> str:
     from orav.report.html import write_html
     from orav.report.timeline import read_run
 
-    run = read_run(out)
+    run = read_run(out, screenshots=False)  # each screen read as its card is written
     path = out.with_suffix(".report.json")
     report = write_json(result.report, path, secrets=result.secrets, run=run)
     return f"cassette: {out}\nreport:   {report}\nhtml:     {write_html(run)}"
