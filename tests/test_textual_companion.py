@@ -325,7 +325,7 @@ async def test_both_drivers_record_the_same_cassette(tmp_path: Path, monkeypatch
                 seen.append((event.type,))
         return seen
 
-    scenario = Scenario(name="greet", app=APP, goal="greet", max_steps=8, settle_seconds=0.05)
+    scenario = Scenario(name="greet", app=APP, goal="greet", max_steps=8)
     async with TextualDevice(SmallApp, name="SmallApp") as near:
         here = await record(scenario, tmp_path / "near.cassette", device=near, agent=agent())
     async with remote(Path(sys.executable)) as far:
