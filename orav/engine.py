@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from typing import TypeVar, cast
 
 from attrs import evolve
@@ -102,6 +101,7 @@ from orav.perceive.assertions import (
 from orav.perceive.deeds import step_deed
 from orav.perceive.identity import Place, ticked, with_ticks
 from orav.provision import crash_report, install, launch
+from orav.run_ids import new_run_id
 from orav.settling import settle
 from orav.tally import Tally, goal_name
 from orav.watchdog import Deadline, cut_of
@@ -161,7 +161,7 @@ class Engine:
         self.writer = writer
         self.raise_on_limit = raise_on_limit
         self.deadlines = deadlines
-        self.run_id = run_id or uuid.uuid4().hex[:12]
+        self.run_id = run_id or new_run_id()
         self.unfinished: RunReport | None = None  # a run cancelled or interrupted, so far
 
     async def run(self, scenario: Scenario) -> RunReport:

@@ -244,7 +244,7 @@ def test_the_flow_docs_maestro_md_shows_is_the_login_golden_exported():
     page = (Path(__file__).resolve().parent.parent / "docs" / "maestro.md").read_text()
     shown = re.search(r"```yaml\n(# exported by orav.*?)```", page, re.DOTALL)
     assert shown is not None
-    run_id = re.compile(r"\(run [0-9a-f]+\)")
+    run_id = re.compile(r"\(run [0-9a-z_]+\)")
     assert run_id.sub("(run …)", shown.group(1)) == run_id.sub("(run …)", export_maestro(LOGIN))
 
 

@@ -107,7 +107,7 @@ def test_3_two_records_of_one_new_cassette_leave_one_whole_run(tmp_path: Path):
     assert all(code == 0 for code in codes), errors
     cassette = read_cassette(out)
     assert cassette.truncated is None
-    ids = {line.split('"run_id":"')[1][:32] for line in out.read_text().splitlines()[:1]}
+    ids = {line.split('"run_id":"')[1].split('"')[0] for line in out.read_text().splitlines()[:1]}
     assert len(ids) == 1  # one header: not a mix of two runs
     assert sum(1 for e in cassette.events if e.type == "report") == 1
     replayed = orav("replay", out)

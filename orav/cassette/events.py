@@ -14,7 +14,6 @@ One big thing: every line type of the format in one place, its single definition
 from __future__ import annotations
 
 import asyncio
-import uuid
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -57,6 +56,7 @@ from orav.model import (
     show_action,
 )
 from orav.model.limits import between
+from orav.run_ids import new_run_id
 from orav.watchdog import Cut
 
 FORMAT = "orav-cassette"
@@ -69,10 +69,6 @@ def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _new_run_id() -> str:
-    return uuid.uuid4().hex
-
-
 @frozen(kw_only=True)
 class Header:
     """Line 1: what was run, on what, by which agent; ``format``/``version`` gate the reader."""
@@ -81,7 +77,7 @@ class Header:
     format: str = FORMAT
     version: int = VERSION
     orav_version: str = __version__
-    run_id: str = field(factory=_new_run_id)
+    run_id: str = field(factory=new_run_id)
     created_at: str = field(factory=_now_iso)
     scenario: Scenario
     device: DeviceInfo | None = None
