@@ -105,3 +105,23 @@ def test_runs_of_one_scenario_are_told_apart_by_their_cassette(tmp_path):
     root = ET.fromstring(junit_xml([read_run(Path(p)) for p in copies]).split("\n", 1)[1])
     names = [case.get("name") for case in root.iter("testcase")]
     assert names == [f"login [{copies[0]}]", f"login [{copies[1]}]"]
+
+
+def test_a_failure_names_the_missed_criterion_with_what_was_found_not_the_agents_claim(tmp_path):
+    """The agent said it was done ("Alarm gestellt!"); the check found otherwise: JUnit's
+    message is the criterion and the value found, the claim only in the text."""
+    run = read_run(GOLDEN / "change_setting.cassette")
+    claim = "Alarm gestellt!"
+    report = evolve(
+        run.report,
+        status="failed",
+        summary=claim,
+        goals_achieved=(),
+        goals_missed=("#tide_alarm has value '1'",),
+        goals_found=("value '0'",),
+    )
+    root = ET.fromstring(junit_xml([evolve(run, report=report)]))
+    failure = root.find("testsuite/testcase/failure")
+    assert failure.get("type") == "failed"
+    assert failure.get("message") == "failed: expected #tide_alarm has value '1'; found value '0'"
+    assert claim not in failure.get("message")
