@@ -189,3 +189,23 @@ def test_scenarios_md_runs_as_written(tmp_path: Path):
     (tmp_path / shown.group(1)).write_text("name: ledger\napp: com.example.ledger\ngoal: Pay.\n")
     done = orav("record", shown.group(1), cwd=tmp_path)
     assert (done.returncode, done.stderr) == (2, shown.group(2) + "\n")
+
+
+def test_validate_checks_ids_and_labels_against_the_app_model_the_scenario_names(tmp_path: Path):
+    typo = SPRINKLE.replace("id: sprinkle}", "id: sprinkel}")
+    root = project(tmp_path, typo)
+    (root / "scenarios" / "label.yaml").write_text(
+        SPRINKLE.replace("name: sprinkle", "name: label").replace(
+            "{target: {id: soaked}, condition: visible}", "{target: {label: Soil is dmp}}"
+        )
+    )
+    done = orav("validate", "scenarios/", cwd=root)
+    assert done.returncode == 2
+    model = "the app model of com.example.greenhouse (sim:apps/greenhouse.yaml)"
+    assert f"no #sprinkel in {model}; did you mean #sprinkle?" in done.stderr
+    assert f"no 'Soil is dmp' in {model}; did you mean 'Soil is damp'?" in done.stderr
+    (root / "scenarios" / "sprinkle.yaml").write_text(SPRINKLE)
+    (root / "scenarios" / "label.yaml").unlink()
+    assert orav("validate", "scenarios/", cwd=root).returncode == 0
+    shipped = orav("validate", SHIPPED, cwd=tmp_path)  # every shipped scenario names what is there
+    assert shipped.returncode == 0, shipped.stderr

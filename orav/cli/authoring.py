@@ -54,6 +54,7 @@ def validate(scenarios: tuple[Path, ...], device: str | None, judge_spec: str | 
                 continue
             scenario = load_scenario(path)
             warnings = _first_look(path, scenario, device, judge) if device else ()
+            _named_in_model(path, scenario, device)  # what the first look did not reach too
         except OravError as exc:
             click.echo(f"orav: error: {exc}", err=True)
             bad += 1
@@ -64,6 +65,38 @@ def validate(scenarios: tuple[Path, ...], device: str | None, judge_spec: str | 
             click.echo(f"{path}: warning: {warning}", err=True)
     if bad:
         sys.exit(2)
+
+
+def _named_in_model(path: Path, scenario: Scenario, device: str | None) -> None:
+    """Each id and label the scenario aims at is in the app model it runs on (its device or
+    ``--device``, when that is the simulator): an InputError naming the first that is not,
+    with the nearest the model has."""
+    from orav.model import Assert
+    from orav.perceive.targets import nearest
+    from orav.sim.apps import bundled_app
+    from orav.sim.lint import words
+    from orav.specs import app_model, device_for
+
+    spec = device_for(scenario, device)
+    if not (spec == "sim" or spec.startswith("sim:")) or scenario.install or not scenario.app:
+        return
+    model = app_model(Path(spec[4:]) if spec != "sim" else bundled_app(scenario.app))
+    if model.bundle_id != scenario.app:  # not its app: `orav record` says so (check_app)
+        return
+    ids, labels = words(model)
+    steps = [*scenario.preconditions, *scenario.success_criteria]
+    steps += [decision.action for decision in scenario.script]
+    for step in steps:
+        target = getattr(step, "target", None)
+        if target is None or (isinstance(step, Assert) and step.condition == "absent"):
+            continue
+        for word, patterns, shown in ((target.id, ids, "#{}"), (target.label, labels, "{!r}")):
+            if word is None or any(p.fullmatch(word) for p in patterns.values()):
+                continue
+            near = nearest(word, list(patterns))
+            guess = f"; did you mean {shown.format(near)}?" if near else ""
+            what = f"no {shown.format(word)} in the app model of {model.bundle_id} ({spec}){guess}"
+            raise InputError(what, str(path))
 
 
 def _first_look(

@@ -146,9 +146,9 @@ def near_miss(observation: Observation, target: Target) -> str:
         if half:
             return half
     if target.id is not None:
-        near = _nearest(target.id, [e.unique_id for e in shown])
+        near = nearest(target.id, [e.unique_id for e in shown])
         return f"did you mean #{near}?" if near else ""
-    near = _nearest(target.label or "", [e.label for e in shown])
+    near = nearest(target.label or "", [e.label for e in shown])
     return f"did you mean {near!r}?" if near else ""
 
 
@@ -166,7 +166,7 @@ def _half_match(shown: list[Element], unique_id: str, label: str) -> str:
     return f"{label!r} is there, with {other}"
 
 
-def _nearest(word: str, words: list[str | None]) -> str | None:
+def nearest(word: str, words: list[str | None]) -> str | None:
     """The closest of ``words`` to ``word`` by difflib's ratio (0.6 at least), if any."""
     near = difflib.get_close_matches(word, dict.fromkeys(w for w in words if w), n=1, cutoff=0.6)
     return near[0] if near else None

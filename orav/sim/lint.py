@@ -9,12 +9,13 @@ screens without elements.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from orav.codec import locate, parse_yaml, read_text
 from orav.errors import InputError
-from orav.sim.appmodel import BACK, AppModel, ElementSpec, Transition
+from orav.sim.appmodel import BACK, AlertButton, AppModel, ElementSpec, Transition
 from orav.sim.draw import NAV_BAR_BOTTOM
 from orav.sim.expr import ExprError, parse_template
 from orav.sim.loading import Problem, load_app_model
@@ -170,3 +171,48 @@ def _start_screens(model: AppModel) -> set[str]:
 
 
 __all__ = ["check_app_model", "lint", "looks_like_app_model"]
+
+
+def words(model: AppModel) -> tuple[dict[str, re.Pattern[str]], dict[str, re.Pattern[str]]]:
+    """What a scenario may name in ``model``: each id and each label as written (for "did you
+    mean") with its pattern (a ``{template}`` part matches any text)."""
+    ids: set[str] = {tab.id for tab in model.tabs}
+    labels: set[str] = {tab.label for tab in model.tabs}
+
+    def button(b: AlertButton) -> None:
+        labels.add(b.label)
+        ids.update([b.id] if b.id else [])
+        transitions(b.on_tap)
+
+    def transitions(found: Iterable[Transition]) -> None:
+        for t in found:
+            if t.alert is not None:
+                labels.add(t.alert.title)
+                ids.update([t.alert.id] if t.alert.id else [])
+                for b in t.alert.buttons:
+                    button(b)
+
+    def element(e: ElementSpec) -> None:
+        ids.update([e.id] if e.id else [])
+        labels.update([e.label] if e.label else [])
+        for b in e.swipe_actions:
+            button(b)
+        for child in e.elements:
+            element(child)
+        for found in (e.on_tap, e.on_return, *e.on_swipe.values(), *e.on_key.values()):
+            transitions(found)
+
+    for screen in model.screens.values():
+        labels.update([screen.title] if screen.title else [])
+        for e in screen.elements:
+            element(e)
+    for route in model.routes.values():
+        transitions(route)
+    return {i: _pattern(i) for i in ids}, {w: _pattern(w) for w in labels}
+
+
+def _pattern(word: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{[^}]*\})", word)
+    return re.compile(
+        "".join(".+" if p.startswith("{") else re.escape(p) for p in parts), re.DOTALL
+    )
