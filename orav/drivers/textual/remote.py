@@ -31,6 +31,7 @@ from typing import Any, Self
 import attrs
 
 from orav.codec import JSONRefused, parse_json
+from orav.drivers.textual.answers import Misshapen, check
 from orav.drivers.textual.calls import START_SECONDS, TextualCalls
 from orav.drivers.textual.companion import HERE, PROTOCOL
 from orav.drivers.textual.companion.session import Refused
@@ -289,7 +290,13 @@ class RemoteTextualDevice(TextualCalls):
             await self._kill("the companion answered out of turn")
             raise DeviceError(f"textual app {self.name}: the companion answered out of turn")
         if "result" in answer:
-            return answer["result"]
+            try:
+                return check(name, answer["result"])
+            except Misshapen as exc:
+                await self._kill(f"the companion answered {exc}")
+                raise DeviceError(
+                    f"textual app {self.name}: the companion answered {exc}"
+                ) from None
         if "refused" in answer:
             raise Refused(answer["refused"])
         if "failed" in answer:
