@@ -37,3 +37,16 @@ class SmallApp(App):
             raise RuntimeError("boom pressed")
         elif event.button.id == "hang":
             time.sleep(15)  # a handler that blocks the app's event loop
+
+
+class CrowdApp(App):
+    """A screen of 5,000 widgets: what both drivers must observe alike."""
+
+    def compose(self):
+        with VerticalScroll(id="crowd"):
+            for n in range(5000):
+                yield Button(f"seat {n}", id=f"seat_{n}")
+        yield Label("none taken", id="taken")
+
+    def on_button_pressed(self, event):
+        self.query_one("#taken", Label).update(f"took {event.button.id}")

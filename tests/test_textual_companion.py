@@ -136,6 +136,22 @@ async def test_the_companion_observes_exactly_as_the_in_process_driver(monkeypat
         assert await far.describe() == await near.describe()
 
 
+@pytest.mark.slow("two Textual apps compose 5,000 buttons each: ~10 s of CPU apiece")
+async def test_both_drivers_observe_a_5000_widget_screen_alike(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    from companion_app import CrowdApp
+
+    far = RemoteTextualDevice("companion_app:CrowdApp", Path(sys.executable), cwd=HERE)
+    async with far, TextualDevice(CrowdApp) as near:
+        for device in (far, near):
+            await device.launch()
+        seen_far, seen_near = await far.observe(), await near.observe()
+        assert seen_far.elements == seen_near.elements
+        assert seen_far.text == seen_near.text and "seat 0" in seen_far.text
+        seats = [e for e in seen_far.elements if (e.unique_id or "").startswith("seat_")]
+        assert 7 <= len(seats) <= 8  # what is on screen of the 5,000 (3 rows each), as seen
+
+
 @pytest.mark.parametrize("version", ["0.47.1", "orav"])
 async def test_a_crash_is_detected_with_its_stderr(venv_root: Path, version: str):
     async with remote(python_for(venv_root, version)) as device:
