@@ -204,3 +204,58 @@ def test_many_machines_two_shards_then_the_merge(tmp_path: Path):
     shard_line = shlex.join(["orav", *record]).replace("1/2", "$CI_NODE_INDEX/$CI_NODE_TOTAL")
     assert shard_line in gitlab["suite"]["script"] and gitlab["suite"]["parallel"] == 2
     assert "orav report --merge recordings" in " ".join(gitlab["report"]["script"])
+
+
+def page_commands(page: str, fence: str) -> list[list[str]]:
+    """The ``orav`` lines of a page's ``fence`` blocks (``$ `` prompts and comments dropped)."""
+    found = []
+    for block in re.findall(rf"```{fence}\n(.*?)```", (DOCS / page).read_text(), re.DOTALL):
+        for line in block.splitlines():
+            line = line.removeprefix("$ ").split("  #")[0].strip()
+            if line.startswith("orav "):
+                found.append(shlex.split(line)[1:])
+    return found
+
+
+def test_the_reports_pages_commands_write_what_it_says(tmp_path: Path):
+    """docs/reports.md's first block, in order, with SCENARIO a shipped scenario and CASSETTE
+    the cassette its recording wrote; each writes the files its comment names."""
+    shutil.copy(ROOT / "scenarios" / "login.yaml", tmp_path / "login.yaml")
+    cassette = "recordings/login.cassette"
+    html = cassette.replace(".cassette", ".html")
+    wanted = [  # in the order run
+        [cassette, html],
+        [html],
+        ["out/reports/index.html", "out/reports/login.html", "out/junit.xml"],
+        ["out/demo/index.html", "out/demo/junit.xml"],
+        ["out/reruns/login.rerun.html"],
+    ]
+    steps = page_commands("reports.md", "sh")
+    assert [step[0] for step in steps] == ["report", "report", "record", "demo", "rerun"]
+    steps.insert(0, steps.pop(2))  # a report needs a cassette: record first
+    for step, paths in zip(steps, wanted, strict=True):
+        args = []
+        for arg in step:
+            if arg == "SCENARIO":
+                args.append("login.yaml")
+            elif arg in ("CASSETTE...", "CASSETTE"):
+                args.append(cassette)
+            elif "*" in arg:
+                args += sorted(str(p.relative_to(tmp_path)) for p in tmp_path.glob(arg))
+            else:
+                args.append(arg)
+        done = orav(*args, cwd=tmp_path)
+        assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-2000:])
+        for path in paths:
+            assert (tmp_path / path).exists(), (args, path)
+
+
+def test_the_explorer_pages_exploration_ends_as_it_shows(tmp_path: Path):
+    """docs/explorer.md's first command and the files its output names."""
+    (step,) = [s for s in page_commands("explorer.md", "text") if s == ["explore"]]
+    done = orav(*step, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Exploration finished" in done.stdout
+    for kind in ("cassette", "report.json", "html", "coverage.json", "coverage.md"):
+        path = tmp_path / "recordings" / f"explore-com-orav-demo.{kind}"
+        assert path.exists(), path
