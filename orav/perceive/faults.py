@@ -52,6 +52,7 @@ from orav.perceive.roles import (
     RETRY_LABELS,
     SIGN_IN_LABELS,
     TEXT_FIELD_ROLES,
+    declining,
     find_button,
     is_alert,
     is_heading,
@@ -211,6 +212,8 @@ def blocks(detection: Detection, observation: Observation, action: Action) -> bo
     if detection.kind not in INTERRUPTION_KINDS:
         return False
     if detection.kind == "alert":
+        if isinstance(action, (Swipe, PressKey)) and not _answerable(detection):
+            return False  # a gesture or key is held back only for a modal orav may clear
         return isinstance(action, _INPUTS) and not reaches(detection, observation, action)
     if isinstance(action, PressKey):
         return False
@@ -218,6 +221,14 @@ def blocks(detection: Detection, observation: Observation, action: Action) -> bo
 
 
 _INPUTS = (Tap, Swipe, TypeText, PressKey)
+
+
+def _answerable(modal: Detection) -> bool:
+    """Whether the remedies may clear ``modal``: it has an answer that declines (``declining``)
+    or none at all. One whose every answer is a deed (a draft's Delete or Save) is the agent's
+    to answer: holding a gesture back from it would end the run where the agent could go on."""
+    answers = [e for e in modal.evidence if e.role in BUTTON_ROLES]
+    return not answers or declining(answers) is not None
 
 
 def reaches(modal: Detection, observation: Observation, action: Action) -> bool:
