@@ -94,7 +94,11 @@ def test_sentences_recorded_with_a_model_replayed_offline_rerun_asks_only_a_chan
 
 
 def test_a_rerun_on_a_changed_screen_without_a_judge_fails_saying_so(tmp_path: Path) -> None:
-    scenario = BENCH / "demo_sign_in.yaml"
+    # The bench task names its judge (judge: table:judge.table): this copy names none.
+    shipped = (BENCH / "demo_sign_in.yaml").read_text()
+    assert "\njudge: table:judge.table\n" in shipped
+    scenario = tmp_path / "demo_sign_in.yaml"
+    scenario.write_text(shipped.replace("\njudge: table:judge.table\n", "\n"))
     cassette = tmp_path / "demo.cassette"
     table = BENCH / "judge.table"
     done = orav("record", scenario, "--judge", f"table:{table}", "--out", cassette)
