@@ -27,7 +27,9 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import os
 import re
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -62,9 +64,15 @@ class Blobs(Mapping[str, bytes]):
     blob is read again (by its line's offset) when asked for, so a report of a long run holds
     one screen at a time, not every screen it saw."""
 
-    def __init__(self, source: str, keep_images: bool = True) -> None:
+    def __init__(self, source: str, keep_images: bool = True, file: BinaryIO | None = None) -> None:
         self._source = source
         self._keep_images = keep_images
+        # The file as it was opened, not its path: a cassette written again meanwhile (a
+        # second record of it) replaces the path, never the bytes these offsets point into.
+        self._file: BinaryIO | None = None
+        if not keep_images and file is not None:
+            self._file = os.fdopen(os.dup(file.fileno()), "rb")
+            weakref.finalize(self, self._file.close)
         self._where: dict[str, tuple[int, str]] = {}
         self._data: dict[str, bytes] = {}
         self._offsets: dict[str, int] = {}  # of blobs left in the file: their line's offset
@@ -89,9 +97,9 @@ class Blobs(Mapping[str, bytes]):
         line = self._where[sha256][0]
         where = f"{self._source}:{line}"
         try:
-            with open(self._source, "rb") as file:
-                file.seek(self._offsets[sha256])
-                chunk = file.readline()
+            assert self._file is not None  # blobs are left in the file only when it is held
+            self._file.seek(self._offsets[sha256])
+            chunk = self._file.readline()
         except OSError as exc:
             raise InputError(f"cannot read cassette: {exc.strerror}", where) from None
         event = _parse_line(chunk, where)
@@ -250,7 +258,7 @@ def _read(file: BinaryIO, path: Path, screenshots: bool) -> Cassette:
     source = str(path)
     first = file.readline()
     header = _read_header(first.rstrip(b"\n"), not first.endswith(b"\n"), source)
-    blobs = Blobs(source, keep_images=screenshots)
+    blobs = Blobs(source, keep_images=screenshots, file=file)
     resolver = _Resolver(source, blobs)
     read = _Events(source)
     truncated = None
