@@ -7,7 +7,9 @@ the loop first (the task is cancelled at its next await, as asyncio does it), an
 thread that needs no loop waits ``GRACE`` seconds for that: if the loop did not turn, it sends
 the main thread SIGALRM, whose handler runs between two bytecodes of whatever holds the loop
 (or cuts a blocking call short) and raises ``CancelledError`` there. The loop turns again, and
-the run ends with its report. Off the main thread no signal handler can be set, and the loop's
+the run ends with its report. A cut never lands inside an import while the import may still
+end (``PATIENCE``): a package half imported stays broken for the process (a C extension
+initialises once), so the cut waits for the import and comes right after it. Off the main thread no signal handler can be set, and the loop's
 own means are all there is.
 
 API::
@@ -28,18 +30,24 @@ import os
 import select
 import signal
 import threading
+import time
 from collections.abc import Callable
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any, Self
 
 GRACE = 2.0  # seconds the loop has to act on a cancellation before the watchdog cuts in
 HELD = "it held the thread: the watchdog cut it"  # a cancellation the watchdog raised
 YEAR = 365 * 86400.0  # a longer wait is forever (and overflows a timer)
+PATIENCE = 10.0  # seconds a cut waits for an import under way to end
+RETRY = 0.05  # seconds between two looks at whether the import has ended
+IMPORTING = frozenset({"<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>"})
 
 _due: list[Callable[[], None]] = []  # cuts whose time came, run by the SIGALRM handler
 _lock = threading.RLock()
 _armed = 0  # watches that may still alarm; the handler is ours while any may
 _previous: Any = None  # the SIGALRM handler ours replaced
+_waiting_since: float | None = None  # when the cuts due began waiting for an import to end
+_retrying = False  # our timer will alarm again (to see whether that import has ended)
 
 
 def _arm() -> bool:
@@ -55,9 +63,14 @@ def _arm() -> bool:
 
 
 def _disarm() -> None:
-    global _armed
+    global _armed, _retrying
     with _lock:
         _armed -= 1
+        if _armed == 0:  # no watch may cut now: a cut still due is stale, and so is our timer
+            _due.clear()
+            if _retrying:
+                _retrying = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
         # A handler of the caller's comes back; the default (which ends the process) does
         # not, so an alarm still on its way finds a handler with nothing due.
         if _armed == 0 and _previous not in (None, signal.SIG_DFL):
@@ -72,9 +85,27 @@ def _alarm(cut: Callable[[], None]) -> None:
         signal.pthread_kill(main, signal.SIGALRM)
 
 
-def _on_alarm(signum: int, frame: object) -> None:
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    global _waiting_since, _retrying
+    if _due and _importing(frame):
+        now = time.monotonic()
+        _waiting_since = _waiting_since or now
+        if now - _waiting_since < PATIENCE:
+            _retrying = True
+            signal.setitimer(signal.ITIMER_REAL, RETRY)  # a syscall: no lock, no thread
+            return
+    _waiting_since, _retrying = None, False
     while _due:
         _due.pop(0)()
+
+
+def _importing(frame: FrameType | None) -> bool:
+    """Whether the main thread is inside an import (the import machinery is on its stack)."""
+    while frame is not None:
+        if frame.f_code.co_filename in IMPORTING:
+            return True
+        frame = frame.f_back
+    return False
 
 
 class Watch:
