@@ -1,11 +1,20 @@
-"""The floor under a replayed step: the run machine alone, two events a step.
+"""The floor under a replayed step and a golden: python-statemachine's own cost, on this machine.
 
-``RunMachine`` (python-statemachine's async engine) is driven through STEPS steps by a model
-whose phases do nothing but send the next event with the same keyword arguments the engine
-sends (``decided``, ``acted``), with a transition listener as the engine's. What this costs
-a step is what no change to orav's own code can remove while a step is two events; the
-engine's replay (``bench/engine_replay.py``) is compared against it. CPU time
-(``time.process_time``), median of ROUNDS.
+Three figures, CPU time (``time.process_time``), median of ROUNDS, in one sitting:
+
+1. **The library's own benchmarks** (python-statemachine's ``tests/test_profiling.py``, whose
+   medians its 3.1.1 release notes publish): the same machine shapes, sync engine: a flat
+   machine's self-transition with a model and its ``before``/``on``/``after`` callbacks, two
+   guarded transitions, a five-state ring without callbacks, and building a flat machine
+   with a model. Set against the published figures they say how fast this machine runs the
+   library, so the floors below can be read against the library rather than against orav.
+2. **The run machine alone, two events a step**: ``RunMachine`` (the async engine, as the
+   engine drives it) through STEPS steps by a model whose phases only send the next event
+   with the engine's arguments, with a transition listener as the engine's.
+3. **A golden's floor**: a ``RunMachine`` built with the engine's model and listener (per run,
+   as every replay builds one) and driven through start, install, launch, prepare, a look,
+   and 2–6 steps (the demo goldens' lengths): what no change to orav can remove from a
+   golden while its run is driven by this machine.
 
 Run: python bench/engine_floor.py [STEPS] [ROUNDS]
 """
@@ -16,8 +25,133 @@ import asyncio
 import statistics
 import sys
 import time
+from collections.abc import Callable
+
+from statemachine import State, StateChart
 
 from orav.machines.run import RunMachine
+
+# python-statemachine 3.1.1's release notes, pytest-benchmark medians on macOS / Python 3.14
+# (µs per call of the benchmarked function; the event count per call in brackets)
+PUBLISHED = {
+    "flat self-transition, model + callbacks [1 event]": 39.1,
+    "guarded transitions [2 events]": 75.7,
+    "five-state ring [5 events]": 162.1,
+}
+
+
+class _Order(StateChart):
+    """The library's flat benchmark machine: a self-transition with callbacks on a model."""
+
+    allow_event_without_transition = False
+    catch_errors_as_events = False
+
+    waiting = State(initial=True)
+    processing = State()
+    done = State(final=True)
+
+    add_to_order = waiting.to(waiting)
+    pay = waiting.to(processing, cond="enough") | waiting.to(waiting, unless="enough")
+    ship = processing.to(done)
+
+
+class _OrderModel:
+    def __init__(self) -> None:
+        self.total = 0
+        self.machine = _Order(model=self)
+
+    def enough(self, amount: int = 0) -> bool:
+        return amount >= self.total
+
+    def before_add_to_order(self, amount: int) -> int:
+        self.total += amount
+        return self.total
+
+    def on_add_to_order(self) -> None:
+        pass
+
+    def after_add_to_order(self) -> None:
+        pass
+
+
+class _Guarded(StateChart):
+    """The library's guard benchmark: the first of two guarded transitions taken."""
+
+    one = State(initial=True)
+    two = State()
+    three = State(final=True)
+
+    go = one.to(two, cond="yes") | one.to(three, cond="no")
+    back = two.to(one)
+
+    def yes(self) -> bool:
+        return True
+
+    def no(self) -> bool:
+        return False
+
+
+class _Ring(StateChart):
+    """The library's ring benchmark: five states in a loop, no callbacks."""
+
+    s1 = State(initial=True)
+    s2 = State()
+    s3 = State()
+    s4 = State()
+    s5 = State()
+
+    go_12 = s1.to(s2)
+    go_23 = s2.to(s3)
+    go_34 = s3.to(s4)
+    go_45 = s4.to(s5)
+    go_51 = s5.to(s1)
+
+
+def _cpu(work: Callable[[int], object], calls: int, rounds: int) -> float:
+    """Median CPU seconds of one call of ``work``, over ``rounds`` rounds of ``calls``."""
+    work(calls // 10)  # warm-up
+    samples = []
+    for _ in range(rounds):
+        start = time.process_time()
+        work(calls)
+        samples.append((time.process_time() - start) / calls)
+    return statistics.median(samples)
+
+
+def library_figures(rounds: int) -> dict[str, float]:
+    """µs per benchmarked call of the library's own benchmark shapes, on this machine."""
+
+    def flat(n: int) -> None:
+        machine = _OrderModel().machine
+        for _ in range(n):
+            machine.add_to_order(1)
+
+    def guarded(n: int) -> None:
+        machine = _Guarded()
+        for _ in range(n):
+            machine.go()
+            machine.back()
+
+    def ring(n: int) -> None:
+        machine = _Ring()
+        for _ in range(n):
+            machine.go_12()
+            machine.go_23()
+            machine.go_34()
+            machine.go_45()
+            machine.go_51()
+
+    def build(n: int) -> None:
+        for _ in range(n):
+            _OrderModel()
+
+    names = list(PUBLISHED)
+    return {
+        names[0]: _cpu(flat, 1000, rounds) * 1e6,
+        names[1]: _cpu(guarded, 500, rounds) * 1e6,
+        names[2]: _cpu(ring, 200, rounds) * 1e6,
+        "building a flat machine with a model": _cpu(build, 500, rounds) * 1e6,
+    }
 
 
 class _Phases:
@@ -46,6 +180,13 @@ class _Phases:
     async def on_enter_acting(self) -> None:
         await self.machine.send("acted", fault=None, elapsed=0.0, changed=True)
 
+    # The engine's other phases, so that building the machine resolves as many callbacks.
+    async def on_enter_recovering(self) -> None:
+        raise AssertionError("no recovery in the floor")
+
+    async def on_enter_goal_complete(self) -> None:
+        raise AssertionError("no goal in the floor")
+
 
 class _Listener:
     """As the engine's ``_Transitions``: told of every transition."""
@@ -57,28 +198,45 @@ class _Listener:
         self.count += 1
 
 
-async def one_run(steps: int) -> float:
-    """CPU seconds for ``steps`` steps through the machine; it must end at the step limit."""
-    phases = _Phases(steps)
+async def one_run(steps: int) -> tuple[float, float]:
+    """CPU seconds to build the machine, and to drive it ``steps`` steps to the step limit."""
     start = time.process_time()
+    phases = _Phases(steps)
+    built = time.process_time()
     await phases.machine.activate_initial_state()
     await phases.machine.send("start")
-    elapsed = time.process_time() - start
+    ran = time.process_time()
     final = phases.machine.configuration_values
     if "step_limit" not in final or phases.machine.ledger.steps != steps:
         sys.exit(f"the machine did not take {steps} steps: {final}")
-    return elapsed
+    return built - start, ran - built
 
 
 async def main(steps: int, rounds: int) -> None:
+    print(f"python-statemachine's own benchmarks, sync engine (CPU, median of {rounds})")
+    for name, here in library_figures(rounds).items():
+        published = PUBLISHED.get(name)
+        versus = f"   published {published:5.1f} µs: {here / published:4.1f}x" if published else ""
+        print(f"  {name:52s} {here:7.1f} µs{versus}")
+
     await one_run(steps)  # warm-up
-    samples = [await one_run(steps) for _ in range(rounds)]
+    samples = [(await one_run(steps))[1] for _ in range(rounds)]
     per_step = statistics.median(samples) / steps
     print(f"run machine alone, two events a step ({steps} steps, {rounds} rounds, CPU time)")
     print(
         f"  per step        median {per_step * 1e6:6.0f} µs   best {min(samples) / steps * 1e6:6.0f} µs"
     )
     print(f"  ceiling         {1 / per_step:7,.0f} steps/s (no orav code in the step)")
+
+    print("a golden's floor: the machine built and driven through a run of N steps")
+    for n in (2, 4, 6):
+        runs = [await one_run(n) for _ in range(max(rounds, 20))]
+        build = statistics.median(b for b, _ in runs)
+        drive = statistics.median(d for _, d in runs)
+        print(
+            f"  {n} steps   build {build * 1e3:5.2f} ms + run {drive * 1e3:5.2f} ms"
+            f" = {(build + drive) * 1e3:5.2f} ms a golden, {(build + drive) * 1e3:5.1f} s a thousand"
+        )
 
 
 if __name__ == "__main__":
