@@ -1,5 +1,6 @@
 """The codec: round trips, and errors that name file:line:col and the field."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,8 @@ from hypothesis import strategies as st
 from strategies import scenarios
 
 from orav.codec import dump_yaml, from_json, load_yaml, to_json
+from orav.codec.bounds import MAX_DEPTH
+from orav.codec.json import JSONRefused, parse_json
 from orav.errors import InputError
 from orav.model import Frame, PressKey, Scenario, Tap, Target
 
@@ -91,3 +94,25 @@ def test_any_text_loads_as_a_scenario_or_fails_with_a_located_error(text):
         load_yaml(MINIMAL + text, Scenario, source="s.yaml")
     except InputError as error:
         assert str(error).startswith("s.yaml")
+
+
+@settings(max_examples=150)
+@given(
+    st.integers(min_value=1, max_value=80),
+    st.sampled_from(["[", "{"]),
+    st.integers(min_value=0, max_value=9000),
+    st.integers(min_value=0, max_value=80),
+)
+def test_json_nested_past_the_bound_is_refused_short_or_long(levels, bracket, padding, noise):
+    """parse_json refuses nesting past MAX_DEPTH and takes it up to the bound, in a short line
+    (brackets counted) or a long one (the data walked), with brackets inside strings."""
+    inner = [" " * padding, "[{" * noise]
+    text = json.dumps(inner)
+    for _ in range(levels):
+        text = f"[{text}]" if bracket == "[" else f'{{"k":{text}}}'
+    deepest = levels + 1  # the inner list
+    if deepest > MAX_DEPTH:
+        with pytest.raises(JSONRefused, match=f"nested deeper than {MAX_DEPTH}"):
+            parse_json(text)
+    else:
+        assert parse_json(text) is not None

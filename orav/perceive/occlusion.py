@@ -75,19 +75,30 @@ def clearable(cover: Cover) -> bool:
     return cover.kind == "keyboard" or not cover.buttons or declining(cover.buttons) is not None
 
 
+# The last tree asked about and its modal: a step asks it of the same tree ~4 times (its fault,
+# its target's cover, the remedies), each a walk of every element.
+_LAST: tuple[object, tuple[Element, ...]] = (None, ())
+
+
 def modal_elements(elements: tuple[Element, ...]) -> tuple[Element, ...]:
     """The first alert or modal and what belongs to it: the elements after it in pre-order
     inside its frame (the whole rest of the tree when it has no frame, as a terminal modal)."""
+    global _LAST
+    last = _LAST  # one read: another thread may replace it
+    if last[0] is elements:
+        return last[1]
     index = next((i for i, e in enumerate(elements) if is_alert(e)), None)
-    if index is None:
-        return ()
-    frame = elements[index].frame
-    inside = tuple(
-        e
-        for e in elements[index + 1 :]
-        if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
-    )
-    return (elements[index], *inside)
+    modal: tuple[Element, ...] = ()
+    if index is not None:
+        frame = elements[index].frame
+        inside = tuple(
+            e
+            for e in elements[index + 1 :]
+            if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
+        )
+        modal = (elements[index], *inside)
+    _LAST = (elements, modal)
+    return modal
 
 
 def keyboard_keys(elements: tuple[Element, ...]) -> tuple[Element, ...]:
