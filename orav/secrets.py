@@ -106,6 +106,9 @@ class Scrubber:
         self._pattern: re.Pattern[str] | None = None
         self._prefixes: set[str] = set()  # each secret's first MIN_SECRET_LENGTH characters
         self._held: set[tuple[str, str]] = set()  # fields a secret was typed into
+        # Counts the changes to what is scrubbed (a secret added, a field held): data scrubbed
+        # at one version is scrubbed alike again until it moves (a writer's cache rests on it).
+        self.version = 0
         for secret, stand_in in named.items():
             self.add(secret, stand_in)
         for secret in secrets:
@@ -114,10 +117,10 @@ class Scrubber:
     def hold(self, label: str | None, unique_id: str | None) -> None:
         """A secret was typed into the field with this id (else label): from now on its
         value is stored as bullets, however it is edited."""
-        if unique_id:
-            self._held.add(("unique_id", unique_id))
-        elif label:
-            self._held.add(("label", label))
+        held = ("unique_id", unique_id) if unique_id else ("label", label) if label else None
+        if held is not None and held not in self._held:
+            self._held.add(held)
+            self.version += 1
 
     def add(self, secret: str, stand_in: str = REDACTED) -> bool:
         """Replace ``secret`` by ``stand_in`` from now on (the first stand-in given stays); False
@@ -130,6 +133,7 @@ class Scrubber:
             # Longest first, so a secret that contains another is removed whole.
             ordered = sorted(self._secrets, key=len, reverse=True)
             self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
+            self.version += 1
         return True
 
     def shown(self, action: Action) -> Action:

@@ -52,9 +52,10 @@ def test_sigkill_at_random_points_leaves_a_readable_cassette(tmp_path: Path):
         cassette = read_cassette(path)
         steps = [e.step for e in cassette.events if isinstance(e, StepEvent)]
         assert steps == list(range(1, len(steps) + 1))
-        # Every step the child saw begun is in the file, and nothing of later steps.
+        # Every step the child saw begun is in the file but the last two (handed to the disk
+        # thread, not yet written), and nothing of later steps.
         last_reported = reported[-1] if reported else 0
-        assert len(steps) >= last_reported
+        assert len(steps) >= last_reported - 2  # the disk thread may be two steps behind
         assert cassette.last_step == len(steps)
         for index, event in enumerate(cassette.events):
             if isinstance(event, ObserveEvent):

@@ -27,7 +27,7 @@ class BlobSink(Protocol):
 
     def put_elements(self, elements: tuple[Element, ...]) -> str: ...
 
-    def put_blob(self, data: bytes, media_type: str) -> str: ...
+    def put_blob(self, data: bytes, media_type: str, sha256: str = "") -> str: ...
 
 
 class BlobSource(Protocol):
@@ -78,7 +78,7 @@ def unstructure_observation(observation: Observation | None) -> Any:
         data = {"elements": sink.put_elements(observation.elements), **data}
     shot = observation.screenshot
     if shot is not None and shot.data:
-        sink.put_blob(shot.data, f"image/{shot.format}")
+        sink.put_blob(shot.data, f"image/{shot.format}", shot.sha256)
     return data
 
 

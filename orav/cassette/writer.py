@@ -1,4 +1,4 @@
-"""Write a cassette: one JSON line per event, each written whole, fsynced at every step.
+"""Write a cassette: one JSON line per event, written a step at a time off the run's path.
 
 API::
 
@@ -7,12 +7,17 @@ API::
     writer.put_blob(data, media_type) -> sha256      # stored once, before its first reference
     writer.put_elements(elements) -> sha256          # an element tree, as a JSON blob
     writer.put_json_blob(data) -> sha256             # plain JSON data, scrubbed first
-    writer.begin_step(n)                     # writes a ``step`` event, then fsyncs
-    writer.close()                           # fsyncs; also ``with CassetteWriter.create(...)``
+    writer.begin_step(n)                     # a ``step`` event; the lines so far go to disk
+    writer.sync()                            # every line so far written and fsynced
+    writer.close()                           # the same; also ``with CassetteWriter.create(...)``
 
-Each line goes to the kernel in one ``write`` call on an unbuffered descriptor, so a process
-killed at any point leaves whole lines plus at most one cut-off last line, which the reader
-reports as the place the cassette was cut.
+The lines of a step are kept in memory and handed to the writer's disk thread when the next
+step begins (``begin_step``): the thread base64-encodes the screenshots, writes the batch in one
+``write`` call on an unbuffered descriptor, then fsyncs, while the run goes on with the device.
+A process killed at any point leaves whole lines plus at most one cut-off last line, which the
+reader reports as the place the cassette was cut; what it loses is the step under way and at
+most the two steps handed to the disk thread and not yet written (``begin_step`` waits while
+two are). The thread's failure (a full disk) is raised by the writer's next call.
 
 A cassette that replaces one, or that another run could create at the same time, is written
 beside it (``Beside``: a locked temp file) and moved into place whole when the run ends
@@ -27,11 +32,16 @@ import fcntl
 import hashlib
 import json
 import os
+import queue
 import stat
 import tempfile
+import threading
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Self
+
+from attrs import frozen
 
 from orav.cassette.events import BlobEvent, Event, Header, StepEvent, event_data
 from orav.cassette.observation import storing
@@ -46,6 +56,11 @@ _TEXT_MEDIA = ("text/", "application/json")
 _datasync = getattr(os, "fdatasync", os.fsync)
 
 
+_BATCHES = 1  # batches waiting for the disk thread (besides the one it writes) before a wait
+_BATCH_BYTES = 32 << 20  # a step's lines handed over early past this size (memory stays bounded)
+_TREES = 64  # element trees whose blob a writer remembers (screens a run goes back to)
+
+
 def _encode(data: Any) -> bytes:
     try:
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
@@ -54,8 +69,67 @@ def _encode(data: Any) -> bytes:
         return json.dumps(data, separators=(",", ":")).encode("ascii") + b"\n"
 
 
+@frozen
+class _Blob:
+    """A screenshot's bytes, encoded as their blob line by the disk thread."""
+
+    sha256: str
+    media_type: str
+    data: bytes
+
+    def line(self) -> bytes:
+        encoded = base64.b64encode(self.data).decode("ascii")
+        return _encode(event_data(BlobEvent(self.sha256, self.media_type, encoded)))
+
+
+class _Disk:
+    """The thread that writes a cassette's batches of lines, in order, and fsyncs each; the CPU
+    it spends is ``seconds`` (its own thread time, for the benches' account of a step)."""
+
+    def __init__(self, fd: int, fsync: bool) -> None:
+        self.fd, self.fsync = fd, fsync
+        self.error: OSError | None = None
+        self.seconds = 0.0
+        self._batches: queue.Queue[list[bytes | _Blob] | None] = queue.Queue(_BATCHES)
+        self._thread = threading.Thread(target=self._run, name="orav-cassette", daemon=True)
+        self._thread.start()
+
+    def put(self, batch: list[bytes | _Blob]) -> None:
+        self._batches.put(batch)
+
+    def wait(self) -> None:
+        """Every batch handed over written (and fsynced)."""
+        self._batches.join()
+
+    def stop(self) -> None:
+        self._batches.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while (batch := self._batches.get()) is not None:
+            started = time.thread_time()
+            try:
+                if self.error is None:
+                    self._write(b"".join(b if isinstance(b, bytes) else b.line() for b in batch))
+            except OSError as exc:
+                self.error = exc
+            finally:
+                self.seconds += time.thread_time() - started
+                self._batches.task_done()
+        self._batches.task_done()
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+        if self.fsync:
+            _datasync(self.fd)
+
+
 class CassetteWriter:
-    """An open cassette being recorded; not thread-safe (the engine writes from one task)."""
+    """An open cassette being recorded; not thread-safe (the engine writes from one task).
+    Its lines reach the file through a thread of its own (``_Disk``)."""
 
     def __init__(self, fd: int, path: Path, scrubber: Scrubber, fsync: bool) -> None:
         self._fd: int | None = fd
@@ -63,8 +137,12 @@ class CassetteWriter:
         self.scrubber = scrubber
         self._fsync = fsync
         self._blobs: set[str] = set()
+        self._lines: list[bytes | _Blob] = []  # of the step under way, not yet handed over
+        self._size = 0
+        self._disk: _Disk | None = None
         self.last_elements: tuple[Element, ...] = ()  # the last tree stored (secure typing)
-        self._last_sha = ""
+        # the blob of each tree stored lately, with the scrubber's version it was scrubbed at
+        self._trees: dict[tuple[Element, ...], tuple[int, str]] = {}
         # The signal (SIGINT, SIGTERM) that is ending the run, set by orav.session: a call cut
         # off then is recorded as interrupted, not as cut by a deadline.
         self.interrupted: str | None = None
@@ -80,10 +158,10 @@ class CassetteWriter:
         typed: Mapping[str, str] = {},
         fsync: bool = True,
     ) -> CassetteWriter:
-        """Start a cassette at ``path`` with ``header``; an existing file is an InputError
-        unless ``overwrite``. ``secrets`` (API key, passwords) are scrubbed from every line;
-        a secret of ``typed`` (value to stand-in) typed securely, whole, is written as its
-        stand-in (``{{password}}``), which a re-record fills in again."""
+        """Start a cassette at ``path`` with ``header`` (on disk when this returns); an
+        existing file is an InputError unless ``overwrite``. ``secrets`` (API key, passwords)
+        are scrubbed from every line; a secret of ``typed`` (value to stand-in) typed securely,
+        whole, is written as its stand-in (``{{password}}``), which a re-record fills in."""
         path = Path(path)
         flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
         flags |= os.O_TRUNC if overwrite else os.O_EXCL
@@ -112,6 +190,11 @@ class CassetteWriter:
     def closed(self) -> bool:
         return self._fd is None
 
+    @property
+    def disk_seconds(self) -> float:
+        """The CPU time the disk thread has spent (encoding screenshots, writing, syncing)."""
+        return self._disk.seconds if self._disk is not None else 0.0
+
     def write(self, event: Event) -> None:
         """Write one event; an observation's tree and screenshot go first, as blobs
         (``orav.cassette.observation``)."""
@@ -120,27 +203,39 @@ class CassetteWriter:
         self._write_line(data)
 
     def begin_step(self, step: int) -> None:
-        """Mark the start of step ``step``; everything before it is on disk when this returns."""
+        """Mark the start of step ``step``: everything before it goes to the disk thread."""
         self.write(StepEvent(step))
-        self.sync()
+        self._hand_over()
 
-    def put_blob(self, data: bytes, media_type: str) -> str:
-        """Store ``data`` once under its sha256 and return the hash (text types are scrubbed)."""
+    def put_blob(self, data: bytes, media_type: str, sha256: str = "") -> str:
+        """Store ``data`` once under its sha256 (``sha256`` when the caller has it already)
+        and return the hash (text types are scrubbed); a screenshot is encoded off the run's
+        path, by the disk thread."""
         if media_type.startswith(_TEXT_MEDIA):
             data = self.scrubber.text(data.decode("utf-8")).encode("utf-8")
-        sha = hashlib.sha256(data).hexdigest()
+            sha256 = ""
+        sha = sha256 or hashlib.sha256(data).hexdigest()
         if sha not in self._blobs:
-            blob = BlobEvent(sha, media_type, base64.b64encode(data).decode("ascii"))
-            self._write_raw(_encode(event_data(blob)))
+            if media_type.startswith(_TEXT_MEDIA):
+                blob = BlobEvent(sha, media_type, base64.b64encode(data).decode("ascii"))
+                self._add(_encode(event_data(blob)))
+            else:
+                self._add(_Blob(sha, media_type, data))
             self._blobs.add(sha)
         return sha
 
     def put_elements(self, elements: tuple[Element, ...]) -> str:
-        """Store an element tree as a JSON blob; the same tree as the last costs nothing."""
-        if elements != self.last_elements or not self._last_sha:
-            self._last_sha = self.put_json_blob(unstructure(elements))
-            self.last_elements = elements
-        return self._last_sha
+        """Store an element tree as a JSON blob; a tree stored lately (a screen the run comes
+        back to) costs a lookup, unless what is scrubbed has changed since."""
+        self.last_elements = elements
+        known = self._trees.pop(elements, None)
+        if known is None or known[0] != self.scrubber.version:
+            sha = self.put_json_blob(unstructure(elements))
+            known = (self.scrubber.version, sha)  # the version after the tree's secrets
+        self._trees[elements] = known  # the most recent last
+        if len(self._trees) > _TREES:
+            del self._trees[next(iter(self._trees))]
+        return known[1]
 
     def put_json_blob(self, data: Any) -> str:
         """Store plain JSON data (redacted and scrubbed) as an ``application/json`` blob."""
@@ -148,22 +243,31 @@ class CassetteWriter:
         sha = hashlib.sha256(encoded).hexdigest()
         if sha not in self._blobs:
             blob = BlobEvent(sha, "application/json", base64.b64encode(encoded).decode("ascii"))
-            self._write_raw(_encode(event_data(blob)))
+            self._add(_encode(event_data(blob)))
             self._blobs.add(sha)
         return sha
 
     def sync(self) -> None:
-        if self._fd is not None and self._fsync:
-            _datasync(self._fd)
+        """Every line so far written (and fsynced, unless the writer was made without)."""
+        if self._fd is None:
+            return
+        self._hand_over()
+        if self._disk is not None:
+            self._disk.wait()
+            self._raise()
 
     def close(self) -> None:
         if self._fd is None:
             return
-        fd, self._fd = self._fd, None
         try:
-            if self._fsync:
-                _datasync(fd)
+            if self._lines:
+                self._put(self._lines)
+                self._lines = []
+            if self._disk is not None:
+                self._disk.stop()
+                self._raise()
         finally:
+            fd, self._fd = self._fd, None
             os.close(fd)
 
     def __enter__(self) -> Self:
@@ -173,15 +277,36 @@ class CassetteWriter:
         self.close()
 
     def _write_line(self, data: dict[str, Any]) -> None:
-        self._write_raw(_encode(self.scrubber.data(data)))
+        self._add(_encode(self.scrubber.data(data)))
 
-    def _write_raw(self, line: bytes) -> None:
+    def _add(self, line: bytes | _Blob) -> None:
         if self._fd is None:
             raise ValueError(f"cassette {self.path} is closed")
-        view = memoryview(line)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        self._lines.append(line)
+        self._size += len(line) if isinstance(line, bytes) else len(line.data)
+        if self._size > _BATCH_BYTES:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        """The lines so far, to the disk thread (started on the first batch)."""
+        if self._fd is None:
+            raise ValueError(f"cassette {self.path} is closed")
+        self._raise()
+        if self._lines:
+            self._put(self._lines)
+            self._lines, self._size = [], 0
+
+    def _put(self, batch: list[bytes | _Blob]) -> None:
+        if self._disk is None:
+            if self._fd is None:
+                raise ValueError(f"cassette {self.path} is closed")
+            self._disk = _Disk(self._fd, self._fsync)
+        self._disk.put(batch)
+
+    def _raise(self) -> None:
+        """The disk thread's failure, raised on the run's side."""
+        if self._disk is not None and self._disk.error is not None:
+            raise self._disk.error
 
 
 def _umask() -> int:
