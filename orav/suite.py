@@ -8,14 +8,19 @@ CI machines run every scenario exactly once, whatever order the shell gave.
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import json
+import os
 import re
+import select
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar, cast
 
 from attrs import evolve, frozen
 
@@ -190,17 +195,20 @@ def run_parallel(
     jobs: Sequence[Job],
     argv: Callable[[Job, int, str], list[str]],
     *,
+    worker: Sequence[str],
     devices: Sequence[str],
     workers: int | None = None,
     retries: int = 0,
     done: Callable[[Outcome], None] = lambda _: None,
     answers: Callable[[str], str] | None = None,
 ) -> list[Outcome]:
-    """Run ``workers`` jobs at once (default: one per device), each in an ``orav record`` process of its own
-    (``argv(job, attempt, device)``), within a time limit of twice the scenario's timeout plus
-    a minute. ``devices`` may repeat a spec that starts a device of its own (``sim``: each
-    process its own simulator companion); an ``idb:`` companion is listed once, so no two
-    runs share it. Outcomes come back in the jobs' order.
+    """Run ``workers`` jobs at once (default: one per device), each ``orav`` command line
+    ``argv(job, attempt, device)`` in a long-lived worker process (``worker``, the command that
+    starts one: ``orav.cli.worker``) that runs job after job, within a time limit of twice the
+    scenario's timeout plus a minute. A worker that dies or outlives the limit is killed and
+    replaced; its job is reported so. ``devices`` may repeat a spec that starts a device of
+    its own (``sim``: each run its own simulator companion); an ``idb:`` companion is listed
+    once, so no two runs share it. Outcomes come back in the jobs' order.
 
     ``answers(device)`` (empty: it does; else why not) is asked of a device after a run on it
     did not pass: one that no longer answers is taken out of the pool and the run goes again
@@ -208,6 +216,8 @@ def run_parallel(
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     pool = Pool(devices)
+    idle: list[Worker] = []  # the workers between jobs (each job's thread takes one)
+    lock = threading.Lock()
 
     def one(job: Job) -> Outcome:
         started = time.monotonic()
@@ -228,25 +238,23 @@ def run_parallel(
         return Outcome(job, None, 0, seconds, error, lost=tuple(lost))
 
     def attempts(job: Job, device: str) -> Outcome:
+        with lock:
+            mine = idle.pop() if idle else Worker(worker)
+        try:
+            return attempts_in(mine, job, device)
+        finally:
+            with lock:
+                idle.append(mine)
+
+    def attempts_in(mine: Worker, job: Job, device: str) -> Outcome:
         started = time.monotonic()
         limit = 2 * job.scenario.timeout_seconds + 60
         for n in range(1, retries + 2):
-            try:
-                finished = subprocess.run(
-                    argv(job, n, device),
-                    capture_output=True,
-                    text=True,
-                    timeout=limit,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                why = f"no end after {limit:.0f} s"
-                return Outcome(job, None, n, time.monotonic() - started, why, device=device)
+            status, said = mine.run(argv(job, n, device), limit)
             report = recorded(job.out)
-            if finished.returncode == 2 or report is None:
-                said = finished.stderr.strip().splitlines()
+            if status is None or status == 2 or report is None:
                 seconds = time.monotonic() - started
-                return Outcome(job, None, n, seconds, said[-1] if said else "", device=device)
+                return Outcome(job, None, n, seconds, said, device=device)
             if report.goal_met:
                 break
         return Outcome(job, report, n, time.monotonic() - started, device=device)
@@ -254,13 +262,96 @@ def run_parallel(
     # The longest first (as last recorded), so no long run starts last and runs alone.
     order = sorted(range(len(jobs)), key=lambda index: -_last_duration(jobs[index].out))
     outcomes: dict[int, Outcome] = {}
-    with ThreadPoolExecutor(max_workers=min(workers or len(devices), len(devices))) as threads:
-        futures = {threads.submit(one, jobs[index]): index for index in order}
-        for future in as_completed(futures):
-            outcome = future.result()
-            done(outcome)
-            outcomes[futures[future]] = outcome
+    try:
+        with ThreadPoolExecutor(max_workers=min(workers or len(devices), len(devices))) as threads:
+            futures = {threads.submit(one, jobs[index]): index for index in order}
+            for future in as_completed(futures):
+                outcome = future.result()
+                done(outcome)
+                outcomes[futures[future]] = outcome
+    finally:
+        for each in idle:
+            each.stop()
     return [outcomes[index] for index in range(len(jobs))]
+
+
+class Worker:
+    """A process that runs ``orav`` command lines one after another (``orav.cli.worker``),
+    started on its first job; one job at a time. One that dies, or runs a job past its time
+    limit, is killed and a fresh one started for the next job."""
+
+    def __init__(self, command: Sequence[str]) -> None:
+        self._command = list(command)
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def run(self, args: Sequence[str], limit: float) -> tuple[int | None, str]:
+        """``orav ARGS`` run in the worker: its exit status (None: it did not end, within
+        ``limit`` seconds or at all) and the last line it printed, else why it did not end."""
+        fd, name = tempfile.mkstemp(prefix="orav-worker-", suffix=".log")
+        os.close(fd)
+        log = Path(name)
+        try:
+            status, why = self._ask(list(args), log, limit)
+            said = _last_line(log)
+            if status is None:
+                return None, f"{why}: {said}" if said else why
+            return status, said
+        finally:
+            log.unlink(missing_ok=True)
+
+    def _ask(self, args: list[str], log: Path, limit: float) -> tuple[int | None, str]:
+        process = self._process or self._start()
+        into, answers = cast(IO[bytes], process.stdin), cast(IO[bytes], process.stdout)
+        try:
+            into.write(json.dumps({"args": args, "log": str(log)}).encode() + b"\n")
+            into.flush()
+            ready, _, _ = select.select([answers], [], [], limit)
+            line = answers.readline() if ready else None
+        except OSError:  # it died between two jobs: its pipe is closed
+            line = b""
+        if line:
+            return int(json.loads(line)["status"]), ""
+        self.stop(kill=True)
+        if line is None:
+            return None, f"no end after {limit:.0f} s"
+        return None, f"its worker process died (exit {process.returncode})"
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        self._process = subprocess.Popen(
+            self._command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None
+        )
+        return self._process
+
+    def stop(self, *, kill: bool = False) -> None:
+        """End the worker: its stdin closed (it ends between jobs), or killed; then waited for."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            if not kill:
+                with contextlib.suppress(OSError):
+                    cast(IO[bytes], process.stdin).close()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=10)
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)
+        finally:
+            for pipe in (process.stdin, process.stdout):
+                with contextlib.suppress(OSError):
+                    cast(IO[bytes], pipe).close()
+
+
+def _last_line(log: Path) -> str:
+    """The last line of a job's output that says something (its error, when it failed)."""
+    try:
+        with log.open("rb") as file:
+            file.seek(max(0, file.seek(0, os.SEEK_END) - 4096))
+            tail = file.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    said = [line for line in tail.strip().splitlines() if line.strip()]
+    return said[-1].strip() if said else ""
 
 
 class Pool:

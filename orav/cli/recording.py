@@ -32,6 +32,7 @@ from orav.cli.flags import (
 from orav.cli.group import cli
 from orav.cli.render import print_reports, progress_console, say_outcome, say_reasons
 from orav.cli.suite_jobs import (
+    WORKER,
     jobs_of,
     kept_goldens,
     replay_golden,
@@ -349,7 +350,14 @@ def _record_suite(
     if len(pool) == 1:
         pool = [*pool] * workers  # a device each run starts for itself
     return suite.run_parallel(
-        jobs, argv, devices=pool, workers=workers, retries=retries, done=done, answers=answers
+        jobs,
+        argv,
+        worker=WORKER,
+        devices=pool,
+        workers=workers,
+        retries=retries,
+        done=done,
+        answers=answers,
     )
 
 

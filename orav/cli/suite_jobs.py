@@ -116,6 +116,9 @@ def same_scenario(cassette: Path, scenario: Scenario) -> None:
         )
 
 
+WORKER = [sys.executable, "-m", "orav.cli.worker"]  # the command that starts a worker process
+
+
 def worker_argv(
     agent_spec: str,
     base_url: str | None,
@@ -125,11 +128,11 @@ def worker_argv(
     judge_spec: str | None = None,
     world: Sequence[str] = (),
 ) -> Callable[[Job, int, str], list[str]]:
-    """The ``orav record`` command line of one job in a worker process; ``world``: the flags
-    of the app's world (``orav.cli.flags.world_argv``)."""
+    """The ``orav record`` command line (after ``orav``) of one job in a worker process
+    (``orav.cli.worker``); ``world``: the flags of the app's world (``orav.cli.flags.world_argv``)."""
 
     def argv(job: Job, attempt: int, device: str) -> list[str]:
-        command = [sys.executable, "-m", "orav", "record", str(job.path), "--out", str(job.out)]
+        command = ["record", str(job.path), "--out", str(job.out)]
         command += ["--device", device, "--agent", agent_spec, "--seed", str(seed), "-q"]
         command += ["--record-mode", mode if attempt == 1 else "all", "--retries", "0"]
         command += ["--base-url", base_url] if base_url else []
