@@ -216,6 +216,7 @@ class _Run:
         self.effect = WorldChanges()  # what the last step changed in the app's world
         # a protocol check costs ~0.1 ms on Python 3.11: once a run, not once a step
         self.world = self.device if isinstance(self.device, World) else None
+        self.reconsidering = reconsiders(self.agent)  # an agent's capability holds for its run
         self.deed: Deed | None = None  # the last step's, when it was one
         self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
         self._swallowed: tuple[str, str] | None = None  # the last input a modal took, and it
@@ -385,7 +386,7 @@ class _Run:
         blocked = self.blocked(action)
         self.asked = isinstance(action, Recover) and blocked is not None
         # Going round in circles ends a run only for an agent told of it that could do otherwise
-        repeats = len(self.repeated(action)) if reconsiders(self.agent) else 0
+        repeats = len(self.repeated(action)) if self.reconsidering else 0
         await self.machine.send(
             "decided",
             done=isinstance(action, Done),
@@ -664,7 +665,7 @@ class _Run:
         # A pass needs evidence: the criteria hold now, and did not all hold before any action.
         idle = not any(not isinstance(s.decision.action, Done) for s in self.history)
         unproven = done.success and (self.tally.unmet or (met and idle and self.tally.held_all))
-        if unproven and reconsiders(self.agent):
+        if unproven and self.reconsidering:
             await self.machine.send("unproven")
             return
         await self.machine.send("checked", met=met, errors=len(self.tally.errors))
