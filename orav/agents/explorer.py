@@ -53,6 +53,7 @@ from orav.model import (
 from orav.model.coverage import Coverage
 from orav.perceive import keyboard_frame, screen_id, screen_name
 from orav.perceive.deeds import Verdict, confirmation, control_deed
+from orav.perceive.legend import Legends
 from orav.perceive.occlusion import clearable, cover_of
 from orav.perceive.roles import is_text_field
 from orav.perceive.screens import is_control
@@ -107,6 +108,7 @@ class ExplorerAgent:
         self._launched: str | None = None  # the screen the app (re)launched on
         self._relaunched_after = -1  # tries made when it last relaunched: once per new try
         self._covers: dict[str, str] = {}  # controls skipped: the cover over each, unanswered
+        self._legends = Legends()  # the keys the app's help screens list
 
     # --- the Agent protocol ------------------------------------------------------------------
 
@@ -141,9 +143,19 @@ class ExplorerAgent:
                 observation, credentials, platform, chrome, titles, known, self._disposable
             )
             self._map.share_chrome(screen, chrome)
+        self._take_legend(context, screen)
         self._step = context.step
         decision = self._next(context, screen)
         return decision if met is None else evolve(decision, previous_outcome_met=met)
+
+    def _take_legend(self, context: AgentContext, screen: ScreenNotes) -> None:
+        """The keys this screen lists (an app's help: ``orav.perceive.legend``) are commands
+        of the screen it was first opened from (of this one, when the app starts on it):
+        tried there as its controls are."""
+        legend = self._legends.read(context.observation, screen.name, context.step)
+        if legend:
+            opener = self._screens.get(screen.came_from or "")
+            (opener or screen).take_listed(legend, self._map.known)
 
     # --- learning from the screen the last action led to -------------------------------------
 

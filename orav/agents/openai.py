@@ -31,6 +31,8 @@ from orav.agents.schema import ANSWER_SCHEMA, RESPONSE_FORMAT, TOOL
 from orav.agents.space import Space
 from orav.errors import AgentError
 from orav.model import Decision, Element, ModelCall
+from orav.perceive.legend import Legends
+from orav.perceive.screens import screen_name
 from orav.secrets import REDACTED, Scrubber, scenario_secrets
 
 if TYPE_CHECKING:
@@ -85,6 +87,7 @@ class OpenAIAgent:
         self.model = config.model
         self._client: AsyncOpenAI | None = None
         self._requests = 0  # HTTP requests sent, retries included: what "(N tries)" counts
+        self._legends = Legends()  # the keys the app's help screens listed in this run
         self._base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
         self._api_key = config.api_key or os.environ.get("OPENAI_API_KEY")
         self._scrubber = Scrubber(self.secrets)  # for what orav itself says (errors, logs)
@@ -317,8 +320,16 @@ class OpenAIAgent:
                 screenshot_data_url, shot, config.screenshot_max_size, self.family.block
             )
         space = space_of(context, size, self.family.unit)
+        if not context.history:
+            self._legends = Legends()  # a new run: what its help lists is read afresh
+        self._legends.read(context.observation, screen_name(context.observation), context.step)
         messages, refs = build_messages(
-            context, history=config.history, image=image, detail=config.image_detail, space=space
+            context,
+            history=config.history,
+            image=image,
+            detail=config.image_detail,
+            space=space,
+            legends=self._legends,
         )
         if config.marks and image is not None and size is not None and space is not None:
             await asyncio.to_thread(_mark, messages, refs, size, space)

@@ -23,6 +23,7 @@ from orav.agents.family import Unit
 from orav.agents.space import Space, space_for
 from orav.model import Assert, Element, Frame, Observation, RunningState, Screenshot, show_action
 from orav.model.step import Step
+from orav.perceive.legend import Legends
 from orav.perceive.screens import screen_name
 from orav.secrets import PASSWORD
 
@@ -295,9 +296,14 @@ def state_line(context: AgentContext) -> str:
 
 
 def user_text(
-    context: AgentContext, history: int, screen: Screen | None, space: Space | None = None
+    context: AgentContext,
+    history: int,
+    screen: Screen | None,
+    space: Space | None = None,
+    legends: Legends | None = None,
 ) -> tuple[str, dict]:
-    """The turn's text: goal, criteria, recent steps, the screen; with the references it cites."""
+    """The turn's text: goal, criteria, recent steps, the screen; with the references it cites,
+    and the keys the app's help screens listed (``legends``), saying where each was read."""
     scenario = context.scenario
     out = [f"Goal: {scenario.goal}"]
     if scenario.success_criteria:
@@ -333,6 +339,8 @@ def user_text(
         out.append(f"(observation error: {observation.error})")
     tree, refs = encode_tree(observation, screen, space)
     out.append(tree or "(no elements)")
+    if legends is not None:
+        out.extend(legends.lines())
     if context.interruption is not None:
         found = context.interruption
         out.append(f"Interruption: {found.kind} ({_quote(found.note or found.kind)}).")
@@ -384,15 +392,17 @@ def build_messages(
     image: str | None = None,
     detail: str = "auto",
     space: Space | None = None,
+    legends: Legends | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Element]]:
-    """The Chat Completions messages for one step, and the element references they cite.
+    """The Chat Completions messages for one step, and the element references they cite (and
+    the keys the app's help listed, ``legends``, with where they were read).
 
     ``image`` is a data URL; without one the user turn is plain text (tree-only mode, for text
     models), with the screen's text rendering added when the observation has one. ``space``
     is the coordinates the prompt shows (``space_of``), the screen's points by default.
     """
     screen = screen_of(context)
-    text, refs = user_text(context, history, screen, space or space_of(context))
+    text, refs = user_text(context, history, screen, space or space_of(context), legends)
     if image is None and context.observation.text:
         text += "\nScreen text:\n" + context.observation.text
     content: str | list[dict[str, Any]] = text

@@ -53,6 +53,7 @@ SAMPLE_TEXT = "Sample text"
 FORM_FIELD_RANK = -0.6
 SUBMIT_RANK = -0.5
 MOVE_RANK = 2
+LISTED_RANK = 0.5  # a key the app's help lists: one of its commands, after its controls
 BACK_RANK = 3
 TAB_RANK = -1
 ARROW_RANK = 5

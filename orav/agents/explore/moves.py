@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Iterable
 
 from orav.agents.explore.controls import QUIT_KEYS, is_back, list_of, ref
 from orav.model import Observation, Point, PressKey, Swipe
 from orav.perceive.deeds import finds
 from orav.perceive.faults import screen_size
+from orav.perceive.legend import Listed, read_legend
 from orav.perceive.roles import is_alert
 from orav.perceive.screens import app_elements, is_control, is_footer_key
 
@@ -54,21 +56,46 @@ def app_chrome(observation: Observation) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def screen_moves(observation: Observation, platform: str | None) -> dict[str, Move]:
+def screen_moves(
+    observation: Observation, platform: str | None, disposable: bool = False
+) -> dict[str, Move]:
     """The gestures and keys worth trying on a screen, by name: on a touch screen a swipe
     each way across it and a swipe left on the first row of each list (it reveals a row's
     actions); on a terminal the app's and the screen's bindings no footer key shows (a
-    widget's act on the widget, and need its focus), the arrow keys and escape."""
+    widget's act on the widget, and need its focus), blind probes where the tree shows no
+    control (in a ``disposable`` world only), the arrow keys and escape."""
     if platform == "textual":
-        return _terminal_moves(observation)
+        return _terminal_moves(observation, disposable)
     if any(is_alert(e) for e in observation.elements):
         return {}  # an alert takes its buttons only (a terminal dialog takes escape too)
     return _touch_moves(observation)
 
 
-def _terminal_moves(observation: Observation) -> dict[str, Move]:
-    """A terminal app's moves: the app's and the screen's bindings no footer key shows, the
-    arrow keys, escape."""
+def _terminal_moves(observation: Observation, disposable: bool) -> dict[str, Move]:
+    """A terminal app's moves: the app's and the screen's bindings no footer key shows, blind
+    probes where the tree shows no control (a key no structure names does what nothing says:
+    only in a world orav throws away), the arrow keys, escape."""
+    never = never_pressed(observation)
+    moves: dict[str, Move] = {}
+    for element in observation.elements[:1]:  # the app's and the screen's own bindings
+        for trait in element.traits:
+            key = trait.removeprefix("binding:")
+            if trait.startswith("binding:") and key not in never:
+                moves.setdefault(f"(key {key})", PressKey(key))
+    blind = not any(is_control(e) and not is_footer_key(e) for e in app_elements(observation))
+    if disposable and blind:
+        for key in probe_keys(observation, never | _bound(observation)):
+            moves.setdefault(f"(key {key})", PressKey(key))
+    for key in ARROWS:
+        moves.setdefault(f"(key {key})", PressKey(key))
+    moves[ESCAPE] = PressKey("escape")
+    return moves
+
+
+def never_pressed(observation: Observation) -> frozenset[str]:
+    """The keys no move presses: the footer's (tried as its elements), those that end the
+    app (by their binding's action, ``quits:KEY``, and Textual's own), the palette, escape
+    (the back move)."""
     shown = {
         t.removeprefix("binding:")
         for e in observation.elements
@@ -76,20 +103,17 @@ def _terminal_moves(observation: Observation) -> dict[str, Move]:
         for t in e.traits
         if t.startswith("binding:")
     }
-    never = shown | _QUIT_KEYS | quit_keys(observation) | {"escape"}
-    moves: dict[str, Move] = {}
-    for element in observation.elements[:1]:  # the app's and the screen's own bindings
-        for trait in element.traits:
-            key = trait.removeprefix("binding:")
-            if trait.startswith("binding:") and key not in never:
-                moves.setdefault(f"(key {key})", PressKey(key))
-    if not any(is_control(e) and not is_footer_key(e) for e in app_elements(observation)):
-        for key in probe_keys(observation, frozenset(never) | _bound(observation)):
-            moves.setdefault(f"(key {key})", PressKey(key))
-    for key in ARROWS:
-        moves.setdefault(f"(key {key})", PressKey(key))
-    moves[ESCAPE] = PressKey("escape")
-    return moves
+    return frozenset(shown | _QUIT_KEYS | quit_keys(observation) | {"escape"})
+
+
+def listed_moves(listed: Iterable[Listed], never: frozenset[str]) -> dict[str, Listed]:
+    """The keys a legend lists that are worth pressing, by move name: not one in ``never``,
+    nor one whose description says it quits."""
+    return {
+        f"(key {pair.key})": pair
+        for pair in listed
+        if pair.key not in never and not finds("quit", pair.description)
+    }
 
 
 def quit_keys(observation: Observation) -> frozenset[str]:
@@ -115,8 +139,10 @@ def _bound(observation: Observation) -> frozenset[str]:
 def probe_keys(observation: Observation, never: frozenset[str]) -> list[str]:
     """Up to ``PROBES`` printable keys to press on a screen with no control: those its text
     shows standing alone ("d details", "[n] next") unless the words after one say it quits,
-    then the rest in ``_PROBE_ORDER``; never one in ``never``."""
+    then the rest in ``_PROBE_ORDER``; never one in ``never``, nor one the screen's legend
+    lists (a help's keys are the commands of the screen it was opened from)."""
     words = (observation.text or "").split()
+    listed = {pair.key for pair in read_legend(observation.text)}  # the opener's keys
     hinted, said_quit = [], set()
     for index, word in enumerate(words):
         key = word.strip(_BRACKETS).rstrip(":=")
@@ -127,7 +153,8 @@ def probe_keys(observation: Observation, never: frozenset[str]) -> list[str]:
         else:
             hinted.append(key.lower())
     keys = dict.fromkeys([*hinted, *_PROBE_ORDER])
-    return [k for k in keys if k not in never and k not in said_quit][:PROBES]
+    skipped = never | said_quit | listed
+    return [k for k in keys if k not in skipped][:PROBES]
 
 
 def _touch_moves(observation: Observation) -> dict[str, Move]:

@@ -3,7 +3,7 @@ tries them, which it tried, which did nothing, which it skipped, and which were 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from attrs import define, field
 
@@ -12,6 +12,7 @@ from orav.agents.explore.controls import (
     BACK_MOVE_RANK,
     BACK_RANK,
     FORM_FIELD_RANK,
+    LISTED_RANK,
     MOVE_RANK,
     RISKY_RANK,
     ROWS_FIRST,
@@ -33,12 +34,15 @@ from orav.agents.explore.moves import (
     ARROWS,
     BACK_MOVES,
     Move,
+    listed_moves,
+    never_pressed,
     screen_moves,
 )
 from orav.model import Credentials, Element, Observation, PressKey
 from orav.perceive.deeds import Verdict, by_words, control_deed, key_deed
 from orav.perceive.faults import screen_size
 from orav.perceive.identity import stable_id
+from orav.perceive.legend import Listed
 from orav.perceive.roles import is_alert, is_text_field
 from orav.perceive.screens import app_elements, is_control, is_footer_key
 
@@ -141,6 +145,8 @@ class ScreenNotes:
     disposable: bool = False  # the app's world is orav's own: destructive deeds allowed
     returns: list[str] = field(factory=list)  # a form's fields whose return waits its turn
     typed: set[str] = field(factory=set)  # fields typed into
+    listed: dict[str, Listed] = field(factory=dict)  # keys an app's help lists for it, by move
+    never: frozenset[str] = frozenset()  # keys no move presses here (quit keys...), last seen
 
     def shape(self) -> frozenset[str]:
         """Its controls, but the app's chrome and the rows of a list: what screens alike share."""
@@ -171,6 +177,7 @@ class ScreenNotes:
         judged (``orav.perceive.deeds``, or ``known``: deeds learnt in the run by what they
         opened or did); one the explorer may not do (``may_do``) is skipped."""
         self.disposable = disposable
+        self.never = never_pressed(observation) if platform == "textual" else frozenset()
         _, height = screen_size(observation)
         self._judge_controls(observation, titles, height, known or {})
         if not self.elements:  # first sight: a form is filled first, then submitted
@@ -323,7 +330,8 @@ class ScreenNotes:
         """Take in the gestures and keys the screen offers; the new ones, judged and ranked
         (a deed the explorer may not do is skipped and forbidden)."""
         ranked = []
-        for index, (name, move) in enumerate(screen_moves(observation, platform).items()):
+        moves = screen_moves(observation, platform, self.disposable)
+        for index, (name, move) in enumerate(moves.items()):
             self.present.add(name)
             if name in self.moves:
                 continue
@@ -335,6 +343,31 @@ class ScreenNotes:
                 continue
             ranked.append((_move_place(name, move, deed), index, name))
         return ranked
+
+    def take_listed(
+        self, listed: Iterable[Listed], known: Mapping[tuple[str, str | None], Verdict]
+    ) -> None:
+        """Take in the keys an app's help lists for this screen (``orav.perceive.legend``):
+        each new one a move tried with its controls, in the first round (they are the app's
+        commands), judged by what the help says it does; never a key that ends the app."""
+        ranked = []
+        for index, (name, pair) in enumerate(listed_moves(listed, self.never).items()):
+            if name in self.moves:
+                continue
+            self.moves[name] = PressKey(pair.key)
+            self.listed[name] = pair
+            said = by_words(pair.description)
+            deed = known.get((name, None)) or (
+                Verdict(said.kind, f"listed {pair.description!r} ({said.why})") if said else None
+            )
+            if deed is not None:
+                self.deeds[name] = deed
+                if not may_do(deed, self.disposable):
+                    self.skipped.append(name)
+                    self.forbidden.add(name)
+                    continue
+            ranked.append((RISKY_RANK if deed else LISTED_RANK, index, name))
+        self._reorder(ranked)
 
     def _judge_move(
         self,
@@ -436,7 +469,7 @@ class ScreenNotes:
         if name in self.moves:
             if name == SCROLL and self.runs_on:
                 return True  # the rest of a long list: with the first round's controls
-            return gestures or name in BACK_MOVES
+            return gestures or name in BACK_MOVES or name in self.listed
         if not gestures and self.waits(name):
             return False
         return name in self.present and self.elements[name].enabled

@@ -182,13 +182,18 @@ def _commands(app: Any) -> list[str]:
 
 def _quits(app: Any, node: Any, action: str) -> bool:
     """Whether an action ends the app: Textual's quit, by any name (``quit``, ``app.quit``, an
-    action of the app's that is Textual's own ``action_quit``)."""
+    action of the app's that is Textual's own ``action_quit``), or an action of the app's own
+    whose code calls ``exit`` (``self.exit()``, ``self.app.exit()``, ``sys.exit()``), whatever
+    it is named."""
     from textual.app import App
 
     namespace, _, call = action.rpartition(".")
     target = app if namespace == "app" else node
     method = getattr(type(target), f"action_{call.partition('(')[0]}", None)
-    return method is App.action_quit or (call == "quit" and isinstance(target, App))
+    if method is App.action_quit or (call == "quit" and isinstance(target, App)):
+        return True
+    own = method is not None and method.__module__.split(".")[0] != "textual"
+    return own and "exit" in getattr(getattr(method, "__code__", None), "co_names", ())
 
 
 def _own_binding(node: Any, key: str) -> bool:
