@@ -2,13 +2,13 @@
 demo scenarios, with the exit status the page says, and print what it shows."""
 
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from command import orav
+from guides import Shell, commands
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = (ROOT / "docs" / "goldens.md").read_text()
@@ -37,8 +37,8 @@ def project(tmp_path: Path) -> Path:
 def test_the_page_walks_from_a_first_recording_to_ci(tmp_path):
     here = project(tmp_path)
     said = []
-    commands = [line for block in blocks("bash") for line in block.splitlines()]
-    assert [shlex.split(c)[1] for c in commands] == [
+    steps = commands("docs/goldens.md")
+    assert [step.argv[1] for step in steps] == [
         "record",
         "replay",
         "rerun",
@@ -46,12 +46,9 @@ def test_the_page_walks_from_a_first_recording_to_ci(tmp_path):
         "rerun",
         "record",
     ]
-    for command in commands:
-        line, _, comment = command.partition("#")
-        expected = int(comment.split()[-1]) if "exit" in comment else 0
-        done = orav(*shlex.split(line)[1:], cwd=here)
-        assert done.returncode == expected, (command, done.stdout, done.stderr)
-        said.append(done.stdout)
+    shell = Shell(here)
+    for step in steps:
+        said.append(shell.run(step).stdout)
     for block in blocks("text"):
         for line in block.splitlines():
             assert any(line in out for out in said), line

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from command import orav
+from guides import Shell, clone, commands
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -21,21 +22,10 @@ GUIDES = sorted(path.name for path in DOCS.glob("guide-*.md"))
 FILE_BLOCK = re.compile(r"```(?:yaml|python)\n# (docs/examples/\S+)\n(.*?)```", re.DOTALL)
 # One naming a file anywhere: ``# scenarios/broken.yaml``.
 FILE_BLOCK_ANYWHERE = re.compile(r"```yaml\n# (\S+\.yaml)\n(.*?)```", re.DOTALL)
-BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
 
 
 def example_files(page: str) -> list[tuple[str, str]]:
     return FILE_BLOCK.findall((DOCS / page).read_text())
-
-
-def commands(page: str) -> list[list[str]]:
-    """The ``orav`` commands of a guide that run anywhere (not those needing a Mac's idb)."""
-    found = []
-    for block in BASH_BLOCK.findall((DOCS / page).read_text()):
-        for line in block.splitlines():
-            if line.startswith("orav ") and "idb:" not in line:
-                found.append(shlex.split(line)[1:])
-    return found
 
 
 @pytest.mark.parametrize("page", GUIDES)
@@ -48,11 +38,9 @@ def test_a_guide_shows_its_example_files_as_they_are(page):
 
 def test_the_ios_guide_runs_on_the_simulator(tmp_path: Path):
     shutil.copytree(DOCS / "examples", tmp_path / "docs" / "examples")
-    steps = commands("guide-ios-app.md")
-    assert [step[0] for step in steps] == ["validate", "record", "replay", "rerun"]
-    for step in steps:
-        done = orav(*step, cwd=tmp_path)
-        assert done.returncode == 0, (step, done.stdout, done.stderr)
+    steps = commands("docs/guide-ios-app.md")
+    assert [step.argv[1] for step in steps] == ["validate", "record", "replay", "rerun"]
+    Shell(tmp_path).follow("docs/guide-ios-app.md")
     assert (tmp_path / "recordings" / "tally" / "count_to_two.html").exists()
 
 
@@ -169,7 +157,7 @@ def test_many_machines_two_shards_then_the_merge(tmp_path: Path):
     recordings moved as CI moves artifacts, then the page's merge; the CI files run the
     same commands."""
     page = (DOCS / "many-machines.md").read_text()
-    steps = commands("many-machines.md")
+    steps = [step.argv[1:] for step in commands("docs/many-machines.md")]
     assert [step[0] for step in steps] == ["record", "report"]
     record, merge = steps
     assert record[record.index("--shard") + 1] == "1/2"
@@ -206,55 +194,34 @@ def test_many_machines_two_shards_then_the_merge(tmp_path: Path):
     assert "orav report --merge recordings" in " ".join(gitlab["report"]["script"])
 
 
-def page_commands(page: str, fence: str) -> list[list[str]]:
-    """The ``orav`` lines of a page's ``fence`` blocks (``$ `` prompts and comments dropped)."""
-    found = []
-    for block in re.findall(rf"```{fence}\n(.*?)```", (DOCS / page).read_text(), re.DOTALL):
-        for line in block.splitlines():
-            line = line.removeprefix("$ ").split("  #")[0].strip()
-            if line.startswith("orav "):
-                found.append(shlex.split(line)[1:])
-    return found
-
-
 def test_the_reports_pages_commands_write_what_it_says(tmp_path: Path):
-    """docs/reports.md's first block, in order, with SCENARIO a shipped scenario and CASSETTE
-    the cassette its recording wrote; each writes the files its comment names."""
-    shutil.copy(ROOT / "scenarios" / "login.yaml", tmp_path / "login.yaml")
+    """docs/reports.md's first block, in order, from a fresh clone (its recordings hold
+    login.cassette), SCENARIO that of the login and CASSETTE its cassette; each writes the
+    files its comment names."""
+    here = clone(tmp_path)
     cassette = "recordings/login.cassette"
     html = cassette.replace(".cassette", ".html")
-    wanted = [  # in the order run
-        [cassette, html],
+    wanted = [  # in the page's order
         [html],
         ["out/reports/index.html", "out/reports/login.html", "out/junit.xml"],
+        [cassette, html],
         ["out/demo/index.html", "out/demo/junit.xml"],
         ["out/reruns/login.rerun.html"],
     ]
-    steps = page_commands("reports.md", "sh")
-    assert [step[0] for step in steps] == ["report", "report", "record", "demo", "rerun"]
-    steps.insert(0, steps.pop(2))  # a report needs a cassette: record first
+    steps = commands("docs/reports.md")
+    assert [step.argv[1] for step in steps] == ["report", "report", "record", "demo", "rerun"]
+    shell = Shell(here)
     for step, paths in zip(steps, wanted, strict=True):
-        args = []
-        for arg in step:
-            if arg == "SCENARIO":
-                args.append("login.yaml")
-            elif arg in ("CASSETTE...", "CASSETTE"):
-                args.append(cassette)
-            elif "*" in arg:
-                args += sorted(str(p.relative_to(tmp_path)) for p in tmp_path.glob(arg))
-            else:
-                args.append(arg)
-        done = orav(*args, cwd=tmp_path)
-        assert done.returncode == 0, (args, done.stdout[-2000:], done.stderr[-2000:])
         for path in paths:
-            assert (tmp_path / path).exists(), (args, path)
+            (here / path).unlink(missing_ok=True)
+        shell.run(step, SCENARIO="scenarios/login.yaml", **{"CASSETTE...": cassette})
+        for path in paths:
+            assert (here / path).exists(), (step.text, path)
 
 
 def test_the_explorer_pages_exploration_ends_as_it_shows(tmp_path: Path):
-    """docs/explorer.md's first command and the files its output names."""
-    (step,) = [s for s in page_commands("explorer.md", "text") if s == ["explore"]]
-    done = orav(*step, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
+    """docs/explorer.md's command prints what the page shows and leaves the files it names."""
+    (done,) = Shell(tmp_path).follow("docs/explorer.md")
     assert "Exploration finished" in done.stdout
     for kind in ("cassette", "report.json", "html", "coverage.json", "coverage.md"):
         path = tmp_path / "recordings" / f"explore-com-orav-demo.{kind}"
