@@ -2,7 +2,7 @@
 
 A command is a line of a shell block (```bash, ```sh, ```console; a ``$ `` prompt, where a
 block has one, marks the commands and the lines after one are its output) or a ``$ `` line of
-an output block (```text or a bare fence). Every one is run by a test that follows its page
+an output block (```text or a bare fence; indented in a command's --help, docs/cli.md). Every one is run by a test that follows its page
 with ``commands(page)`` in order, or its block is marked, on the line before the fence, with
 why it cannot run here: ``<!-- not run here: needs a Mac's idb_companion -->``.
 tests/test_guides.py holds every page to that."""
@@ -95,6 +95,8 @@ def split_comment(line: str) -> tuple[str, str]:
 def block_commands(block: Block) -> list[Command]:
     """The commands of one block, each with the comment and output lines that follow it."""
     lines = block.body.splitlines()
+    if block.fence in OUTPUT:  # a command's --help indents its examples (docs/cli.md)
+        lines = [line.strip() if line.lstrip().startswith("$ ") else line for line in lines]
     prompted = any(line.startswith("$ ") for line in lines)
     if block.fence not in SHELL and not prompted:
         return []
@@ -142,7 +144,7 @@ def unprompted(page: str) -> list[str]:
     return [
         f"{page}:{block.line}: {line}"
         for block in blocks(page)
-        if block.fence in OUTPUT and not any(x.startswith("$ ") for x in block.body.splitlines())
+        if block.fence in OUTPUT and "$ " not in block.body
         for line in block.body.splitlines()
         if re.match(r"(orav|python3?|pip|pytest) ", line)
     ]

@@ -128,3 +128,14 @@ def test_the_agents_pages_zoo_and_bench_run(tmp_path: Path):
         server.terminate()
         server.communicate(timeout=30)
     assert "passed" in record.stdout and "faithful" in replay.stdout, replay.stdout
+
+
+def test_the_cli_references_examples_run(tmp_path: Path):
+    """docs/cli.md's examples (each command's --help ends with them), in its order."""
+    here = clone(tmp_path)
+    done = Shell(here).follow("docs/cli.md")
+    assert len(done) >= 10, "every everyday command shows an example"
+    assert "step 2: loading -> resolved" in done[0].stdout, done[0].stdout
+    for made in ("login.yaml", "out/textual.xml", "out/reports/index.html", "out/reruns"):
+        assert (here / made).exists(), made
+    assert "pass@3 = 3/3" in done[-3].stdout, done[-3].stdout

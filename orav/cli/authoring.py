@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from orav.cli.flags import expanded, judge_option, make_judge
+from orav.cli.flags import examples, expanded, judge_option, make_judge
 from orav.cli.group import cli
 from orav.errors import DeviceError, InputError, OravError
 
@@ -18,7 +18,12 @@ if TYPE_CHECKING:
     from orav.model import Scenario
 
 
-@cli.command()
+@cli.command(
+    epilog=examples(
+        "orav validate scenarios/login.yaml orav/sim/shop.yaml",
+        "orav validate orav/scenarios/textual/sign_in.yaml --device textual:orav.demo_tui:DemoApp",
+    )
+)
 @click.argument("scenarios", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--device",

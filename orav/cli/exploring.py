@@ -13,6 +13,7 @@ import click
 from orav.cli.flags import (
     credentials,
     device_option,
+    examples,
     regression_check_option,
     verbosity,
     verbosity_options,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from orav.model import Credentials, Scenario
 
 
-@cli.command()
+@cli.command(epilog=examples("orav explore --device textual:orav.demo_tui:DemoApp"))
 @click.option("--app", "bundle", help="Bundle id to explore (default: the simulated app's).")
 @device_option
 @click.option(

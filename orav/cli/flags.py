@@ -24,6 +24,13 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+def examples(*commands: str) -> str:
+    """A command's examples, the end of its ``--help`` and of docs/cli.md: each runs as written
+    from a fresh clone of orav, in the reference's order (tests/test_guides_followed.py)."""
+    return "\b\nExamples:\n" + "\n".join(f"  $ {command}" for command in commands)
+
+
 device_option = click.option(
     "--device",
     default="sim",

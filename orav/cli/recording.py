@@ -17,6 +17,7 @@ from orav.cli.flags import (
     base_url_option,
     default_workers,
     device_pool,
+    examples,
     file_errors,
     for_agent,
     judge_option,
@@ -50,7 +51,13 @@ if TYPE_CHECKING:
     from orav.suite import Job, Outcome, Shard
 
 
-@cli.command()
+@cli.command(
+    epilog=examples(
+        "orav record scenarios/login.yaml",
+        "orav record scenarios/login.yaml --record-mode all",
+        "orav record orav/scenarios/textual/ --junit out/textual.xml",
+    )
+)
 @click.argument(
     "scenario_paths", metavar="[SCENARIO]...", nargs=-1, type=click.Path(path_type=Path)
 )

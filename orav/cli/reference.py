@@ -18,6 +18,8 @@ def cli_reference() -> str:
         "",
         "Generated from the code (`just docs`); do not edit. Exit status: 0 success, 1 the run",
         "failed or the replay diverged, 2 bad input (scenario, cassette, app model, flags).",
+        "A command's examples, at the end of its help, run as written from a clone of orav, in",
+        "this page's order (a test follows them).",
     ]
     root = _context(cli, "orav", None)
     for name in cli.list_commands(root):

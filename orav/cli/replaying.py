@@ -13,6 +13,7 @@ import click
 from orav.cli.flags import (
     agent_options,
     base_url_option,
+    examples,
     expanded,
     file_errors,
     for_agent,
@@ -35,7 +36,12 @@ if TYPE_CHECKING:
     from orav.session import Replay
 
 
-@cli.command()
+@cli.command(
+    epilog=examples(
+        "orav replay recordings/login.cassette",
+        "orav replay recordings/",
+    )
+)
 @click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--agent",
@@ -148,7 +154,12 @@ def _candidate(
     return make_agent(spec, base_url, options)
 
 
-@cli.command()
+@cli.command(
+    epilog=examples(
+        "orav rerun recordings/login.cassette --html out/reruns",
+        "orav rerun recordings/change_setting.cassette --repeat 3",
+    )
+)
 @click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--device",

@@ -9,12 +9,17 @@ from pathlib import Path
 
 import click
 
-from orav.cli.flags import file_errors
+from orav.cli.flags import examples, file_errors
 from orav.cli.group import OravGroup, cli
 from orav.errors import InputError
 
 
-@cli.command()
+@cli.command(
+    epilog=examples(
+        "orav report recordings/login.cassette",
+        "orav report recordings/*.cassette --html out/reports --junit out/junit.xml",
+    )
+)
 @click.argument(
     "cassettes", metavar="CASSETTE...", nargs=-1, required=True, type=click.Path(path_type=Path)
 )
@@ -113,7 +118,7 @@ def _merge(folders: tuple[Path, ...], html_dir: Path, junit: Path | None) -> Non
     sys.exit(0 if met and not unrun else 1)
 
 
-@cli.command()
+@cli.command(epilog=examples("orav audit recordings/recovery/loading.cassette"))
 @click.argument("cassettes", nargs=-1, required=True, type=click.Path(path_type=Path))
 def audit(cassettes: tuple[Path, ...]) -> None:
     """Print the recovery paths a recorded run took: fault, transitions, remedy, outcome."""
@@ -158,7 +163,7 @@ def export() -> None:
     """Turn a recorded run into a flow for another tool."""
 
 
-@export.command()
+@export.command(epilog=examples("orav export maestro recordings/login.cassette --out login.yaml"))
 @click.argument("cassette", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), help="Write to this file (else stdout).")
 @click.option("--force", is_flag=True, help="Export a run whose goal was not met, marked so.")
