@@ -39,7 +39,7 @@ from orav.cassette import (
 )
 from orav.clock import Clock, SystemClock
 from orav.codec import structure
-from orav.device import CrashReport, Device, World
+from orav.device import CrashReport, Device, Settling, World
 from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
 from orav.judges import Judge, Question
 from orav.machines.attempt import RecoveryOutcome
@@ -216,6 +216,7 @@ class _Run:
         self.effect = WorldChanges()  # what the last step changed in the app's world
         # a protocol check costs ~0.1 ms on Python 3.11: once a run, not once a step
         self.world = self.device if isinstance(self.device, World) else None
+        self.quiet = self.device if isinstance(self.device, Settling) else None
         self.reconsidering = reconsiders(self.agent)  # an agent's capability holds for its run
         self.deed: Deed | None = None  # the last step's, when it was one
         self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
@@ -677,7 +678,7 @@ class _Run:
         error is up."""
         slow = self.interruption is not None and self.interruption.kind in ("loading", "network")
         fixed = self.scenario.settle_seconds
-        looked = await settle(self.device, self.clock, self.look, fixed=fixed, slow=slow)
+        looked = await settle(self.quiet, self.clock, self.look, fixed=fixed, slow=slow)
         self._quiet = looked[0]  # settled: what changes after it changes by itself
         return looked
 

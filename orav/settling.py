@@ -12,29 +12,30 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from orav.clock import Clock
-from orav.device import Device, Settling
+from orav.device import Settling
 from orav.machines.attempt import Attempt
 from orav.model import Observation, Settled
 from orav.perceive import measure
 
 
 async def settle(
-    device: Device,
+    quiet: Settling | None,
     clock: Clock,
     look: Callable[[], Awaitable[Observation]],
     *,
     fixed: float | None = None,
     slow: bool = False,
 ) -> tuple[Observation, Settled]:
-    """The settled screen (seen through ``look``) and how it settled; ``slow``: a spinner or a
-    network error is up, so the network rung bounds the wait."""
+    """The settled screen (seen through ``look``) and how it settled; ``quiet``: the device,
+    when it can tell the app is quiet; ``slow``: a spinner or a network error is up, so the
+    network rung bounds the wait."""
     if fixed is not None:
         await clock.sleep(fixed)
         return await look(), Settled(True, fixed, "fixed")
     ladder = Attempt.LADDER
     cap = ladder["network"] if slow else ladder["settle"]
-    if isinstance(device, Settling):
-        settled = await device.settle(cap)
+    if quiet is not None:
+        settled = await quiet.settle(cap)
         if settled is not None:
             return await look(), settled
     step = ladder["floor"]

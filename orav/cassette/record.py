@@ -85,6 +85,9 @@ class RecordingDevice(LifecycleCalls):
     def __init__(self, device: Device, writer: CassetteWriter) -> None:
         self._device = device
         self._writer = writer
+        # what the device can do, asked once: a protocol check costs ~0.1 ms on Python 3.11
+        self._settling = device if isinstance(device, Settling) else None
+        self._world = device if isinstance(device, World) else None
 
     async def describe(self) -> DeviceInfo:
         with _failures(self._writer, lambda raised: DescribeEvent(raised=raised)):
@@ -159,24 +162,22 @@ class RecordingDevice(LifecycleCalls):
         """The wrapped device's settle when it can tell (``orav.device.Settling``), else None;
         recorded either way, so a replay waits the same."""
         with _failures(self._writer, lambda raised: SettleEvent(limit, raised=raised)):
-            settled = (
-                await self._device.settle(limit) if isinstance(self._device, Settling) else None
-            )
+            settled = await self._settling.settle(limit) if self._settling is not None else None
         self._writer.write(SettleEvent(limit, settled))
         return settled
 
     @property
     def disposable(self) -> bool:
-        return isinstance(self._device, World) and self._device.disposable
+        return self._world is not None and self._world.disposable
 
     async def changes(self) -> WorldChanges:
         """The wrapped world's changes (``orav.device.World``), recorded; a device that is no
         world changed nothing orav can see, and nothing is recorded, so its cassettes stay as
         they were."""
-        if not isinstance(self._device, World):
+        if self._world is None:
             return WorldChanges()
         with _failures(self._writer, lambda raised: ChangesEvent(raised=raised)):
-            changes = await self._device.changes()
+            changes = await self._world.changes()
         self._writer.write(ChangesEvent(changes))
         return changes
 
