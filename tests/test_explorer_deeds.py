@@ -30,7 +30,8 @@ from orav.model import (
     Tap,
     WorldChanges,
 )
-from orav.perceive.deeds import by_words, is_cancel
+from orav.perceive.deeds import by_words
+from orav.perceive.words import is_cancel
 
 DELETED = WorldChanges((FileChange("home/notes.md", "deleted"),))
 

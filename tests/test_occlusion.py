@@ -40,14 +40,17 @@ from orav.model import (
 from orav.perceive import cover_fault, fault, interruption, on_top, reachable, resolve
 from orav.perceive.deeds import confirmation
 from orav.perceive.occlusion import cover_at
-from orav.perceive.roles import ACKNOWLEDGE_LABELS, DECLINE_LABELS, DENY_LABELS, is_alert
+from orav.perceive.roles import DENY_LABELS, is_alert
+from orav.perceive.words import answers, plain_words
 from orav.testing import FakeDevice, VirtualClock
 
 APP = "com.example.invented"
 WIDTH, HEIGHT = 390.0, 844.0
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # Declining answers that are not a permission dialog's refusal (that makes a permission dialog).
-DECLINES = [d for d in DECLINE_LABELS if d not in DENY_LABELS and d.isascii()]
+DECLINES = [
+    w.capitalize() for w in answers("cancel") if w not in {plain_words(d) for d in DENY_LABELS}
+]
 
 
 def hit(observation: Observation, point: Point) -> Element | None:
@@ -63,11 +66,11 @@ def hit(observation: Observation, point: Point) -> Element | None:
 def words() -> st.SearchStrategy[str]:
     """A label no list of orav's holds: lowercase letters, one or two words."""
     word = st.text(string.ascii_lowercase, min_size=3, max_size=9).map(str.capitalize)
-    known = {label.casefold() for label in (*DECLINE_LABELS, *ACKNOWLEDGE_LABELS, *DENY_LABELS)}
+    known = {*answers("cancel"), *answers("acknowledge"), *(plain_words(d) for d in DENY_LABELS)}
     return (
         st.lists(word, min_size=1, max_size=2)
         .map(" ".join)
-        .filter(lambda w: w.casefold() not in known)
+        .filter(lambda w: plain_words(w) not in known)
     )
 
 

@@ -28,11 +28,9 @@ from orav.perceive.deeds import (
     confirmation,
     control_deed,
     effect_deed,
-    finds,
-    is_cancel,
     key_deed,
-    plain_words,
 )
+from orav.perceive.words import finds, is_cancel, plain_words
 
 SCREEN = Frame(0, 0, 390, 844)
 ALERT = Frame(40, 300, 310, 200)

@@ -49,7 +49,8 @@ from orav.perceive import (
     target_element,
 )
 from orav.perceive.occlusion import cover_at, on_top
-from orav.perceive.roles import DECLINE_LABELS, DENY_LABELS, RETRY_LABELS, is_text_field
+from orav.perceive.roles import DENY_LABELS, RETRY_LABELS, is_text_field
+from orav.perceive.words import answers, plain_words
 from orav.testing import FakeDevice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,7 +161,8 @@ def _button(label: str, x: float, y: float) -> Element:
     return Element("AXButton", label, frame=Frame(x, y, 135, 44), traits=("button",))
 
 
-DISMISSING = [d for d in DECLINE_LABELS if d not in DENY_LABELS]  # a refusal: a permission dialog
+REFUSALS = {plain_words(d) for d in DENY_LABELS}  # a refusal makes a permission dialog
+DISMISSING = [w.capitalize() for w in answers("cancel") if w not in REFUSALS]
 OTHER_LABELS = st.sampled_from(["Update", "Learn More", "Settings", "Continue", "Yes", "Delete"])
 
 
@@ -181,7 +183,9 @@ async def test_an_added_alert_is_dismissed_with_the_preferred_safe_button(
     alert = Element("AXAlert", title, frame=box)
     kind, actions, _ = await run(_with(clean, index, alert, *buttons), clean)
     assert kind == "alert"
-    wanted = next(d for d in DECLINE_LABELS if d in labels)
+    wanted = min(
+        dismiss, key=lambda d: answers("cancel")[plain_words(d)]
+    )  # the most plainly declining
     assert actions == [Tap(target=Target(label=wanted))]
 
 

@@ -259,17 +259,18 @@ async def test_a_recover_step_counts_against_the_step_limit():
 @settings(max_examples=60, deadline=None)
 @given(
     verb=st.sampled_from(["Cancel", "Close", "Delete", "Log Out", "Keep", "Stop"]),
-    thing=st.sampled_from(["payment", "pot", "account", "subscription", "order", "it"]),
+    thing=st.sampled_from(["payment", "pot", "account", "subscription", "order"]),
     safe=st.booleans(),
 )
 def test_a_deed_worded_like_a_way_out_is_never_the_alerts_safe_answer(verb, thing, safe):
     """Monzo's "Cancel this payment?" offers "Keep it" and "Cancel payment"; "Close this pot?"
     offers "Close pot". The remedy presses a safe label only when it is the whole label: with
-    an object, Cancel and Close are the deed, and with no safe button the recovery fails."""
-    from orav.perceive.roles import DECLINE_LABELS, find_button
+    an object, Cancel and Close are the deed, and with no safe button the recovery fails.
+    ("Keep it" is the whole of a declining answer: Monzo's safe one.)"""
+    from orav.perceive.words import declining
 
     deed = Element("AXButton", f"{verb} {thing}", frame=Frame(40, 400, 310, 44))
     buttons = [deed, *([Element("AXButton", "Cancel", frame=Frame(40, 450, 310, 44))] * safe)]
-    chosen = find_button(buttons, DECLINE_LABELS)
+    chosen = declining(buttons)
     assert chosen is not deed
     assert (chosen is not None) == safe

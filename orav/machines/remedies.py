@@ -2,7 +2,7 @@
 declaration), through the recovery's device only.
 
 Remedies do no harm: no remedy performs a deed (``orav.perceive.deeds``). A dialog or a cover
-is answered only by its declining answer (``declining``: Cancel, Not Now, Ask App Not to
+is answered only by its declining answer (``dismissing``: Cancel, Not Now, Ask App Not to
 Track, Only Necessary; never its affirmative one), an acknowledgement that is the dialog's
 only answer, or escape; a permission dialog gets the scenario's answer (``permissions:``,
 refused when it says nothing); credentials are typed only into the fields of a login form of
@@ -26,10 +26,10 @@ from orav.perceive.roles import (
     BUTTON_ROLES,
     DENY_LABELS,
     RETRY_LABELS,
-    declining,
     find_button,
 )
 from orav.perceive.targets import resolve, tap_on
+from orav.perceive.words import dismissing
 
 
 class Unrecoverable(Exception):
@@ -38,12 +38,12 @@ class Unrecoverable(Exception):
 
 
 async def dismiss_alert(attempt: Attempt) -> None:
-    """Press the alert's declining answer (``declining``); with no button at all (a terminal
+    """Press the alert's declining answer (``dismissing``); with no button at all (a terminal
     dialog, a command palette), escape. An alert that offers only other answers (Yes,
     Delete, Sign Out, Rate) is the agent's to answer: the recovery fails and says so."""
     await _pause_before_retry(attempt, "dismissing_alert", "tap")
     buttons = [e for e in _evidence(attempt, "alert") if e.role in BUTTON_ROLES]
-    button = declining(buttons)
+    button = dismissing(buttons)
     if button is not None:
         await attempt.device.perform(tap_on(button))
     elif not buttons and attempt.entries["dismissing_alert"] == 1:
@@ -90,7 +90,7 @@ async def uncover(attempt: Attempt) -> None:
     cover = covering(observation, action) if action is not None else None
     if cover is None:
         return  # gone already: the verdict says so
-    button = declining(cover.buttons)
+    button = dismissing(cover.buttons)
     entry = attempt.entries["uncovering"]
     if button is not None:
         await attempt.device.perform(tap_on(button))

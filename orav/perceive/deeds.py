@@ -21,14 +21,8 @@ kind never performed, since what it reaches cannot be told.
 
 from __future__ import annotations
 
-import re
-from functools import cache, lru_cache
-from importlib import resources
-from typing import Literal
-
 from attrs import frozen
 
-from orav.codec.yaml import load_yaml
 from orav.model import (
     Action,
     Element,
@@ -41,10 +35,10 @@ from orav.model import (
 )
 from orav.model.deed import DeedKind
 from orav.perceive.occlusion import modal_elements, overlay
-from orav.perceive.roles import BUTTON_ROLES, declining, is_text_field, text_of
+from orav.perceive.roles import BUTTON_ROLES, is_text_field, text_of
 from orav.perceive.targets import target_element
+from orav.perceive.words import declining, finds
 
-Category = Literal["outward", "destructive", "sign_out", "quit", "cancel"]
 # A binding's description, on the element that defines the binding: ``says:KEY:DESCRIPTION``
 # (the companion's facts), beside its ``binding:KEY``.
 SAYS = "says:"
@@ -60,62 +54,8 @@ class Verdict:
     why: str
 
 
-@frozen
-class Words:
-    """The data file: per category, per language, words and stems (``delet*``)."""
-
-    outward: dict[str, list[str]]
-    destructive: dict[str, list[str]]
-    sign_out: dict[str, list[str]]
-    quit: dict[str, list[str]]
-    cancel: dict[str, list[str]]
-
-
 # UIKit's navigation bar back button: it goes back, whatever title it bears ("Pay someone").
 BACK_BUTTON = "BackButton"
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_SEPARATORS = re.compile(r"[\s_\-./:#]+")
-_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2026": " "})
-
-
-def plain_words(text: str) -> str:
-    """A text as its words: camelCase, ``_``, ``-`` and dots split, casefolded, spaced once
-    (``confirmDrop_table`` → "confirm drop table")."""
-    text = _CAMEL.sub(" ", text.translate(_QUOTES))
-    return " ".join(_SEPARATORS.sub(" ", text).casefold().split())
-
-
-def _pattern(entry: str) -> str:
-    stem = entry.endswith("*")
-    words = plain_words(entry.rstrip("*")).split(" ")
-    body = r"\s+".join(re.escape(w) for w in words)
-    tail = r"\w*" if stem else ""
-    return rf"(?<![\w']){body}{tail}(?![\w'])"
-
-
-@cache
-def _words() -> Words:
-    source = resources.files("orav.perceive") / "words.yaml"
-    return load_yaml(source.read_text(encoding="utf-8"), Words, source="orav/perceive/words.yaml")
-
-
-@cache
-def _regex(category: Category) -> re.Pattern[str]:
-    entries = [e for words in getattr(_words(), category).values() for e in words]
-    return re.compile("|".join(_pattern(e) for e in entries))
-
-
-@cache
-def _answers() -> frozenset[str]:
-    return frozenset(plain_words(e) for words in _words().cancel.values() for e in words)
-
-
-@lru_cache(maxsize=4096)
-def finds(category: Category, text: str) -> str | None:
-    """The first word of ``category`` in ``text`` (at word edges, any case), or None; kept
-    for the screen's few labels: the word lists' one regex costs ~0.1 ms a search."""
-    found = _regex(category).search(plain_words(text))
-    return found.group(0) if found else None
 
 
 def words_of(element: Element) -> str:
@@ -140,12 +80,6 @@ def by_words(text: str) -> Verdict | None:
     return None
 
 
-def is_cancel(element: Element) -> bool:
-    """A confirmation's answer that declines: its whole label says so ("Cancel", "Not Now",
-    "Keep it"), not "Cancel payment"."""
-    return plain_words(element.label or "") in _answers()
-
-
 @frozen
 class Confirmation:
     """A dialog that asks before a deed: its ``question`` (title and message), its
@@ -163,14 +97,14 @@ def confirmation(observation: Observation) -> Confirmation | None:
     its answers), with no text field and at least two buttons. One button only acknowledges
     ("Saved. OK"); a dialog with fields is a form; a dialog of buttons alone asks nothing: it
     is a menu, each of its choices judged on its own. Its cancel answer is its declining
-    one (``declining``, else a whole answer of ``words.yaml``'s cancel)."""
+    one (``orav.perceive.words.declining``)."""
     group = _asking(observation)
     if not group or any(is_text_field(e) for e in group):
         return None
     buttons, question = _buttons(group), _question(group)
     if len(buttons) < 2 or not question:
         return None
-    cancel = declining(buttons) or next((b for b in buttons if is_cancel(b)), None)
+    cancel = declining(buttons)
     return Confirmation(
         question=question,
         affirmative=tuple(b for b in buttons if b is not cancel),

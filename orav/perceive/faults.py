@@ -52,7 +52,6 @@ from orav.perceive.roles import (
     RETRY_LABELS,
     SIGN_IN_LABELS,
     TEXT_FIELD_ROLES,
-    declining,
     find_button,
     is_alert,
     is_heading,
@@ -63,6 +62,7 @@ from orav.perceive.roles import (
     text_of,
 )
 from orav.perceive.targets import action_element, action_point, target_element
+from orav.perceive.words import dismissible
 
 INTERRUPTION_KINDS: tuple[FaultKind, ...] = ("alert", "login", "network", "loading")
 
@@ -212,7 +212,7 @@ def blocks(detection: Detection, observation: Observation, action: Action) -> bo
     if detection.kind not in INTERRUPTION_KINDS:
         return False
     if detection.kind == "alert":
-        if isinstance(action, (Swipe, PressKey)) and not _answerable(detection):
+        if isinstance(action, (Swipe, PressKey)) and not dismissible(_buttons(detection)):
             return False  # a gesture or key is held back only for a modal orav may clear
         return isinstance(action, _INPUTS) and not reaches(detection, observation, action)
     if isinstance(action, PressKey):
@@ -223,12 +223,8 @@ def blocks(detection: Detection, observation: Observation, action: Action) -> bo
 _INPUTS = (Tap, Swipe, TypeText, PressKey)
 
 
-def _answerable(modal: Detection) -> bool:
-    """Whether the remedies may clear ``modal``: it has an answer that declines (``declining``)
-    or none at all. One whose every answer is a deed (a draft's Delete or Save) is the agent's
-    to answer: holding a gesture back from it would end the run where the agent could go on."""
-    answers = [e for e in modal.evidence if e.role in BUTTON_ROLES]
-    return not answers or declining(answers) is not None
+def _buttons(modal: Detection) -> list[Element]:
+    return [e for e in modal.evidence if e.role in BUTTON_ROLES]
 
 
 def reaches(modal: Detection, observation: Observation, action: Action) -> bool:

@@ -29,11 +29,11 @@ from orav.perceive.roles import (
     KEY_ROLES,
     KEYBOARD_ROLES,
     ROOT_ROLES,
-    declining,
     is_alert,
     is_keyboard,
     text_of,
 )
+from orav.perceive.words import dismissible
 
 CoverKind = Literal["modal", "keyboard", "overlay"]
 # Points of an element tried for an uncovered spot, per axis (fractions of its size): a sliver
@@ -70,9 +70,9 @@ class Cover:
 
 def clearable(cover: Cover) -> bool:
     """Whether the remedies can clear ``cover`` without consenting to anything: the keyboard,
-    a cover with no control (a toast: it goes), one with a declining answer. Any other (a
-    banner whose every answer consents) stays until the test answers it."""
-    return cover.kind == "keyboard" or not cover.buttons or declining(cover.buttons) is not None
+    or a cover they may dismiss (``dismissible``: a toast, one with a declining answer). Any
+    other (a banner whose every answer consents) stays until the test answers it."""
+    return cover.kind == "keyboard" or dismissible(cover.buttons)
 
 
 # The last tree asked about and its modal: a step asks it of the same tree ~4 times (its fault,

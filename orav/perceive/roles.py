@@ -8,7 +8,7 @@ here so that no two of them can disagree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from orav.model import Element
 
@@ -36,36 +36,7 @@ TAPPABLE_ROLES = BUTTON_ROLES | {
 }
 TAPPABLE_TRAITS = frozenset({"button", "link"})
 
-# The answers of a dialog or a cover a remedy may press (data, the last resort after structure).
-# Declining answers, in order of preference: none deletes, submits, grants, consents or signs
-# out, and each is a whole label ("Cancel", never "Cancel payment"). An acknowledgement is
-# pressed only as a dialog's only answer: beside another answer, "OK" may be the confirmation.
-DECLINE_LABELS = (
-    "Cancel",
-    "Not Now",
-    "Dismiss",
-    "Close",
-    "Later",
-    "Maybe Later",
-    "Remind Me Later",
-    "No Thanks",
-    "Don't Allow",
-    "Don\u2019t Allow",
-    "Ask App Not to Track",
-    "Only Necessary",
-    "Necessary Only",
-    "Essentials Only",
-    "Essential Only",
-    "Only Essential",
-    "Necessary Cookies Only",
-    "Use Necessary Cookies Only",
-    "Reject All",
-    "Refuse All",
-    "Decline",
-    "\u00d7",  # a close button's glyph
-    "\u2715",
-)
-ACKNOWLEDGE_LABELS = ("OK", "Got It")
+# The answers of a permission dialog and of a network error (data, the last resort).
 ALLOW_LABELS = ("Allow", "Allow While Using App", "Allow Once", "OK")
 DENY_LABELS = (
     "Don't Allow",
@@ -136,15 +107,3 @@ def find_button(elements: Iterable[Element], labels: Iterable[str]) -> Element |
         if button is not None:
             return button
     return None
-
-
-def declining(buttons: Sequence[Element]) -> Element | None:
-    """The answer of a dialog or cover that declines, or None: a declining answer
-    (``DECLINE_LABELS``: Cancel, Not Now, Ask App Not to Track, Only Necessary, in that
-    order of preference), else an acknowledgement (OK, Got It) that is the only answer.
-    Never an affirmative answer: dismissing never confirms, grants or consents."""
-    answers = [b for b in buttons if b.enabled and b.label]
-    decline = find_button(answers, DECLINE_LABELS)
-    if decline is not None or len(answers) != 1:
-        return decline
-    return find_button(answers, ACKNOWLEDGE_LABELS)

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from orav.model import Credentials, Element, Tap, Target, TypeText
-from orav.perceive.deeds import Verdict, finds, words_of
+from orav.perceive.deeds import Verdict, words_of
 from orav.perceive.identity import element_key, stable_id, steady
 from orav.perceive.roles import is_secure, is_text_field
 from orav.perceive.screens import is_footer_key
+from orav.perceive.words import finds
 
 # Elements that go back (by label or id, casefolded): tried after the rest of their screen.
 # "Done" closes a sheet (Settings presented over a chat list) as Cancel does.

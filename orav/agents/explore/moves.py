@@ -8,11 +8,11 @@ from collections.abc import Iterable
 
 from orav.agents.explore.controls import QUIT_KEYS, is_back, list_of, ref
 from orav.model import Observation, Point, PressKey, Swipe
-from orav.perceive.deeds import finds
 from orav.perceive.faults import screen_size
 from orav.perceive.legend import Listed, read_legend
 from orav.perceive.roles import is_alert
 from orav.perceive.screens import app_elements, is_control, is_footer_key
+from orav.perceive.words import finds
 
 BACK_GESTURE = "(back gesture)"
 ESCAPE = "(escape)"
