@@ -97,6 +97,42 @@ def test_a_hint_line_and_prose_are_no_legend(pairs, prose):
     assert read_legend("\n".join([hint, *prose])) == ()
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=st.lists(st.tuples(keys, descriptions), min_size=3, max_size=10, unique_by=lambda r: r[0]),
+    wraps=st.lists(
+        st.tuples(st.sampled_from(["left", "tab", "end", "home", "space"]), descriptions),
+        min_size=3,
+        max_size=10,
+    ),
+)
+def test_a_wrapped_list_items_next_row_is_no_key(rows, wraps):
+    """A bulleted list whose items wrap (dataframe-textual's help panel: "•   b - Next tab",
+    then "    left (wrap to last)"): the rows without a bullet continue an item, though
+    they start with a key's name."""
+    lines = []
+    for (key, description), (word, more) in zip(rows, wraps * len(rows), strict=False):
+        lines += [f"  •   {key} - {description}", f"      {word} {more}"]
+    found = {p.key for p in read_legend("\n".join(lines))}
+    assert found == {_name(k) for k, _ in rows}, lines
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    names=st.lists(words, min_size=3, max_size=10),
+    figures=st.lists(st.integers(0, 99999), min_size=1, max_size=4),
+    gap=st.integers(2, 6),
+)
+def test_a_data_tables_numbered_rows_are_no_legend(names, figures, gap):
+    """A data table's rows, numbered (a row label, a name, then figures: dataframe-textual's
+    grid), share a column of "keys" 1, 2, 3 and one of words, yet list no keys."""
+    width = max(map(len, names))
+    sep = " " * gap
+    cells = sep.join(str(f).rjust(6) for f in figures)
+    rows = [f" {i + 1:>2}{sep}{n.ljust(width)}{sep}{cells}" for i, n in enumerate(names)]
+    assert read_legend("\n".join(rows)) == ()
+
+
 @pytest.mark.parametrize("token", ["Lag", "QPS", "gq", "ctrl+", "Sample", "", "##"])
 def test_words_that_are_no_key_name_none(token):
     assert key_name(token) is None

@@ -15,7 +15,6 @@ explorer to try the keys and for a model's prompt to list them, saying where the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from attrs import define, field, frozen
 
@@ -29,7 +28,8 @@ _WORD = re.compile(r"[^\W\d_]{2,}")  # a description says something: a word of l
 _BULLETS = "•◦▪▫‣∙·●○■□➤►▶*"
 _SEPARATORS = {"-", "–", "—", ":", "=", "→", "->", "…"}
 _WRAPS = "[]<>()`'\"«»"
-_FRAME = {code: " " for code in range(0x2500, 0x2580)} | {ord("|"): " "}
+# Box drawing and block elements (a table's rules, a panel's edge ▏) and "|": drawn, not read.
+_FRAME = {code: " " for code in range(0x2500, 0x25A0)} | {ord("|"): " "}
 # How people write a key that Textual names otherwise: data, the one place for it.
 _SPELLINGS = {
     "esc": "escape",
@@ -80,45 +80,80 @@ def key_name(token: str) -> str | None:
     return token
 
 
-def _pairs(line: str) -> Iterator[tuple[int, int, Listed]]:
-    """(key column, description column, the pair) for each cell of a row that starts with a
-    key name followed by words, in the cell or in the next one."""
+@frozen
+class _Pair:
+    """A pair read on one row: where its key and its description start, whether a bullet
+    marks it (a list's item; a row of the list without one continues the item before)."""
+
+    row: int
+    key_x: int
+    said_x: int
+    bulleted: bool
+    listed: Listed
+
+
+def _pairs(row: int, line: str) -> list[_Pair]:
+    """The pairs of one row: each cell that starts with a key name followed by words, in the
+    cell or in the next one. A row with a cell that is neither a pair nor words (a data
+    table's row: "1  Möwe  3  1200", its row number and a name, then figures) has none."""
     cells = [(m.start(), m.group()) for m in _CELL.finditer(line.translate(_FRAME))]
-    for index, (start, cell) in enumerate(cells):
-        words = cell.split(" ")
-        while len(words) > 1 and len(words[0]) == 1 and words[0] in _BULLETS:
-            start += len(words[0]) + 1
-            words = words[1:]
-        key = key_name(words[0])
-        if key is None:
+    found, index, bullet = [], 0, False
+    while index < len(cells):
+        if cells[index][1] in _BULLETS:  # a bullet apart from its item: "•   q - Quit"
+            bullet, index = True, index + 1
             continue
-        rest = words[1:]
-        at = start + len(words[0]) + 1
-        if not rest and index + 1 < len(cells):
-            at, rest = cells[index + 1][0], cells[index + 1][1].split(" ")
-        while rest and rest[0] in _SEPARATORS:
-            at += len(rest[0]) + 1
-            rest = rest[1:]
-        description = " ".join(rest)
-        if _WORD.search(description):
-            yield start, at, Listed(key, description)
+        pair, after = _pair(row, cells, index, bullet)
+        bullet = False
+        if pair is not None:
+            found.append(pair)
+        elif not _WORD.search(cells[index][1]):
+            return []
+        index = after if pair is not None else index + 1
+    return found
+
+
+def _pair(
+    row: int, cells: list[tuple[int, str]], index: int, bullet: bool
+) -> tuple[_Pair | None, int]:
+    """The pair that starts at cell ``index`` (None if it is none), and the cell after it."""
+    start, cell = cells[index]
+    words = cell.split(" ")
+    while len(words) > 1 and len(words[0]) == 1 and words[0] in _BULLETS:
+        start, words, bullet = start + len(words[0]) + 1, words[1:], True
+    key = key_name(words[0])
+    if key is None:
+        return None, index + 1
+    rest, at, index = words[1:], start + len(words[0]) + 1, index + 1
+    if not rest and index < len(cells):
+        (at, said), index = cells[index], index + 1
+        rest = said.split(" ")
+    while rest and rest[0] in _SEPARATORS:
+        at += len(rest[0]) + 1
+        rest = rest[1:]
+    description = " ".join(rest)
+    if not _WORD.search(description):
+        return None, index
+    return _Pair(row, start, at, bullet, Listed(key, description)), index
 
 
 def read_legend(text: str | None) -> tuple[Listed, ...]:
     """The keys the screen's text lists, in its order, each once (its first description):
-    the pairs whose key column or description column at least ``ROWS`` rows share."""
+    the pairs whose key column or description column at least ``ROWS`` rows share; in a
+    bulleted list, its items only (a wrapped item's next row may start with a key's name)."""
     found = [
-        (row, *pair) for row, line in enumerate((text or "").splitlines()) for pair in _pairs(line)
+        pair for row, line in enumerate((text or "").splitlines()) for pair in _pairs(row, line)
     ]
+    listed_at = {p.key_x for p in found if p.bulleted}
+    found = [p for p in found if p.bulleted or p.key_x not in listed_at]
     rows_at: dict[tuple[str, int], set[int]] = {}
-    for row, key_x, said_x, _ in found:
-        rows_at.setdefault(("key", key_x), set()).add(row)
-        rows_at.setdefault(("said", said_x), set()).add(row)
+    for pair in found:
+        rows_at.setdefault(("key", pair.key_x), set()).add(pair.row)
+        rows_at.setdefault(("said", pair.said_x), set()).add(pair.row)
     listed: dict[str, Listed] = {}
-    for _, key_x, said_x, pair in found:
-        aligned = max(len(rows_at["key", key_x]), len(rows_at["said", said_x])) >= ROWS
-        if aligned and len(listed) < MAX_KEYS:
-            listed.setdefault(pair.key, pair)
+    for pair in found:
+        aligned = max(len(rows_at["key", pair.key_x]), len(rows_at["said", pair.said_x]))
+        if aligned >= ROWS and len(listed) < MAX_KEYS:
+            listed.setdefault(pair.listed.key, pair.listed)
     return tuple(listed.values())
 
 
