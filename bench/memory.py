@@ -92,7 +92,7 @@ def command(kind: str, n: int, folder: Path) -> list[str]:
         ]
     if kind == "explore":
         app = folder / "big.yaml"
-        app.write_text(generated_app(150))  # within the 128 KB of YAML orav reads
+        app.write_text(generated_app(150))
         return [
             *orav(),
             "explore",

@@ -8,6 +8,8 @@ Run: .venv/bin/python bench/sim_appmodel.py
 from __future__ import annotations
 
 import asyncio
+import os
+import random
 import statistics
 import subprocess
 import sys
@@ -19,34 +21,65 @@ from pathlib import Path
 from orav.codec import MAX_YAML_BYTES
 from orav.drivers.idb import IdbDevice
 from orav.model import Point, Swipe
-from orav.sim import SHOP_APP, AppState, SimCompanion, load_app_model
+from orav.sim import DEMO_APP, SHOP_APP, AppState, SimCompanion, load_app_model
 
 SCREENS = 500
 
 
-def generated_app(screens: int = SCREENS) -> str:
-    """An app of ``screens`` screens: each with a title, a templated counter, a text field, a
-    switch and three cells leading on (so every screen is reachable), in flow style."""
+class Words:
+    """Made-up words from random syllables (seeded): names and labels no code was written for."""
+
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+        self.used: set[str] = set()
+
+    def word(self) -> str:
+        """A new word, never one given before."""
+        while True:
+            syllables = self.random.randint(2, 4)
+            word = "".join(
+                self.random.choice("bdfgklmnprstvz") + self.random.choice("aeiou")
+                for _ in range(syllables)
+            ) + self.random.choice(["", "n", "r", "sk", "l"])
+            if word not in self.used:
+                self.used.add(word)
+                return word
+
+    def phrase(self, words: int) -> str:
+        return " ".join(self.word() for _ in range(words)).capitalize()
+
+
+def generated_app(screens: int = SCREENS, seed: int = 25) -> str:
+    """An app of ``screens`` screens whose names, ids, labels and state are made-up words:
+    each with a title, a templated counter, a text field, a switch and three cells leading on
+    (so every screen is reachable), in flow style."""
+    words = Words(seed)
+    names = [words.word() for _ in range(screens)]
+    counter = words.word()
     lines = [
-        "name: Big",
-        "bundle_id: com.example.big",
-        "start: s0",
-        "state: {visits: 0, seen: []}",
+        f"name: {words.phrase(2)}",
+        f"bundle_id: com.{words.word()}.{words.word()}",
+        f"start: {names[0]}",
+        f"state: {{{counter}: 0}}",
         "screens:",
     ]
-    for i in range(screens):
-        nexts = [(i + k) % screens for k in (1, 7, 31)]
+    for i, name in enumerate(names):
+        nexts = [names[(i + k) % screens] for k in (1, 7, 31)]
         cells = ", ".join(
-            f"{{role: AXCell, id: c{n}, label: Screen {n}, frame: [0, {100 + j * 56}, 390, 56], "
-            f"on_tap: [{{to: s{n}, set: {{visits: '{{visits + 1}}'}}}}]}}"
+            f"{{role: AXCell, id: {words.word()}, label: {words.phrase(2)}, "
+            f"frame: [0, {100 + j * 56}, 390, 56], "
+            f"on_tap: [{{to: {n}, set: {{{counter}: '{{{counter} + 1}}'}}}}]}}"
             for j, n in enumerate(nexts)
         )
+        switch = words.word()
         lines.append(
-            f"  s{i}: {{title: Screen {i}, elements: [{cells}, "
-            f"{{role: AXStaticText, id: t{i}, label: 'Visits: {{visits}}', frame: [20, 300, 350, 30]}}, "
-            f"{{role: AXTextField, id: f{i}, label: Name, frame: [20, 340, 350, 44]}}, "
-            f"{{role: AXSwitch, id: w{i}, label: Flag, value: '0', frame: [0, 400, 390, 52], "
-            f"on_tap: [{{toggle: w{i}}}]}}]}}"
+            f"  {name}: {{title: {words.phrase(2)}, elements: [{cells}, "
+            f"{{role: AXStaticText, id: {words.word()}, label: '{words.phrase(1)}: "
+            f"{{{counter}}}', frame: [20, 300, 350, 30]}}, "
+            f"{{role: AXTextField, id: {words.word()}, label: {words.phrase(1)}, "
+            f"frame: [20, 340, 350, 44]}}, "
+            f"{{role: AXSwitch, id: {switch}, label: {words.phrase(1)}, value: '0', "
+            f"frame: [0, 400, 390, 52], on_tap: [{{toggle: {switch}}}]}}]}}"
         )
     return "\n".join(lines) + "\n"
 
@@ -92,9 +125,16 @@ async def observe_figures(rounds: int = 76) -> tuple[float, float, float]:
     return statistics.median(fresh), fresh[int(len(fresh) * 0.95) - 1], statistics.median(same)
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a live process has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cli_start(text: str) -> str:
     """The real CLI path: ``orav sim APP`` on the generated app, timed until it prints the
-    address it serves (then stopped), or what it says when it refuses the app."""
+    address it serves (wall, and the CPU its process used by then), then stopped; or what it
+    says when it refuses the app."""
     with tempfile.TemporaryDirectory() as folder:
         app = Path(folder) / "big.yaml"
         app.write_text(text)
@@ -109,7 +149,7 @@ def cli_start(text: str) -> str:
             line = sim.stdout.readline() if sim.stdout else ""
             seconds = time.perf_counter() - began
             if line.strip():
-                return f"serves after {seconds:.2f} s"
+                return f"serves after {seconds:.2f} s ({_cpu_seconds(sim.pid):.2f} s of CPU)"
             sim.wait(30)
             said = sim.stderr.read().strip() if sim.stderr else ""
             return f"exit {sim.returncode} after {seconds:.2f} s: {said}"
@@ -120,7 +160,9 @@ def cli_start(text: str) -> str:
 
 def main() -> None:
     text = generated_app()
-    print(f"orav sim with the {SCREENS}-screen app (the real CLI path): {cli_start(text)}")
+    for name, app in (("demo app", DEMO_APP.read_text()), (f"{SCREENS}-screen app", text)):
+        for _ in range(3):
+            print(f"orav sim with the {name} (the real CLI path): {cli_start(app)}")
     seconds, peak = load_figures(text)
     size = len(text.encode())
     print(

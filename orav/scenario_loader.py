@@ -11,7 +11,7 @@ from typing import Any
 
 from attrs import evolve
 
-from orav.codec import converter, locate, parse_yaml, plain, read_text, show
+from orav.codec import converter, locate, read_text, read_yaml, show
 from orav.codec.converter import raise_structure_error
 from orav.errors import InputError
 from orav.model import Assert, Done, Scenario
@@ -46,10 +46,9 @@ def load_scenario(path: str | Path, environ: Mapping[str, str] | None = None) ->
     path = Path(path)
     source = str(path)
     text = read_text(path, source)
-    root = parse_yaml(text, source)
-    if root is None:
+    data = read_yaml(text, source)
+    if data is None:
         raise InputError("empty document; expected a Scenario mapping", f"{source}:1:1")
-    data = plain(root, source)
     if not isinstance(data, dict):
         what = f"expected a Scenario mapping, got {show(data)}"
         raise InputError(what, locate(text, (), source))

@@ -82,7 +82,7 @@ def test_2_a_10_mb_scenario_is_refused_by_its_size_before_it_is_parsed(tmp_path:
     started = children_cpu()
     done = orav("validate", path)
     assert children_cpu() - started < 5
-    bad_input(done, f"{path}:", "more than the 128 KB of YAML orav reads")
+    bad_input(done, f"{path}:", "more than the 512 KB of YAML orav reads")
 
 
 # --- 3. two writers of one new cassette -------------------------------------------------------

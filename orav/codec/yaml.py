@@ -5,6 +5,10 @@ A document is refused, located, when it is larger than ``MAX_YAML_BYTES``, nests
 aliases to more than ``MAX_NODES`` values (an alias bomb stops there, not at 2 GB), holds a
 number of more than ``MAX_DIGITS`` digits, a value a tag cannot make (``!!float abc``), a tag
 YAML core does not define, or characters YAML does not allow.
+
+``read_yaml`` reads plain data through libyaml's events (``orav.codec.libyaml``) and falls back
+to ruamel's round-trip parser only for what they do not decide; the round-trip nodes, which
+remember their lines, are parsed again only to locate an error (``locate``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from orav.codec.converter import (
     structure,
     unstructure,
 )
+from orav.codec.libyaml import UNDECIDED, quick
 from orav.codec.locate import position
 from orav.errors import InputError
 
@@ -104,11 +109,15 @@ def _line_col(text: str, index: int) -> tuple[int, int]:
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
-def parse_yaml(text: str, source: str) -> Any:
-    """Parse YAML text into round-trip nodes (which remember their lines), within bounds."""
+def _within(text: str, source: str) -> None:
     if len(text) > MAX_YAML_BYTES:
         what = f"{size(len(text.encode('utf-8')))} of YAML, more than the {size(MAX_YAML_BYTES)}"
         raise InputError(f"{what} orav reads", source)
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """Parse YAML text into round-trip nodes (which remember their lines), within bounds."""
+    _within(text, source)
     try:
         return _yaml().load(text)
     except MarkedYAMLError as exc:
@@ -207,9 +216,31 @@ def plain(root: Any, source: str) -> Any:
     return _Plain(source)(root, _start(root, source))
 
 
+def read_yaml(text: str, source: str) -> Any:
+    """Plain Python data from YAML text, within bounds; InputError at file:line:col."""
+    _within(text, source)
+    data = quick(text)
+    return plain(parse_yaml(text, source), source) if data is UNDECIDED else data
+
+
 def locate(text: str, path: Sequence[PathPart | None], source: str) -> str:
     """file:line:col of ``path`` in YAML ``text``, for checks made after loading."""
     return position(parse_yaml(text, source), path, source)
+
+
+class Locator:
+    """``locate`` for one text, its round-trip nodes parsed at the first call only: a
+    document that loads clean is never parsed the slow way."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text, self.source = text, source
+        self.root: Any = None
+        self.parsed = False
+
+    def __call__(self, path: Sequence[PathPart | None]) -> str:
+        if not self.parsed:
+            self.root, self.parsed = parse_yaml(self.text, self.source), True
+        return position(self.root, path, self.source) if path else _start(self.root, self.source)
 
 
 def read_text(path: Path, source: str) -> str:
@@ -238,15 +269,13 @@ def load_yaml(text_or_path: str | Path, cls: type[T], *, source: str | None = No
     else:
         text = text_or_path
         source = source or "<yaml>"
-    root = parse_yaml(text, source)
-    if root is None:
+    data = read_yaml(text, source)
+    if data is None:
         raise InputError(f"empty document; expected a {cls.__name__} mapping", f"{source}:1:1")
-    data = plain(root, source)
+    where = Locator(text, source)
     if has(cls) and not isinstance(data, dict):
-        raise InputError(
-            f"expected a {cls.__name__} mapping, got {show(data)}", _start(root, source)
-        )
-    return structure(data, cls, source=source, locate=lambda path: position(root, path, source))
+        raise InputError(f"expected a {cls.__name__} mapping, got {show(data)}", where(()))
+    return structure(data, cls, source=source, locate=where)
 
 
 def dump_yaml(obj: Any) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orav.codec import locate, parse_yaml, plain, read_text, show, structure
+from orav.codec import Locator, read_text, read_yaml, show, structure
 from orav.errors import InputError
 from orav.judges import Question, normal
 from orav.model import Assert, Judgement
@@ -38,30 +38,31 @@ class TableJudge:
         it, default ``table:PATH``); every error names file:line:col."""
         source = str(path)
         text = read_text(Path(path), source)
-        data = plain(parse_yaml(text, source), source) if text.strip() else None
+        data = read_yaml(text, source) if text.strip() else None
+        at = Locator(text, source)  # the slow parse only for an error
         if not isinstance(data, dict):
             what = f"expected a mapping of claims to answers, got {show(data)}"
-            raise InputError(what, locate(text, (), source))
+            raise InputError(what, at(()))
         answers: dict[str, Answer] = {}
         for claim, value in data.items():
-            where = locate(text, (claim,), source)
             if not isinstance(claim, str) or not claim.strip():
-                raise InputError(f"a claim is a sentence, got {show(claim)}", where)
+                raise InputError(f"a claim is a sentence, got {show(claim)}", at((claim,)))
             if isinstance(value, bool):
                 answers[claim] = value
                 continue
             items = value if isinstance(value, list) else [value]
             if not items or not all(isinstance(item, dict) for item in items):
                 what = f"{claim}: expected true, false or selector checks, got {show(value)}"
-                raise InputError(what, where)
+                raise InputError(what, at((claim,)))
             listed = isinstance(value, list)
 
             def where_in(path: tuple, claim: str = claim, listed: bool = listed) -> str:
-                return locate(text, (claim, *(path if listed else path[1:])), source)
+                return at((claim, *(path if listed else path[1:])))
 
             checks = structure(items, tuple[Assert, ...], source=source, locate=where_in)
             if any(c.claim is not None for c in checks):
-                raise InputError(f"{claim}: a table decides a claim by selectors, not words", where)
+                what = f"{claim}: a table decides a claim by selectors, not words"
+                raise InputError(what, at((claim,)))
             answers[claim] = checks
         return cls(answers, name=name or f"table:{path}")
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from orav.codec import locate, parse_yaml, read_text
+from orav.codec import Locator, read_text, read_yaml
 from orav.errors import InputError
 from orav.sim.appmodel import BACK, AlertButton, AppModel, ElementSpec, Transition
 from orav.sim.draw import NAV_BAR_BOTTOM
@@ -26,7 +26,7 @@ APP_KEYS = {"screens", "bundle_id", "start"}  # the keys that tell an app model 
 def looks_like_app_model(path: Path) -> bool:
     """An app model by its ``kind: app`` or its keys; False for anything else (a scenario)."""
     try:
-        root = parse_yaml(read_text(path, str(path)), str(path))
+        root = read_yaml(read_text(path, str(path)), str(path))
     except InputError:
         return False
     if not isinstance(root, dict):
@@ -38,8 +38,8 @@ def check_app_model(path: Path) -> tuple[AppModel, list[str]]:
     """Load ``path`` (InputError on what cannot run) and lint it: each finding as
     ``file:line:col: what``."""
     model = load_app_model(path)
-    text = read_text(path, str(path))
-    return model, [f"{locate(text, where, str(path))}: {what}" for where, what in lint(model)]
+    where = Locator(read_text(path, str(path)), str(path))
+    return model, [f"{where(path)}: {what}" for path, what in lint(model)]
 
 
 def lint(model: AppModel) -> list[Problem]:
@@ -50,11 +50,11 @@ def lint(model: AppModel) -> list[Problem]:
 
 
 def _dead_controls(model: AppModel) -> Iterator[Problem]:
+    targets = {i for _, t in _transitions_of(model) for i in (*t.show, *t.hide)}
     for name, screen in model.screens.items():
         base = ("screens", name)
         if not screen.elements:
             yield base, f"screen {name!r} has no elements"
-        targets = {i for _, t in _transitions_of(model) for i in (*t.show, *t.hide)}
         for index, element in enumerate(screen.elements):
             yield from _element(model, element, (*base, "elements", index), targets, screen.scroll)
             if (

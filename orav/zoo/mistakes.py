@@ -20,7 +20,7 @@ from typing import Any
 
 from attrs import frozen
 
-from orav.codec.yaml import parse_yaml, plain, read_text
+from orav.codec.yaml import read_text, read_yaml
 from orav.errors import InputError
 from orav.zoo.policy import Move, subject
 from orav.zoo.turn import Turn
@@ -135,7 +135,7 @@ def _fields(decision: dict[str, Any], move: Move, turn: Turn | None = None) -> d
 def load_mistakes(path: Path) -> list[Mistake]:
     """Template mistakes from a YAML (or JSON) list, each error located."""
     source = str(path)
-    data = plain(parse_yaml(read_text(path, source), source), source)
+    data = read_yaml(read_text(path, source), source)
     if not isinstance(data, list):
         raise InputError("expected a list of mistakes", source)
     return [Mistake.from_dict(item, f"{source}[{i}]") for i, item in enumerate(data)]
