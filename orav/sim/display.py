@@ -6,9 +6,11 @@ faults that answer it.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 from orav.model import Frame
 from orav.sim import chrome, draw
+from orav.sim.appmodel import LAUNCH_NAMES
 from orav.sim.lifecycle import Lifecycle
 from orav.sim.scope import names_read, render
 from orav.sim.view import Node, View
@@ -74,21 +76,26 @@ class Display(Lifecycle):
         self._last_view = (key, view)
         return view
 
-    def _view_key(self) -> Hashable:
+    def _view_key(self) -> tuple[Any, ...]:
         """Everything a view is drawn from: the screen on top and what the user did on it, the
-        overlay, focus, tab, keyboard, clock, and the values of the scope's names that any of
-        the model's expressions or templates read (``names_read``, found once)."""
+        overlay, focus, tab, keyboard, clock, and the values of the app's names that any of the
+        model's expressions or templates read (``names_read``, found once). Field values are
+        kept as a copy, compared in C: a screen of 1,000 fields is keyed in well under 1 ms."""
         if not self.foreground or not self.stack:
             return self.foreground, self.installed, self.clock_text()
         reads = getattr(self, "_reads", None)
         if reads is None:
-            reads = self._reads = tuple(sorted(names_read(self.model)))
+            model = self.model
+            names = {*model.data, *model.keychain, *model.state, *model.computed, *LAUNCH_NAMES}
+            reads = self._reads = tuple(sorted(names_read(model) & names))
         current = self.stack[-1]
-        scope = self._scope(current)
+        # A computed name may read a field; without one the app's names need no field values.
+        scope = self._scope(current if self.model.computed else None)
         return (
             id(current),
             id(current.screen),
-            repr((current.values, sorted(current.shown), sorted(current.hidden))),
+            dict(current.values),
+            repr((sorted(current.shown), sorted(current.hidden))),
             repr((current.labels, current.modal, current.offset, current.revealed)),
             repr(self.overlay),
             (self.focus, self.pid, self.tab, self.tab_bar_shown, self.keyboard_shown),
