@@ -247,6 +247,8 @@ async def test_a_model_is_offered_the_keys_a_help_listed_and_where_it_read_them(
     assert run.report.status == "passed", run.report
     texts = [user_text(body) for body in server.bodies()]
     assert "Keys the app's help lists" not in texts[0]
+    # its palette provider's commands (App.COMMANDS, the app's own): listed from the start
+    assert "App commands in its palette (ctrl+p): Lotse bestellen, Schlepper rufen" in texts[0]
     line = next(t for t in texts[2].splitlines() if t.startswith("Keys the app's help lists"))
     assert "read on 'Hilfe' at step 2" in line, line
     assert "g (Gezeiten anzeigen)" in line and "ctrl+t (Fahrplan der Fähren)" in line, line

@@ -2,7 +2,8 @@
 
 The board is a table of ships (controls a user can click), so nothing invites a blind key. What
 the app does with keys is written only in its help (f1, the one key its footer shows): a
-DataTable of two columns, "Taste" and "Wirkung", in a layout of its own. ``g`` opens the tides,
+DataTable of two columns, "Taste" and "Wirkung", in a layout of its own. Its command palette
+has a provider of its own that lists "Lotse bestellen" and "Schlepper rufen". ``g`` opens the tides,
 ``w`` the weather map, ``ctrl+t`` the timetable, all from ``on_key``; ``z`` is bound, hidden,
 to an action of the app's own that ends it (``self.exit()``), described "Feierabend". The words
 and keys are this app's own: orav's code knows none of them.
@@ -15,6 +16,7 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -78,8 +80,22 @@ class Tafel(Screen):
             self.app.push_screen(pages[event.key](words[event.key]))
 
 
+class Hafenbefehle(Provider):
+    BEFEHLE = ("Lotse bestellen", "Schlepper rufen")
+
+    async def discover(self) -> Hits:
+        for befehl in self.BEFEHLE:
+            yield DiscoveryHit(befehl, self.app.bell)
+
+    async def search(self, query: str) -> Hits:
+        for befehl in self.BEFEHLE:
+            if query.lower() in befehl.lower():
+                yield Hit(1.0, befehl, self.app.bell)
+
+
 class Hafen(App):
     TITLE = "Hafen"
+    COMMANDS = App.COMMANDS | {Hafenbefehle}
     SCREENS: ClassVar = {"hilfe": lambda: Hilfe("")}
     BINDINGS: ClassVar[list[BindingType]] = [Binding("z", "feierabend", "Feierabend", show=False)]
 

@@ -14,8 +14,10 @@ with a default, so an app on a version without them loses a detail, never the ob
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import unicodedata
+import weakref
 from functools import cache
 from typing import Any
 
@@ -71,6 +73,48 @@ def system_commands(app: Any) -> list[Any]:
         return list(get(app.screen))
     except Exception:  # noqa: BLE001 - the app's own code: a look never fails on it
         return []
+
+
+PALETTE_SECONDS = 0.5  # an app's palette provider answers within this, or lists nothing
+PALETTE_HITS = 60  # hits read from the app's own providers at most
+# What the providers listed, read once per screen (a provider is the app's code: not at every
+# look), forgotten with the screen.
+_PROVIDED: weakref.WeakKeyDictionary[Any, list[str]] = weakref.WeakKeyDictionary()
+
+
+async def provider_commands(app: Any) -> list[str]:
+    """What the app's own command palette providers list before anything is typed (their
+    ``discover`` hits, 0.48 on: ``App.COMMANDS`` and the screen's, Textual's own left out): the
+    commands an app such as dolphie keeps there. A provider that fails or outlasts
+    ``PALETTE_SECONDS`` lists nothing; the look goes on."""
+    import asyncio
+
+    try:
+        from textual.command import Provider
+    except ImportError:
+        return []
+    screen = app.screen
+    if screen in _PROVIDED:
+        return _PROVIDED[screen]
+    found: list[str] = []
+    for source in [*getattr(app, "COMMANDS", ()), *getattr(screen, "COMMANDS", ())]:
+        own = inspect.isclass(source) and issubclass(source, Provider)
+        if not own or source.__module__.split(".")[0] == "textual":
+            continue
+        with contextlib.suppress(Exception):  # the app's own code: a look never fails on it
+            await asyncio.wait_for(_discovered(source(screen), found), PALETTE_SECONDS)
+    _PROVIDED[screen] = found[:PALETTE_HITS]
+    return _PROVIDED[screen]
+
+
+async def _discovered(provider: Any, found: list[str]) -> None:
+    await provider.startup()
+    async for hit in provider.discover():
+        text = getattr(hit, "text", None) or getattr(hit, "display", None)
+        if hit is not NotImplemented and text:
+            found.append(str(getattr(text, "plain", text)))
+        if len(found) >= PALETTE_HITS:
+            return
 
 
 def footer_keys() -> bool:

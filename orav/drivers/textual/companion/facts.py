@@ -74,12 +74,13 @@ def composed(app: Any) -> bool:
     return all(compat.footer_ready(footer, app) for footer in app.screen.query(Footer))
 
 
-def scan(app: Any, strips: list[Strip]) -> list[Pair]:
-    """Every fact of the current screen with the widget it stands for, in pre-order."""
-    return list(_scan(app, strips))
+def scan(app: Any, strips: list[Strip], provided: Iterable[str] = ()) -> list[Pair]:
+    """Every fact of the current screen with the widget it stands for, in pre-order;
+    ``provided``: the commands the app's own palette providers list."""
+    return list(_scan(app, strips, provided))
 
 
-def _scan(app: Any, strips: list[Strip]) -> Iterator[Pair]:
+def _scan(app: Any, strips: list[Strip], provided: Iterable[str]) -> Iterator[Pair]:
     from textual.screen import ModalScreen
 
     screen = app.screen
@@ -91,7 +92,11 @@ def _scan(app: Any, strips: list[Strip]) -> Iterator[Pair]:
             "AXApplication",
             whole,
             label=app.title,
-            traits=[*bindings.pop(id(app), ()), *bindings.pop(id(screen), ()), *_commands(app)],
+            traits=[
+                *bindings.pop(id(app), ()),
+                *bindings.pop(id(screen), ()),
+                *_commands(app, provided),
+            ],
         ),
         screen,
     )
@@ -170,14 +175,16 @@ def _bindings(app: Any) -> dict[int, list[str]]:
     return found
 
 
-def _commands(app: Any) -> list[str]:
-    """``command:TITLE`` traits of the app's own commands in the command palette (its
-    callbacks are the app's code, not Textual's: Textual's own are the same in every app)."""
-    return [
-        f"command:{command.title}"
+def _commands(app: Any, provided: Iterable[str]) -> list[str]:
+    """``command:TITLE`` traits of the app's own commands in the command palette: its system
+    commands whose callbacks are the app's code (Textual's own are the same in every app),
+    then what its own providers list (``provided``)."""
+    titles = [
+        command.title
         for command in compat.system_commands(app)
         if getattr(command.callback, "__module__", "textual").split(".")[0] != "textual"
     ]
+    return [f"command:{title}" for title in dict.fromkeys([*titles, *provided])]
 
 
 def _quits(app: Any, node: Any, action: str) -> bool:

@@ -174,8 +174,9 @@ class Host:
             if composed(app):
                 break
             await pilot.pause()
+        commands = await compat.provider_commands(app)
         strips = compat.render_strips(app)
-        facts = [fact for fact, _ in scan(app, strips)]
+        facts = [fact for fact, _ in scan(app, strips, commands)]
         return {"running": True, "elements": facts, "rows": lines.rows(strips)}
 
     async def _candidates(self, pilot: Any, selector: str | None = None) -> list[dict]:
