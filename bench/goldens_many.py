@@ -35,7 +35,9 @@ def pytest_cpu(folder: Path, env: dict[str, str]) -> float:
     command += ["--orav-cassettes", str(folder), str(folder), "-o", "testpaths="]
     command += ["--rootdir", str(folder)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(command, check=False, capture_output=True, text=True, env=env)
+    # run from the goldens' folder: ``-m`` puts the working directory first on the path, and
+    # the orav measured is the one installed or on PYTHONPATH, not one that folder may hold
+    done = subprocess.run(command, check=False, capture_output=True, text=True, env=env, cwd=folder)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"pytest failed:\n{done.stdout[-2000:]}")

@@ -192,18 +192,20 @@ def _mask(shape: tuple[int, int], points_per_cell: float, elements: Iterable[Ele
     return mask
 
 
-# The last tree signed, by identity: a run measures each screen twice, as the step's ``after``
-# and as the next step's ``before`` (a tuple of frozen elements, so the signature holds).
-_LAST: tuple[object, tuple] = (None, ())
+# The last two trees signed, by identity, newest first: a step signs its ``before`` and its
+# ``after`` in turn, several times each (measuring the change, the screen's look key), and its
+# ``after`` is the next step's ``before`` (a tuple of frozen elements, so a signature holds).
+_LAST: tuple[tuple[object, tuple], ...] = ()
 
 
 def _signed(elements: tuple[Element, ...]) -> tuple:
     global _LAST
     last = _LAST  # one read: another thread may replace it
-    if last[0] is elements:
-        return last[1]
+    for tree, signature in last:
+        if tree is elements:
+            return signature
     signature = tree_signature(elements)
-    _LAST = (elements, signature)
+    _LAST = ((elements, signature), *last[:1])
     return signature
 
 
