@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_fuzz_inputs import APP, SCENARIO, mutated
 
-from orav.codec import MAX_YAML_BYTES, dump_yaml, parse_yaml, plain, read_yaml
-from orav.codec.libyaml import UNDECIDED, available, quick
+from orav.codec import MAX_YAML_BYTES, Locator, dump_yaml, parse_yaml, plain, read_yaml
+from orav.codec.libyaml import UNDECIDED, available, read
 from orav.errors import InputError
 from orav.sim import load_app_model
 
@@ -29,9 +29,43 @@ pytestmark = pytest.mark.skipif(not available(), reason="ruamel.yaml.clib is a d
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def quick(text: str) -> object:
+    """What the fast path reads, or UNDECIDED."""
+    found = read(text)
+    return found if found is UNDECIDED else found[0]
+
+
 def slow(text: str) -> object:
     """What the round-trip path reads (InputError when it refuses)."""
     return plain(parse_yaml(text, "x.yaml"), "x.yaml")
+
+
+def paths(data: object, prefix: tuple = ()):
+    """Every path into ``data`` as the converter names them, a key asked for (a trailing
+    None), and paths that go one step past what exists."""
+    yield prefix
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield (*prefix, key, None)
+            yield (*prefix, key, "absent")
+            yield from paths(value, (*prefix, key))
+        yield (*prefix, "absent")
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from paths(value, (*prefix, index))
+        yield (*prefix, len(data))
+
+
+def located_alike(text: str) -> None:
+    """Where the fast path says each value is written is where the round-trip nodes say."""
+    found = read(text)
+    if found is UNDECIDED:
+        return
+    data, spot = found
+    fast = Locator("x.yaml", spot)
+    nodes = Locator("x.yaml", parse_yaml(text, "x.yaml"))
+    for path in paths(data):
+        assert fast(path) == nodes(path), path
 
 
 # Text that YAML gives meaning to when plain: numbers in every notation, booleans of YAML 1.1
@@ -68,6 +102,7 @@ def test_generated_data_reads_alike_by_both_paths(data: object, flow: bool):
     if fast is not UNDECIDED:
         assert fast == slow(text)
         assert read_yaml(text, "x.yaml") == fast
+        located_alike(text)
 
 
 def dump_flow(data: object) -> str:
@@ -92,6 +127,7 @@ def test_what_the_fast_path_decides_on_mutated_documents_the_slow_path_reads_ali
         assert fast == slow(text)
     except InputError as exc:
         raise AssertionError(f"the fast path read what the slow path refuses: {exc}") from None
+    located_alike(text)
 
 
 def test_the_shipped_documents_are_decided_by_the_fast_path():
@@ -105,6 +141,7 @@ def test_the_shipped_documents_are_decided_by_the_fast_path():
             assert fast is UNDECIDED, path
             continue
         assert fast is UNDECIDED or fast == expected, path
+        located_alike(text)
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from orav.codec.yaml import (
     locate,
     parse_yaml,
     plain,
+    read_located,
     read_text,
     read_yaml,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "parse_json_at",
     "parse_yaml",
     "plain",
+    "read_located",
     "read_text",
     "read_yaml",
     "show",

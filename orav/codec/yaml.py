@@ -6,9 +6,9 @@ aliases to more than ``MAX_NODES`` values (an alias bomb stops there, not at 2 G
 number of more than ``MAX_DIGITS`` digits, a value a tag cannot make (``!!float abc``), a tag
 YAML core does not define, or characters YAML does not allow.
 
-``read_yaml`` reads plain data through libyaml's events (``orav.codec.libyaml``) and falls back
-to ruamel's round-trip parser only for what they do not decide; the round-trip nodes, which
-remember their lines, are parsed again only to locate an error (``locate``).
+``read_yaml`` reads plain data through libyaml's events (``orav.codec.libyaml``), which also
+say where each value is written, and falls back to ruamel's round-trip parser (whose nodes
+remember their lines) only for what they do not decide.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.reader import ReaderError
 
+from orav.codec import libyaml
 from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS, MAX_NODES, MAX_YAML_BYTES, size
 from orav.codec.converter import (
     PathPart,
@@ -34,7 +35,7 @@ from orav.codec.converter import (
     structure,
     unstructure,
 )
-from orav.codec.libyaml import UNDECIDED, quick
+from orav.codec.libyaml import UNDECIDED
 from orav.codec.locate import position
 from orav.errors import InputError
 
@@ -218,29 +219,39 @@ def plain(root: Any, source: str) -> Any:
 
 def read_yaml(text: str, source: str) -> Any:
     """Plain Python data from YAML text, within bounds; InputError at file:line:col."""
+    return read_located(text, source)[0]
+
+
+def read_located(text: str, source: str) -> tuple[Any, Locator]:
+    """Plain Python data from YAML text and where each of its values is written, within
+    bounds: through libyaml's events where they decide it, else the round-trip parser."""
     _within(text, source)
-    data = quick(text)
-    return plain(parse_yaml(text, source), source) if data is UNDECIDED else data
+    found = libyaml.read(text)
+    if found is not UNDECIDED:
+        data, spot = found
+        return data, Locator(source, spot)
+    root = parse_yaml(text, source)
+    return plain(root, source), Locator(source, root)
 
 
 def locate(text: str, path: Sequence[PathPart | None], source: str) -> str:
     """file:line:col of ``path`` in YAML ``text``, for checks made after loading."""
-    return position(parse_yaml(text, source), path, source)
+    return read_located(text, source)[1](path)
 
 
 class Locator:
-    """``locate`` for one text, its round-trip nodes parsed at the first call only: a
-    document that loads clean is never parsed the slow way."""
+    """file:line:col of a path into one document: from where libyaml's events wrote each
+    value (a ``libyaml.Spot``) or from ruamel's round-trip nodes, by the same rules."""
 
-    def __init__(self, text: str, source: str) -> None:
-        self.text, self.source = text, source
-        self.root: Any = None
-        self.parsed = False
+    def __init__(self, source: str, written: Any) -> None:
+        self.source, self.written = source, written
 
     def __call__(self, path: Sequence[PathPart | None]) -> str:
-        if not self.parsed:
-            self.root, self.parsed = parse_yaml(self.text, self.source), True
-        return position(self.root, path, self.source) if path else _start(self.root, self.source)
+        if isinstance(self.written, libyaml.Spot):
+            return self.written.position(path, self.source)
+        if not path:
+            return _start(self.written, self.source)
+        return position(self.written, path, self.source)
 
 
 def read_text(path: Path, source: str) -> str:
@@ -269,10 +280,9 @@ def load_yaml(text_or_path: str | Path, cls: type[T], *, source: str | None = No
     else:
         text = text_or_path
         source = source or "<yaml>"
-    data = read_yaml(text, source)
+    data, where = read_located(text, source)
     if data is None:
         raise InputError(f"empty document; expected a {cls.__name__} mapping", f"{source}:1:1")
-    where = Locator(text, source)
     if has(cls) and not isinstance(data, dict):
         raise InputError(f"expected a {cls.__name__} mapping, got {show(data)}", where(()))
     return structure(data, cls, source=source, locate=where)

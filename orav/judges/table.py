@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orav.codec import Locator, read_text, read_yaml, show, structure
+from orav.codec import read_located, read_text, show, structure
 from orav.errors import InputError
 from orav.judges import Question, normal
 from orav.model import Assert, Judgement
@@ -38,8 +38,7 @@ class TableJudge:
         it, default ``table:PATH``); every error names file:line:col."""
         source = str(path)
         text = read_text(Path(path), source)
-        data = read_yaml(text, source) if text.strip() else None
-        at = Locator(text, source)  # the slow parse only for an error
+        data, at = read_located(text, source)
         if not isinstance(data, dict):
             what = f"expected a mapping of claims to answers, got {show(data)}"
             raise InputError(what, at(()))

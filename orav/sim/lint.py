@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from orav.codec import Locator, read_text, read_yaml
+from orav.codec import read_located, read_text, read_yaml
 from orav.errors import InputError
 from orav.sim.appmodel import BACK, AlertButton, AppModel, ElementSpec, Transition
 from orav.sim.draw import NAV_BAR_BOTTOM
@@ -38,7 +38,7 @@ def check_app_model(path: Path) -> tuple[AppModel, list[str]]:
     """Load ``path`` (InputError on what cannot run) and lint it: each finding as
     ``file:line:col: what``."""
     model = load_app_model(path)
-    where = Locator(read_text(path, str(path)), str(path))
+    _, where = read_located(read_text(path, str(path)), str(path))
     return model, [f"{where(path)}: {what}" for path, what in lint(model)]
 
 
