@@ -21,11 +21,13 @@ SCRIPT_TIMEOUT_SECONDS = 300
 # explorer_monkey.py runs the explorer twice and a monkey 5 times on 5 apps, 200 steps each.
 # agent_zoo.py runs the LLM agent 99 times against the zoo (a few slow answers among them);
 # agent_bench.py runs orav bench for six agents, five runs of each task.
+# goldens_many.py replays 1,000 goldens in one pytest run (~25 s of CPU), after three of one.
 LONGER = {
     "recovery.py": 900,
     "explorer_monkey.py": 600,
     "agent_zoo.py": 900,
     "agent_bench.py": 900,
+    "goldens_many.py": 600,
 }
 
 
