@@ -7,7 +7,8 @@ of every N must equal the serial run's. N = 1 records in the orav process itself
 starts an ``orav record`` process (with its own simulator companion) per scenario, N at a
 time. The machine's cores bound the speed-up: print them with the figures.
 
-Run: /work/venv/bin/python bench/suite_workers.py
+Run: /work/venv/bin/python bench/suite_workers.py [N ...]   (N: the --workers to measure; 0:
+orav's default; none given: 1 2 4 0)
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def children_cpu() -> float:
 
 
 def main() -> None:
+    chosen = tuple(int(n) or None for n in sys.argv[1:]) or WORKERS
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
         count = copy_scenarios(folder)
@@ -81,7 +83,7 @@ def main() -> None:
         print("| workers | wall time | speed-up | CPU (all processes) | passed |")
         print("| --- | --- | --- | --- | --- |")
         serial = None
-        for workers in WORKERS:
+        for workers in chosen:
             seconds, cpu, verdicts, chose = suite(folder, workers)
             if serial is None:
                 serial = (seconds, verdicts)

@@ -57,6 +57,7 @@ REDACTED = BULLET * 6
 PASSWORD = "{{password}}"  # the test password's stand-in in a model's prompt
 STAND_IN = re.compile(r"\{\{\w+\}\}")  # a named secret's stand-in: {{password}}, {{NAME}}
 MIN_SECRET_LENGTH = 4
+_REMEMBERED, _SHORT = 4096, 256  # texts a scrubber remembers, up to this length each
 STRUCTURAL_KEYS = frozenset(
     {
         "type",
@@ -109,6 +110,7 @@ class Scrubber:
         # Counts the changes to what is scrubbed (a secret added, a field held): data scrubbed
         # at one version is scrubbed alike again until it moves (a writer's cache rests on it).
         self.version = 0
+        self._scrubbed: tuple[int, dict[str, str]] = (0, {})  # texts scrubbed at a version
         for secret, stand_in in named.items():
             self.add(secret, stand_in)
         for secret in secrets:
@@ -156,6 +158,18 @@ class Scrubber:
         return self._pattern is not None and self._pattern.search(text) is not None
 
     def text(self, text: str) -> str:
+        """``text`` with every secret replaced; the same text again (a label each step shows,
+        a phase's name) is looked up, until what is scrubbed changes."""
+        if self._scrubbed[0] != self.version or len(self._scrubbed[1]) > _REMEMBERED:
+            self._scrubbed = (self.version, {})
+        known = self._scrubbed[1].get(text)
+        if known is None:
+            known = self._text(text)
+            if len(text) <= _SHORT:
+                self._scrubbed[1][text] = known
+        return known
+
+    def _text(self, text: str) -> str:
         if "sk-" in text:
             text = _API_KEY.sub(REDACTED, text)
         lowered = text.lower()

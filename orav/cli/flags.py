@@ -229,9 +229,9 @@ def default_workers(
     """How many runs at once when ``--workers`` is not given, and why: one per device of a
     pool; for a device each run starts for itself (``sim``, ``textual:``), whose work is the
     machine's CPU, one per core that is free (the cores this process may use, less the load
-    average of the last minute: a worker costs an orav process of its own, ~2 s of CPU, which
-    a busy machine pays for with the runs' own time); else one (a single device of the
-    user's). Never more than the runs."""
+    average of the last minute: a simulator's runs are CPU-bound, so a second worker on a
+    taken core only shares it); else one (a single device of the user's). Never more than the
+    runs."""
     import math
     import os
 
