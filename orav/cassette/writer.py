@@ -61,12 +61,16 @@ _BATCH_BYTES = 32 << 20  # a step's lines handed over early past this size (memo
 _TREES = 64  # element trees whose blob a writer remembers (screens a run goes back to)
 
 
+# One encoder for every line: json.dumps with any argument builds a new one each call.
+_to_text = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_to_ascii = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def _encode(data: Any) -> bytes:
     try:
-        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-        return text.encode("utf-8") + b"\n"
+        return _to_text(data).encode("utf-8") + b"\n"
     except UnicodeEncodeError:  # lone surrogates: escape them so the file stays UTF-8
-        return json.dumps(data, separators=(",", ":")).encode("ascii") + b"\n"
+        return _to_ascii(data).encode("ascii") + b"\n"
 
 
 @frozen
