@@ -44,6 +44,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
@@ -110,6 +111,8 @@ class Scrubber:
         # Counts the changes to what is scrubbed (a secret added, a field held): data scrubbed
         # at one version is scrubbed alike again until it moves (a writer's cache rests on it).
         self.version = 0
+        # A cassette's disk thread scrubs while the run's thread shows and checks text.
+        self._lock = threading.RLock()
         self._scrubbed: tuple[int, dict[str, str]] = (0, {})  # texts scrubbed at a version
         for secret, stand_in in named.items():
             self.add(secret, stand_in)
@@ -120,22 +123,24 @@ class Scrubber:
         """A secret was typed into the field with this id (else label): from now on its
         value is stored as bullets, however it is edited."""
         held = ("unique_id", unique_id) if unique_id else ("label", label) if label else None
-        if held is not None and held not in self._held:
-            self._held.add(held)
-            self.version += 1
+        with self._lock:
+            if held is not None and held not in self._held:
+                self._held = self._held | {held}
+                self.version += 1
 
     def add(self, secret: str, stand_in: str = REDACTED) -> bool:
         """Replace ``secret`` by ``stand_in`` from now on (the first stand-in given stays); False
         (and not registered) when it is too short."""
         if len(secret) < MIN_SECRET_LENGTH or not secret.strip(BULLET):
             return False  # too short to scrub safely, or bullets already
-        if secret not in self._secrets:
-            self._secrets[secret] = stand_in
-            self._prefixes.add(secret[:MIN_SECRET_LENGTH])
-            # Longest first, so a secret that contains another is removed whole.
-            ordered = sorted(self._secrets, key=len, reverse=True)
-            self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
-            self.version += 1
+        with self._lock:  # each field replaced whole: a reader sees the old or the new
+            if secret not in self._secrets:
+                self._secrets = {**self._secrets, secret: stand_in}
+                self._prefixes = self._prefixes | {secret[:MIN_SECRET_LENGTH]}
+                # Longest first, so a secret that contains another is removed whole.
+                ordered = sorted(self._secrets, key=len, reverse=True)
+                self._pattern = re.compile("|".join(re.escape(s) for s in ordered))
+                self.version += 1
         return True
 
     def shown(self, action: Action) -> Action:
@@ -196,8 +201,9 @@ class Scrubber:
 
     def data(self, data: Any) -> Any:
         """A redacted, scrubbed copy of plain JSON data (dicts, lists, scalars)."""
-        self._collect(data)
-        return self._scrub(data, None)
+        with self._lock:
+            self._collect(data)
+            return self._scrub(data, None)
 
     def _collect(self, node: Any) -> None:
         if isinstance(node, dict):

@@ -107,7 +107,7 @@ class RecordingDevice(LifecycleCalls):
             # on, through every edit, whether or not it masks what is typed.
             focused = next((e for e in self._writer.last_elements if e.focused), None)
             if focused is not None:
-                self._writer.scrubber.hold(focused.label, focused.unique_id)
+                self._writer.hold(focused.label, focused.unique_id)
         with _failures(self._writer, lambda raised: PerformEvent(action, raised=raised)):
             result = await self._device.perform(action)
         self._writer.write(PerformEvent(action, result))
@@ -225,7 +225,10 @@ class RecordingAgent:
 
     def _types_a_secret(self, action: TypeText, context: AgentContext) -> bool:
         """Plain text holding a registered secret, which the scenario's own steps do not type."""
-        if action.secure or not self._writer.scrubber.holds_secret(action.text):
+        if action.secure:
+            return False
+        self._writer.sync()  # every secret met so far known to the scrubber (its disk thread's)
+        if not self._writer.scrubber.holds_secret(action.text):
             return False
         steps = [d.action for d in context.scenario.script] + list(context.scenario.preconditions)
         return all(getattr(step, "text", None) != action.text for step in steps)

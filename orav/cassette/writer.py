@@ -11,9 +11,11 @@ API::
     writer.sync()                            # every line so far written and fsynced
     writer.close()                           # the same; also ``with CassetteWriter.create(...)``
 
-The lines of a step are kept in memory and handed to the writer's disk thread when the next
-step begins (``begin_step``): the thread base64-encodes the screenshots, writes the batch in one
-``write`` call on an unbuffered descriptor, then fsyncs, while the run goes on with the device.
+The events of a step are kept in memory and handed to the writer's disk thread when the next
+step begins (``begin_step``): the thread encodes and scrubs them (each after the blobs it refers
+to: base64-encoded screenshots, element trees), applies each ``hold`` where it stands, writes
+the batch in one ``write`` call on an unbuffered descriptor, then fsyncs, while the run goes on
+with the device. ``sync`` waits for all of it (the scrubber then knows every secret met).
 A process killed at any point leaves whole lines plus at most one cut-off last line, which the
 reader reports as the place the cassette was cut; what it loses is the step under way and at
 most the two steps handed to the disk thread and not yet written (``begin_step`` waits while
@@ -37,13 +39,13 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Self
 
 from attrs import frozen
 
-from orav.cassette.events import BlobEvent, Event, Header, StepEvent, event_data
+from orav.cassette.events import BlobEvent, Event, Header, ObserveEvent, StepEvent, event_data
 from orav.cassette.observation import storing
 from orav.codec import unstructure
 from orav.errors import InputError
@@ -86,19 +88,32 @@ class _Blob:
         return _encode(event_data(BlobEvent(self.sha256, self.media_type, encoded)))
 
 
-class _Disk:
-    """The thread that writes a cassette's batches of lines, in order, and fsyncs each; the CPU
-    it spends is ``seconds`` (its own thread time, for the benches' account of a step)."""
+@frozen
+class _Hold:
+    """``Scrubber.hold``, in its place among the lines: the lines before it are scrubbed
+    without it, those after with it."""
 
-    def __init__(self, fd: int, fsync: bool) -> None:
-        self.fd, self.fsync = fd, fsync
-        self.error: OSError | None = None
+    label: str | None
+    unique_id: str | None
+
+
+_Item = bytes | _Blob | _Hold | Event
+
+
+class _Disk:
+    """The thread that turns a cassette's batches into lines (``render``), writes them, in
+    order, and fsyncs each; the CPU it spends is ``seconds`` (its own thread time, for the
+    benches' account of a step). Its failure is ``error``, raised on the run's side."""
+
+    def __init__(self, fd: int, fsync: bool, render: Callable[[list[_Item]], bytes]) -> None:
+        self.fd, self.fsync, self.render = fd, fsync, render
+        self.error: Exception | None = None
         self.seconds = 0.0
-        self._batches: queue.Queue[list[bytes | _Blob] | None] = queue.Queue(_BATCHES)
+        self._batches: queue.Queue[list[_Item] | None] = queue.Queue(_BATCHES)
         self._thread = threading.Thread(target=self._run, name="orav-cassette", daemon=True)
         self._thread.start()
 
-    def put(self, batch: list[bytes | _Blob]) -> None:
+    def put(self, batch: list[_Item]) -> None:
         self._batches.put(batch)
 
     def wait(self) -> None:
@@ -114,8 +129,8 @@ class _Disk:
             started = time.thread_time()
             try:
                 if self.error is None:
-                    self._write(b"".join(b if isinstance(b, bytes) else b.line() for b in batch))
-            except OSError as exc:
+                    self._write(self.render(batch))
+            except Exception as exc:  # noqa: BLE001 (a full disk, an event that does not encode: raised by the writer's next call)
                 self.error = exc
             finally:
                 self.seconds += time.thread_time() - started
@@ -141,7 +156,7 @@ class CassetteWriter:
         self.scrubber = scrubber
         self._fsync = fsync
         self._blobs: set[str] = set()
-        self._lines: list[bytes | _Blob] = []  # of the step under way, not yet handed over
+        self._lines: list[_Item] = []  # of the step under way, not yet handed over
         self._size = 0
         self._disk: _Disk | None = None
         self.last_elements: tuple[Element, ...] = ()  # the last tree stored (secure typing)
@@ -200,11 +215,16 @@ class CassetteWriter:
         return self._disk.seconds if self._disk is not None else 0.0
 
     def write(self, event: Event) -> None:
-        """Write one event; an observation's tree and screenshot go first, as blobs
+        """Write one event: the disk thread encodes and scrubs it, in its place among the
+        lines; an observation's tree and screenshot go first, as blobs
         (``orav.cassette.observation``)."""
-        with storing(self):
-            data = event_data(event)
-        self._write_line(data)
+        if isinstance(event, ObserveEvent) and event.observation and event.observation.elements:
+            self.last_elements = event.observation.elements
+        self._add(event)
+
+    def hold(self, label: str | None, unique_id: str | None) -> None:
+        """``Scrubber.hold`` from this point of the cassette on (a secret was typed there)."""
+        self._add(_Hold(label, unique_id))
 
     def begin_step(self, step: int) -> None:
         """Mark the start of step ``step``: everything before it goes to the disk thread."""
@@ -215,6 +235,18 @@ class CassetteWriter:
         """Store ``data`` once under its sha256 (``sha256`` when the caller has it already)
         and return the hash (text types are scrubbed); a screenshot is encoded off the run's
         path, by the disk thread."""
+        return self._blob(data, media_type, sha256, self._add)
+
+    def put_elements(self, elements: tuple[Element, ...]) -> str:
+        """Store an element tree as a JSON blob; a tree stored lately (a screen the run comes
+        back to) costs a lookup, unless what is scrubbed has changed since."""
+        return self._elements(elements, self._add)
+
+    def put_json_blob(self, data: Any) -> str:
+        """Store plain JSON data (redacted and scrubbed) as an ``application/json`` blob."""
+        return self._json_blob(data, self._add)
+
+    def _blob(self, data: bytes, media_type: str, sha256: str, emit: _Emit) -> str:
         if media_type.startswith(_TEXT_MEDIA):
             data = self.scrubber.text(data.decode("utf-8")).encode("utf-8")
             sha256 = ""
@@ -222,34 +254,50 @@ class CassetteWriter:
         if sha not in self._blobs:
             if media_type.startswith(_TEXT_MEDIA):
                 blob = BlobEvent(sha, media_type, base64.b64encode(data).decode("ascii"))
-                self._add(_encode(event_data(blob)))
+                emit(_encode(event_data(blob)))
             else:
-                self._add(_Blob(sha, media_type, data))
+                emit(_Blob(sha, media_type, data))
             self._blobs.add(sha)
         return sha
 
-    def put_elements(self, elements: tuple[Element, ...]) -> str:
-        """Store an element tree as a JSON blob; a tree stored lately (a screen the run comes
-        back to) costs a lookup, unless what is scrubbed has changed since."""
-        self.last_elements = elements
+    def _elements(self, elements: tuple[Element, ...], emit: _Emit) -> str:
         known = self._trees.pop(elements, None)
         if known is None or known[0] != self.scrubber.version:
-            sha = self.put_json_blob(unstructure(elements))
+            sha = self._json_blob(unstructure(elements), emit)
             known = (self.scrubber.version, sha)  # the version after the tree's secrets
         self._trees[elements] = known  # the most recent last
         if len(self._trees) > _TREES:
             del self._trees[next(iter(self._trees))]
         return known[1]
 
-    def put_json_blob(self, data: Any) -> str:
-        """Store plain JSON data (redacted and scrubbed) as an ``application/json`` blob."""
+    def _json_blob(self, data: Any, emit: _Emit) -> str:
         encoded = _encode(self.scrubber.data(data))[:-1]
         sha = hashlib.sha256(encoded).hexdigest()
         if sha not in self._blobs:
             blob = BlobEvent(sha, "application/json", base64.b64encode(encoded).decode("ascii"))
-            self._add(_encode(event_data(blob)))
+            emit(_encode(event_data(blob)))
             self._blobs.add(sha)
         return sha
+
+    def _render(self, batch: list[_Item]) -> bytes:
+        """A batch's lines, on the disk thread: each event encoded and scrubbed after the
+        blobs it refers to, each hold applied where it stands."""
+        out: list[bytes] = []
+
+        def emit(line: bytes | _Blob) -> None:
+            out.append(line if isinstance(line, bytes) else line.line())
+
+        sink = _Sink(self, emit)
+        for item in batch:
+            if isinstance(item, _Hold):
+                self.scrubber.hold(item.label, item.unique_id)
+            elif isinstance(item, (bytes, _Blob)):
+                emit(item)
+            else:
+                with storing(sink):
+                    data = event_data(item)
+                emit(_encode(self.scrubber.data(data)))
+        return b"".join(out)
 
     def sync(self) -> None:
         """Every line so far written (and fsynced, unless the writer was made without)."""
@@ -283,11 +331,11 @@ class CassetteWriter:
     def _write_line(self, data: dict[str, Any]) -> None:
         self._add(_encode(self.scrubber.data(data)))
 
-    def _add(self, line: bytes | _Blob) -> None:
+    def _add(self, item: _Item) -> None:
         if self._fd is None:
             raise ValueError(f"cassette {self.path} is closed")
-        self._lines.append(line)
-        self._size += len(line) if isinstance(line, bytes) else len(line.data)
+        self._lines.append(item)
+        self._size += _size(item)
         if self._size > _BATCH_BYTES:
             self._hand_over()
 
@@ -300,17 +348,46 @@ class CassetteWriter:
             self._put(self._lines)
             self._lines, self._size = [], 0
 
-    def _put(self, batch: list[bytes | _Blob]) -> None:
+    def _put(self, batch: list[_Item]) -> None:
         if self._disk is None:
             if self._fd is None:
                 raise ValueError(f"cassette {self.path} is closed")
-            self._disk = _Disk(self._fd, self._fsync)
+            self._disk = _Disk(self._fd, self._fsync, self._render)
         self._disk.put(batch)
 
     def _raise(self) -> None:
         """The disk thread's failure, raised on the run's side."""
         if self._disk is not None and self._disk.error is not None:
             raise self._disk.error
+
+
+_Emit = Callable[[bytes | _Blob], None]
+
+
+class _Sink:
+    """Where the disk thread stores the blobs of the observations it encodes: before the
+    line that refers to them (``orav.cassette.observation.BlobSink``)."""
+
+    def __init__(self, writer: CassetteWriter, emit: _Emit) -> None:
+        self._writer, self._emit = writer, emit
+
+    def put_elements(self, elements: tuple[Element, ...]) -> str:
+        return self._writer._elements(elements, self._emit)
+
+    def put_blob(self, data: bytes, media_type: str, sha256: str = "") -> str:
+        return self._writer._blob(data, media_type, sha256, self._emit)
+
+
+def _size(item: _Item) -> int:
+    """About what ``item`` holds in memory until it is written."""
+    if isinstance(item, bytes):
+        return len(item)
+    if isinstance(item, _Blob):
+        return len(item.data)
+    shot = (
+        item.observation.screenshot if isinstance(item, ObserveEvent) and item.observation else None
+    )
+    return 256 + (len(shot.data) if shot is not None else 0)
 
 
 def _umask() -> int:
