@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,29 @@ def idb(address: str, *args: str) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def follow(command: list[str], until: tuple[str, ...], seconds: float = 60.0) -> str:
+    """What a command that never ends by itself printed, read until every text of ``until``
+    is in it (or ``seconds`` went by); the command is stopped then."""
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, env={**os.environ, "IDB_COMPANION": ""}
+    )
+    assert proc.stdout is not None
+    out = proc.stdout.fileno()  # read as it comes: a buffered reader would hide what select saw
+    printed = b""
+    end = time.monotonic() + seconds
+    try:
+        while not all(text.encode() in printed for text in until) and time.monotonic() < end:
+            ready, _, _ = select.select([out], [], [], max(0.0, end - time.monotonic()))
+            chunk = os.read(out, 65536) if ready else b""
+            if ready and not chunk:
+                raise AssertionError(f"{command[-1]} ended by itself: {printed!r}")
+            printed += chunk
+    finally:
+        proc.kill()
+        proc.communicate(timeout=10)
+    return printed.decode()
 
 
 def labels(address: str) -> list[str | None]:
@@ -176,17 +201,11 @@ def test_the_idb_cli_drives_the_app_lifecycle(companion: str, tmp_path: Path) ->
     idb(companion, "open", "shop://cart")  # not signed in: the route's condition fails
     assert "Welcome to Shop" in labels(companion)
     assert idb(companion, "crash", "list").strip() == ""
-    try:  # `idb log` follows until stopped: read what it printed in 3 s
-        subprocess.run(
-            [IDB, "--companion", companion, "--no-prune-dead-companion", "log"],
-            check=False,
-            capture_output=True,
-            timeout=3,
-            env={**os.environ, "IDB_COMPANION": ""},
-        )
-        raise AssertionError("idb log ended by itself")
-    except subprocess.TimeoutExpired as stopped:
-        log = (stopped.stdout or b"").decode()
+    # `idb log` follows until stopped: read until both lines came (or 60 s went by)
+    log = follow(
+        [IDB, "--companion", companion, "--no-prune-dead-companion", "log"],
+        until=("com.orav.shop: installed", "com.orav.shop: entered the background"),
+    )
     assert "com.orav.shop: installed" in log and "com.orav.shop: entered the background" in log
     idb(companion, "uninstall", "com.orav.shop")
     apps = {
@@ -229,7 +248,7 @@ def test_the_idb_cli_lists_shows_and_deletes_crash_reports(tmp_path: Path) -> No
 
 def test_idb_ui_quiet_waits_for_the_animation_orav_sim_is_told_to_play() -> None:
     proc = subprocess.Popen(
-        [*ORAV, "sim", "--port", "0", "--animation-ms", "2500"],
+        [*ORAV, "sim", "--port", "0", "--animation-ms", "10000"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -246,9 +265,9 @@ def test_idb_ui_quiet_waits_for_the_animation_orav_sim_is_told_to_play() -> None
             timeout=30,
             env={**os.environ, "IDB_COMPANION": ""},
         )
-        assert now.returncode == 1, now.stderr  # busy now
+        assert now.returncode == 1, now.stderr  # busy now (10 s: an idb start on a loaded machine)
         assert '"busy"' in now.stdout and "animations_inactive" in now.stdout
-        assert '"quiet"' in idb(address, "ui", "quiet", "10", "--json")  # exits 0 once quiet
+        assert '"quiet"' in idb(address, "ui", "quiet", "25", "--json")  # exits 0 once quiet
         assert "AXKeyboard" in idb(address, "ui", "describe-all")
     finally:
         proc.send_signal(signal.SIGINT)
