@@ -29,7 +29,7 @@ from orav.model import (
     Wait,
 )
 from orav.perceive import blocks, interruption, swallowed
-from orav.perceive.roles import declining
+from orav.perceive.words import dismissing
 from orav.scenario_loader import load_scenario
 from orav.session import record, replay
 
@@ -90,7 +90,7 @@ def test_a_modal_blocks_every_input_aimed_under_it(modal, kind):
         "text": (TypeText("Hallo"), None),
         "key": (PressKey("x"), PressKey("escape")),
     }[kind]
-    clearable = declining(list(modal[1:])) is not None
+    clearable = dismissing(list(modal[1:])) is not None
     assert blocks(found, seen, under) == (clearable or kind not in ("swipe", "key"))
     if inside is not None:
         assert not blocks(found, seen, inside)
