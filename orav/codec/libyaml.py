@@ -54,6 +54,10 @@ _RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {
     key: [*found, *_TABLE.get(None, [])] for key, found in _TABLE.items() if key is not None
 }
 _ANY = list(_TABLE.get(None, []))  # for a scalar whose first character has none of its own
+# Characters libyaml and ruamel read apart: line breaks to libyaml (YAML 1.1) but not to
+# ruamel (1.2), the byte-order mark, which shifts libyaml's columns, and the tab, which ruamel
+# refuses in places libyaml takes it (``:#<tab>``). A text with one is read the round-trip way.
+_COUNTED_APART = ("\x85", "\u2028", "\u2029", "\ufeff", "\t")
 # After an empty value: the rest of its line blank, then blank or comment lines, then indent.
 _TO_NEXT_LINE = re.compile(r"[ \t]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*")
 
@@ -62,17 +66,30 @@ class _Undecided(Exception):
     """What the events do not settle: the round-trip path reads the text."""
 
 
+class TooDeep(Exception):
+    """A list nested past MAX_DEPTH, at its mark: refused here, where and as the round-trip
+    path would refuse it, without reading the rest (a 512 KB run of ``[`` took the round-trip
+    reader 3.5 s of CPU to refuse)."""
+
+    def __init__(self, at: Mark) -> None:
+        super().__init__(f"nested deeper than {MAX_DEPTH} levels")
+        self.at = at
+
+
 def available() -> bool:
     """Whether the C parser is installed."""
     return CParser is not None
 
 
 def read(text: str) -> Any:
-    """(plain data, its Spot) of one YAML document, or UNDECIDED."""
-    if CParser is None:
+    """(plain data, its Spot) of one YAML document, or UNDECIDED; TooDeep for nesting past
+    MAX_DEPTH."""
+    if CParser is None or any(c in text for c in _COUNTED_APART):
         return UNDECIDED
     try:
         return _Builder(text).build(CParser(text))
+    except TooDeep:
+        raise
     except _Undecided:
         return UNDECIDED
     except Exception:  # noqa: BLE001 - libyaml's errors: the round-trip path locates them
@@ -194,6 +211,7 @@ class _Builder:
             if kind is ScalarEvent:
                 mark = event.start_mark
                 at = (mark.line, mark.column)
+                self._depth(at)
                 if not event.value and event.implicit[0]:
                     at = self._empty_value(at)
                 self._add(_scalar(event), 1, event.anchor, at)
@@ -237,14 +255,25 @@ class _Builder:
         top = self.stack[-1] if self.stack else None
         return top is not None and isinstance(top.value, dict) and top.key is None
 
+    def _depth(self, at: Mark | None) -> None:
+        """A value about to be added is one level below the open mappings and lists: past
+        MAX_DEPTH, TooDeep at ``at`` when it is a list's item, else the round-trip path's to
+        place (it places a value of a too-deep mapping elsewhere)."""
+        if len(self.stack) >= MAX_DEPTH:
+            if at is not None and isinstance(self.stack[-1].value, list):
+                raise TooDeep(at)
+            raise _Undecided
+
     def _open(self, event: Any, value: dict[str, Any] | list[Any]) -> None:
-        if event.tag is not None or len(self.stack) >= MAX_DEPTH or self._at_key():
-            raise _Undecided  # a tag, too deep, or a mapping or list as a key
         mark = event.start_mark
+        self._depth((mark.line, mark.column) if isinstance(value, list) else None)
+        if event.tag is not None or self._at_key():
+            raise _Undecided  # a tag, or a mapping or list as a key
         frame = _Frame(value, event.anchor, (mark.line, mark.column), bool(event.flow_style))
         self.stack.append(frame)
 
     def _alias(self, event: Any) -> None:
+        self._depth(None)
         anchor = event.anchor
         if anchor not in self.anchors or self._at_key():  # undefined, a loop, or a key
             raise _Undecided

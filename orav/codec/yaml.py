@@ -226,7 +226,10 @@ def read_located(text: str, source: str) -> tuple[Any, Locator]:
     """Plain Python data from YAML text and where each of its values is written, within
     bounds: through libyaml's events where they decide it, else the round-trip parser."""
     _within(text, source)
-    found = libyaml.read(text)
+    try:
+        found = libyaml.read(text)
+    except libyaml.TooDeep as exc:
+        raise InputError(str(exc), _where(source, exc.at)) from None
     if found is not UNDECIDED:
         data, spot = found
         return data, Locator(source, spot)
