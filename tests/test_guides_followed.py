@@ -51,20 +51,6 @@ def test_the_readme_runs_as_written(tmp_path: Path):
     assert (here / "recordings" / "textual" / "sign_in.html").exists()
 
 
-def test_the_agent_guides_commands_run(tmp_path: Path):
-    here = clone(tmp_path)
-    record, replay = Shell(here).follow("docs/guide-agent.md")
-    assert "passed" in record.stdout and "faithful" in replay.stdout, replay.stdout
-    assert (here / "recordings" / "tally" / "count_to.cassette").exists()
-
-
-def test_the_device_guides_commands_run(tmp_path: Path):
-    here = clone(tmp_path)
-    _, rerun, replay = Shell(here).follow("docs/guide-device.md")
-    assert "two_items.cassette: passed" in rerun.stdout, rerun.stdout
-    assert "faithful" in replay.stdout, replay.stdout
-
-
 def test_the_maestro_pages_export_writes_a_flow(tmp_path: Path):
     here = clone(tmp_path)
     printed, _ = Shell(here).follow("docs/maestro.md")

@@ -5,7 +5,6 @@ naming the flag, exit 2."""
 
 import asyncio
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from command import SCRIPT, orav
+from guides import commands
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,7 +21,6 @@ from orav.user_class import ClassSpec, parse_class_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-BASH_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
 MISTAKE_ROW = re.compile(r"^\| [^|]+ \| `(class:[^`]+)` \| `(--agent: [^`]+)` \|$", re.MULTILINE)
 
 MYPKG_AGENTS = """
@@ -50,13 +49,6 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return orav(*args, cwd=cwd, command=SCRIPT)
 
 
-def commands(page: str) -> list[list[str]]:
-    found = []
-    for block in BASH_BLOCK.findall((DOCS / page).read_text()):
-        found += [shlex.split(line)[1:] for line in block.splitlines() if line.startswith("orav ")]
-    return found
-
-
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A folder with the docs' examples, as the repository's root has them."""
@@ -65,7 +57,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def test_the_agent_guides_commands_record_and_judge_an_agent_class(workspace: Path):
-    steps = commands("guide-agent.md")
+    steps = [step.argv[1:] for step in commands("docs/guide-agent.md")]
     assert [step[0] for step in steps] == ["record", "replay"]
     assert all("class:docs.examples.tally_agent:CountTo?total=2" in step for step in steps)
     recorded = run(*steps[0], cwd=workspace)
@@ -77,12 +69,15 @@ def test_the_agent_guides_commands_record_and_judge_an_agent_class(workspace: Pa
 
 
 def test_the_device_guides_commands_record_rerun_and_replay_a_device_class(workspace: Path):
-    steps = commands("guide-device.md")
+    steps = [step.argv[1:] for step in commands("docs/guide-device.md")]
     assert [step[0] for step in steps] == ["record", "rerun", "replay"]
+    said = []
     for step in steps:
         done = run(*step, cwd=workspace)
         assert done.returncode == 0, (step, done.stdout, done.stderr)
+        said.append(done.stdout)
     assert (workspace / "recordings" / "todo" / "two_items.html").exists()
+    assert "two_items.cassette: passed" in said[1] and "faithful" in said[2], said
 
 
 def test_each_mistake_the_agent_guide_shows_is_what_orav_says(workspace: Path):
