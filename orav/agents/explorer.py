@@ -649,8 +649,8 @@ class ExplorerAgent:
         kinds = "outward" if self._disposable else "outward or destructive"
         covers = ", ".join(sorted(set(self._covers.values())))
         return (
-            f"{len(coverage.screens)} screens, {coverage.elements_tried} of "
-            f"{coverage.elements_total} elements tried"
+            f"{_many(len(coverage.screens), 'screen')}, {coverage.elements_tried} of "
+            f"{_many(coverage.elements_total, 'element')} tried"
             + (
                 f" ({skipped} skipped: they quit the app, sign out or were tried on a screen alike"
                 + (f"; {deeds} of them deeds it never does here ({kinds})" if deeds else "")
@@ -663,7 +663,7 @@ class ExplorerAgent:
                 if skipped
                 else ""
             )
-            + f", {sum(t.source != t.target for t in coverage.transitions)} transitions."
+            + f", {_many(sum(t.source != t.target for t in coverage.transitions), 'transition')}."
         )
 
     # --- what was covered ---------------------------------------------------------------------
@@ -679,3 +679,8 @@ class ExplorerAgent:
 
 def _names(screens: list[ScreenNotes]) -> str:
     return ", ".join(repr(s.name) for s in screens)
+
+
+def _many(count: int, noun: str) -> str:
+    """``1 screen``, ``7 screens``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
