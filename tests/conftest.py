@@ -33,3 +33,13 @@ def server() -> Iterator[ModelServer]:
     """The loopback OpenAI-compatible model server, started, with no reply queued."""
     with serving() as model:
         yield model
+
+
+@pytest.fixture(autouse=True)
+def _extensions_outlive_pytester(request: pytest.FixtureRequest) -> None:
+    """pytester's in-process runs put ``sys.modules`` back as it was before each run, dropping
+    what the run imported; numpy's C extension cannot load twice in a process, so a numpy first
+    imported inside such a run broke every later ``import numpy`` in that pytest worker (11
+    tests of the change measure, in CI). Imported before pytester takes its snapshot, it stays."""
+    if "pytester" in request.fixturenames:
+        import numpy  # noqa: F401
