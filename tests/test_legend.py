@@ -253,3 +253,14 @@ async def test_a_model_is_offered_the_keys_a_help_listed_and_where_it_read_them(
     assert "read on 'Hilfe' at step 2" in line, line
     assert "g (Gezeiten anzeigen)" in line and "ctrl+t (Fahrplan der Fähren)" in line, line
     assert "Gezeiten" in run.report.screens_visited, run.report.screens_visited
+
+
+def test_a_code_listings_line_numbers_are_no_legend():
+    """textual.demo's "Code for this page": right-aligned line numbers, then code. Lines 1 to 9
+    look like keys with words after them; the same column goes on with 10, 11… and the numbers
+    of blank lines: a gutter, not a legend (the explorer pressed 1, 3, 4, 6, 7, 9 there)."""
+    code = ["from __future__ import annotations", "", "import asyncio", "from x import y", ""]
+    code += ["try:", "    import httpx", "", "    AVAILABLE = True", "except ImportError:"]
+    code += [f"    value_{n} = compute({n})" for n in range(10)]
+    text = "\n".join(f"┃ {n:>4} {line:<60}┃" for n, line in enumerate(code, start=1))
+    assert read_legend(text) == ()

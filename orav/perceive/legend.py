@@ -140,11 +140,11 @@ def read_legend(text: str | None) -> tuple[Listed, ...]:
     """The keys the screen's text lists, in its order, each once (its first description):
     the pairs whose key column or description column at least ``ROWS`` rows share; in a
     bulleted list, its items only (a wrapped item's next row may start with a key's name)."""
-    found = [
-        pair for row, line in enumerate((text or "").splitlines()) for pair in _pairs(row, line)
-    ]
+    lines = (text or "").splitlines()
+    found = [pair for row, line in enumerate(lines) for pair in _pairs(row, line)]
     listed_at = {p.key_x for p in found if p.bulleted}
     found = [p for p in found if p.bulleted or p.key_x not in listed_at]
+    found = _in_key_columns(found, [line.translate(_FRAME) for line in lines])
     rows_at: dict[tuple[str, int], set[int]] = {}
     for pair in found:
         rows_at.setdefault(("key", pair.key_x), set()).add(pair.row)
@@ -155,6 +155,29 @@ def read_legend(text: str | None) -> tuple[Listed, ...]:
         if aligned >= ROWS and len(listed) < MAX_KEYS:
             listed.setdefault(pair.listed.key, pair.listed)
     return tuple(listed.values())
+
+
+def _in_key_columns(found: list[_Pair], lines: list[str]) -> list[_Pair]:
+    """The pairs whose key column holds keys more than anything else: a column (keys at one
+    place, or descriptions at one place and the keys before them) where more rows write
+    something that is no key (a code listing's line numbers past 9, its blank lines'
+    numbers) is a gutter, not a legend's keys."""
+    rows = {p.row for p in found}
+    columns: dict[tuple[str, int], list[_Pair]] = {}
+    for pair in found:
+        columns.setdefault(("key", pair.key_x), []).append(pair)
+        columns.setdefault(("said", pair.said_x), []).append(pair)
+    kept: set[_Pair] = set()
+    for column in columns.values():
+        start, end = min(p.key_x for p in column), min(p.said_x for p in column)
+        others = sum(
+            1
+            for row, line in enumerate(lines)
+            if row not in rows and line[max(0, start - 1) : end].strip()
+        )
+        if others <= len(column):
+            kept.update(column)
+    return [p for p in found if p in kept]
 
 
 @frozen
