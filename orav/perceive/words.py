@@ -73,7 +73,8 @@ def answers(category: Category) -> dict[str, int]:
     ranked: dict[str, int] = {}
     for words in getattr(_words(), category).values():
         for rank, entry in enumerate(words):
-            ranked[plain_words(entry)] = min(rank, ranked.get(plain_words(entry), rank))
+            said = plain_words(entry)
+            ranked[said] = min(rank, ranked.get(said, rank))
     return ranked
 
 
