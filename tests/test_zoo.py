@@ -31,6 +31,7 @@ from orav.errors import InputError
 from orav.model import Element, Frame
 from orav.zoo import FAMILIES, MISTAKES, WILD, Mistake, Player, ZooServer, load_mistakes, tasks
 from orav.zoo.__main__ import main as zoo_main
+from orav.zoo.mistakes import Wire
 from orav.zoo.policy import done
 from orav.zoo.turn import read_element
 
@@ -233,11 +234,23 @@ def test_a_behaviour_nobody_wrote_the_agent_for_is_data():
 def test_the_shipped_wild_behaviours_each_answer_in_their_own_words():
     wild = load_mistakes(WILD)
     assert len({m.name for m in wild}) == len(wild) >= 5
+    plain = attrs.asdict(Wire(json.dumps(decision_of_login())))
     for mistake in wild:
         player = Player(TASKS["login"].policy, mistakes=[mistake], rate=1.0)
         wire, _, model = player.answer(json.dumps(LOGIN).encode())
-        assert wire.content and wire.content != json.dumps(decision_of_login()), mistake.name
+        assert wire.content or wire.tool_calls or wire.status != 200 or wire.drop, mistake.name
+        assert attrs.asdict(wire) != plain, mistake.name
         assert model == (mistake.model or "zoo-vision")
+
+
+def test_a_busy_server_fails_the_same_request_as_often_as_told_then_answers():
+    busy = Mistake.from_dict({"name": "busy", "template": "{json}", "status": 429, "fails": 2})
+    player = Player(TASKS["login"].policy, mistakes=[busy], rate=1.0)
+    body = json.dumps(LOGIN).encode()
+    statuses = [player.answer(body)[0].status for _ in range(3)]
+    assert statuses == [429, 429, 200]
+    with pytest.raises(InputError, match="unknown key 'stauts'"):
+        Mistake.from_dict({"name": "typo", "template": "{json}", "stauts": 429})
 
 
 def decision_of_login() -> dict:

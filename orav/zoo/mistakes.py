@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
 from attrs import frozen
 
 from orav.codec.yaml import read_text, read_yaml
@@ -28,11 +29,19 @@ from orav.zoo.turn import Turn
 
 @frozen
 class Wire:
-    """An answer as it goes on the wire: the message's content or its tool calls, a delay."""
+    """An answer as it goes on the wire: the message's text (in ``content``, or in the field
+    ``into`` names: ``reasoning_content``, ``reasoning``, ``refusal``) or its tool calls, why it
+    finished, a delay; or an HTTP failure (``status`` with ``Retry-After``, or the connection
+    closed unanswered)."""
 
     content: str | None = None
     tool_calls: tuple[dict[str, Any], ...] = ()
     delay: float = 0.0
+    into: str = "content"
+    finish_reason: str | None = None
+    status: int = 200
+    retry_after: float | None = None
+    drop: bool = False
 
 
 @frozen
@@ -64,71 +73,139 @@ class Mistake:
     shape: Shape | None = None
     delay: float = 0.0
     model: str | None = None  # the model name a server of this family answers under
+    once: bool = False  # a shape corrected once the model is told, as a slip is
+    fails: int = 0  # HTTP failures (the shape's status, or a closed connection) before it answers
 
     @property
     def habit(self) -> bool:
         """A shape comes back on every answer; a slip is corrected once the model is told."""
-        return self.slip is None
+        return self.slip is None and not self.once
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "mistake") -> Mistake:
-        """A template mistake: ``{"name", "what", "template", "tool": bool, "delay", "model"}``.
+        """A template mistake: ``{"name", "what", "template", ...}`` (``_TEMPLATE_KEYS``).
 
-        The template is formatted with the fields ``_fields`` lists.
+        The template is formatted with the fields ``_fields`` lists; it may be one text, or a
+        text (or a list of texts, one drawn an answer) per action kind, ``default`` for the
+        others (orav's JSON when none). The rest says how it goes on the wire (``Wire``).
         """
         if not isinstance(data, Mapping):
             raise InputError("expected a mapping with a 'name' and a 'template'", where)
-        name, template = data.get("name"), data.get("template")
-        if not isinstance(name, str) or not name or not isinstance(template, str):
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
             raise InputError("a mistake needs a 'name' and a 'template' (strings)", where)
-        try:
-            template.format(**_fields({}, Move("wait")))
-        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
-            raise InputError(f"{name}: template: {exc!r}", where) from None
-        delay = data.get("delay", 0.0)
-        if not isinstance(delay, int | float) or not 0 <= delay <= 60:
-            raise InputError(f"{name}: delay must be 0 to 60 seconds", where)
-        tool = bool(data.get("tool", False))
+        unknown = sorted(set(data) - _TEMPLATE_KEYS)
+        if unknown:
+            raise InputError(f"{name}: unknown key {unknown[0]!r}", where)
+        templates = _templates(data.get("template"), name, where)
+        delay = _number(data, "delay", 0.0, 60.0, name, where)
+        fails = int(_number(data, "fails", 0, 10, name, where))
+        wire = Wire(
+            into=str(data.get("into", "content")),
+            finish_reason=data.get("finish_reason"),
+            status=int(_number(data, "status", 200, 599, name, where, 200)),
+            retry_after=data.get("retry_after"),
+            drop=bool(data.get("drop", False)),
+        )
+        if wire.into not in _INTO:
+            raise InputError(f"{name}: into must be one of {', '.join(_INTO)}", where)
+        cut = _number(data, "cut", 0.0, 1.0, name, where, 1.0)
+        tool = data.get("tool", False)
 
         def shape(decision: dict[str, Any], move: Move, turn: Turn, rng: random.Random) -> Wire:
-            text = template.format(**_fields(decision, move, turn))
-            return _tool_call(text, turn) if tool else Wire(text)
+            chosen = templates.get(move.kind) or templates.get("default") or ["{json}"]
+            text = rng.choice(chosen).format(**_fields(decision, move, turn))
+            text = text[: max(1, round(len(text) * cut))]
+            if tool and text.lstrip().startswith(("{", "[")):  # prose stays content
+                return _tool_call(text, turn, tool if isinstance(tool, str) else None)
+            return attrs.evolve(wire, content=text)
 
         model = data.get("model")
         return cls(
             name,
             str(data.get("what", name)),
             shape=shape,
-            delay=float(delay),
+            delay=delay,
             model=model if isinstance(model, str) else None,
+            once=bool(data.get("once", False)),
+            fails=fails,
         )
+
+
+_TEMPLATE_KEYS = frozenset(
+    {"name", "what", "template", "tool", "delay", "model", "into", "finish_reason", "cut"}
+    | {"once", "status", "retry_after", "fails", "drop"}
+)
+_INTO = ("content", "reasoning_content", "reasoning", "refusal")
+
+
+def _templates(template: Any, name: str, where: str) -> dict[str, list[str]]:
+    """The template as texts per action kind (``default``: all of them), each checked."""
+    by_kind = template if isinstance(template, Mapping) else {"default": template}
+    found: dict[str, list[str]] = {}
+    for kind, texts in by_kind.items():
+        texts = texts if isinstance(texts, list) else [texts]
+        if not texts or not all(isinstance(text, str) for text in texts):
+            raise InputError(f"{name}: a mistake needs a 'name' and a 'template' (strings)", where)
+        for text in texts:
+            try:
+                text.format(**_fields({}, Move("wait")))
+            except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
+                raise InputError(f"{name}: template: {exc!r}", where) from None
+        found[str(kind)] = texts
+    return found
+
+
+def _number(
+    data: Mapping[str, Any],
+    key: str,
+    low: float,
+    high: float,
+    name: str,
+    where: str,
+    default: float = 0.0,
+) -> float:
+    value = data.get(key, default)
+    if not isinstance(value, int | float) or isinstance(value, bool) or not low <= value <= high:
+        raise InputError(f"{name}: {key} must be {low:g} to {high:g}", where)
+    return float(value)
 
 
 def _fields(decision: dict[str, Any], move: Move, turn: Turn | None = None) -> dict[str, Any]:
     """What a template may say: the answer as JSON, as a Python literal and cut to its element
-    and action; the move's reasoning, label, point (as shown and in 0-1000 of the screen, and
-    as Gemini's ``[ymin, xmin, ymax, xmax]`` box), kind, text and key (label, text and key
-    also as JSON strings, for templates that write JSON)."""
+    and action; the move's reasoning, label, reference (``ref``, its number ``n``), point (as
+    shown, rounded, in 0-1 and 0-1000 of the screen, and as Gemini's ``[ymin, xmin, ymax,
+    xmax]`` box), kind, text, key and expected outcome (each text also as a JSON string,
+    ``NAME_json``)."""
     point = move.point or (0.0, 0.0)
     width, height = (turn.screen if turn is not None else None) or (390.0, 844.0)
     x1000, y1000 = round(point[0] / width * 1000), round(point[1] / height * 1000)
+    ref = move.element.ref if move.element is not None else ""
+    texts = {
+        "reasoning": move.reasoning,
+        "label": move.element.name if move.element is not None else "",
+        "text": move.text or "",
+        "key": move.key or "",
+        "expected": move.expected or "the screen changes",
+    }
     return {
         "json": json.dumps(decision, ensure_ascii=False),
         "python": repr(decision),
         "minimal": json.dumps({k: decision.get(k) for k in ("element", "action")}),
-        "reasoning": move.reasoning,
-        "label": move.element.name if move.element is not None else "",
+        **texts,
+        **{f"{name}_json": json.dumps(text, ensure_ascii=False) for name, text in texts.items()},
+        "ref": ref,
+        "n": ref.removeprefix("e"),
+        "kind": move.kind,
         "x": point[0],
         "y": point[1],
+        "xi": round(point[0]),
+        "yi": round(point[1]),
+        "xf": round(point[0] / width, 3),
+        "yf": round(point[1] / height, 3),
         "x1000": x1000,
         "y1000": y1000,
         "box_yx": [y1000 - 8, x1000 - 12, y1000 + 8, x1000 + 12],
-        "kind": move.kind,
-        "text": move.text or "",
-        "key": move.key or "",
-        "label_json": json.dumps(move.element.name if move.element is not None else ""),
-        "text_json": json.dumps(move.text or ""),
-        "key_json": json.dumps(move.key or ""),
     }
 
 
@@ -144,8 +221,9 @@ def load_mistakes(path: Path) -> list[Mistake]:
 WILD = Path(__file__).with_name("wild.yaml")  # behaviours nobody wrote the agent for
 
 
-def _tool_call(arguments: str, turn: Turn) -> Wire:
-    name = turn.tools[0] if turn.tools else "decide"
+def _tool_call(arguments: str, turn: Turn, name: str | None = None) -> Wire:
+    """The answer as a call of ``name``, else of the tool offered, else of ``decide``."""
+    name = name or (turn.tools[0] if turn.tools else "decide")
     call = {
         "id": "call_zoo",
         "type": "function",
@@ -244,6 +322,33 @@ def _loop(
     if again is None:
         return None
     return {**last, "element": again.ref}
+
+
+def _done_twice(
+    decision: dict[str, Any], move: Move, turn: Turn, memory: Memory, rng: random.Random
+) -> dict[str, Any] | None:
+    """``done`` one step early, and when told it is not proven, ``done`` again, then on."""
+    if not move.closing or ("done_twice", subject(move)) in memory.told:
+        return None
+    return _early_done(decision, move, turn, Memory(), rng)
+
+
+def _again(
+    decision: dict[str, Any], move: Move, turn: Turn, memory: Memory, rng: random.Random
+) -> dict[str, Any] | None:
+    """The previous action again after it worked (the model moved on, so it did), typing
+    included: the text goes in twice. Once per subject."""
+    last, before = memory.decision, memory.move
+    if last is None or before is None or memory.made is not None or before == move:
+        return None
+    if before.kind not in ("tap", "type_text", "press_key"):
+        return None
+    if ("again", subject(before)) in memory.told:
+        return None
+    if before.kind == "tap" and before.element is not None:
+        again = turn.find(before.element.label) if before.element.label else None
+        return None if again is None else {**last, "element": again.ref}
+    return last
 
 
 # --- shapes -----------------------------------------------------------------------------------
@@ -386,6 +491,8 @@ MISTAKES: dict[str, Mistake] = {
         Mistake("off_by_n", "a tap by coordinates, a few points off the centre", slip=_off_by_n),
         Mistake("early_done", "done one step before the goal is reached", slip=_early_done),
         Mistake("loop", "the previous tap or key again", slip=_loop),
+        Mistake("again", "the previous action again after it worked, typing too", slip=_again),
+        Mistake("done_twice", "done one step early, and again when told", slip=_done_twice),
         Mistake("slow", "a slow answer (bounded)", shape=_slow, delay=2.0),
         Mistake("notes", "its memory in notes and a plan, read back from the prompt", shape=_noted),
         Mistake(

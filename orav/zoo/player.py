@@ -89,6 +89,7 @@ class Player:
         self.secrets = tuple(s for s in secrets if s)
         self.tally = Tally()
         self._memory = Memory()
+        self._failed: tuple[int, int] = (0, 0)  # a request's hash, the failures it was given
         self._lock = threading.Lock()
 
     def answer(self, raw: bytes) -> tuple[Wire, dict[str, int], str]:
@@ -111,6 +112,11 @@ class Player:
         move = self.policy(turn)
         decision = decision_of(move, turn)
         wire, decision, made = self._mistaken(rng, turn, move, decision)
+        fails = next((m.fails for m in self.mistakes if m.name == made), 0)
+        if fails and self._fail(raw, fails):
+            tally.made[f"{made} (failed)"] += 1
+            return attrs.evolve(wire, content=None, tool_calls=()), {}, turn.model
+        wire = attrs.evolve(wire, status=200, drop=False, retry_after=None)
         if made is not None:
             tally.made[made] += 1
         if not turn.reask:
@@ -121,6 +127,16 @@ class Player:
         tally.completion_tokens += usage["completion_tokens"]
         model = next((m.model for m in self.mistakes if m.model), None) or turn.model
         return wire, usage, model
+
+    def _fail(self, raw: bytes, fails: int) -> bool:
+        """Whether this request fails again: the same request fails ``fails`` times in a row,
+        as a busy server answers the client's retries, then it is answered."""
+        digest = hash(raw)
+        failed = self._failed[1] if self._failed[0] == digest else 0
+        if failed >= fails:
+            return False
+        self._failed = (digest, failed + 1)
+        return True
 
     def _mistaken(
         self, rng: random.Random, turn: Turn, move: Move, decision: dict[str, Any]
@@ -148,9 +164,11 @@ class Player:
     ) -> None:
         """What the model did this step, its notes, and what it has been told not to do again."""
         told = self._memory.told
-        if made == "early_done":
+        if made == "early_done" or made == "done_twice" and (made + ":1", subject(move)) in told:
             told |= {(made, subject(move))}
-        elif made == "loop" and self._memory.move is not None:
+        elif made == "done_twice":
+            told |= {(made + ":1", subject(move))}
+        elif made in ("loop", "again") and self._memory.move is not None:
             told |= {(made, subject(self._memory.move))}
         self._memory = Memory(decision, move, made, told, notes or self._memory.notes)
 

@@ -14,15 +14,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Self
 
+from orav.zoo.mistakes import Wire
 from orav.zoo.player import Player
 
 MAX_BODY_BYTES = 32 * 1024 * 1024  # of one request: a prompt with a screenshot is well under
 
 
-def completion(content: str | None, tool_calls: list, model: str, usage: dict[str, int]) -> bytes:
-    message: dict[str, object] = {"role": "assistant", "content": content}
-    if tool_calls:
-        message["tool_calls"] = tool_calls
+def completion(wire: Wire, model: str, usage: dict[str, int]) -> bytes:
+    """The chat completion of an answer: its text where the wire says (content, or a
+    reasoning or refusal field with content null), its tool calls, why it finished."""
+    message: dict[str, object] = {"role": "assistant", "content": None}
+    message[wire.into] = wire.content
+    if wire.tool_calls:
+        message["tool_calls"] = list(wire.tool_calls)
+    finished = wire.finish_reason or ("tool_calls" if wire.tool_calls else "stop")
     total = usage["prompt_tokens"] + usage["completion_tokens"]
     return json.dumps(
         {
@@ -33,7 +38,7 @@ def completion(content: str | None, tool_calls: list, model: str, usage: dict[st
             "choices": [
                 {
                     "index": 0,
-                    "finish_reason": "tool_calls" if tool_calls else "stop",
+                    "finish_reason": finished,
                     "message": message,
                 }
             ],
@@ -67,10 +72,18 @@ class ZooServer:
                     return self._send(400, message.encode())
                 if wire.delay:
                     time.sleep(min(wire.delay, zoo.max_delay))
-                self._send(200, completion(wire.content, list(wire.tool_calls), model, usage))
+                if wire.drop:  # closed unanswered, as a server that restarts does
+                    self.close_connection = True
+                    return None
+                if wire.status != 200:
+                    message = json.dumps({"error": {"message": "busy: try again later"}})
+                    return self._send(wire.status, message.encode(), wire.retry_after)
+                self._send(200, completion(wire, model, usage))
 
-            def _send(self, status: int, data: bytes) -> None:
+            def _send(self, status: int, data: bytes, retry_after: float | None = None) -> None:
                 self.send_response(status)
+                if retry_after is not None:
+                    self.send_header("Retry-After", f"{retry_after:g}")
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
