@@ -134,8 +134,10 @@ async def test_golden_workflow_replays_faithfully(path: Path):
 async def test_the_explorer_reaches_every_screen(tmp_path: Path):
     explorer = ExplorerAgent()
     app = "orav.demo.planner:PlannerApp?seed=demo&today=2026-11-23"
-    # 120: a Delete waits for the explorer's second round (docs/explorer.md), after the rest
-    scenario = Scenario(name="explore", app=app, goal="explore", max_steps=120, settle_seconds=0.05)
+    # 120: a Delete waits for the explorer's second round (docs/explorer.md), after the rest.
+    # Settled by the app's word, not a fixed wait: under the virtual clock a fixed wait is no
+    # time at all, and a look taken before the footer drew its keys changed the explorer's path
+    scenario = Scenario(name="explore", app=app, goal="explore", max_steps=120)
     recorded = await record(
         scenario,
         tmp_path / "explore.cassette",
