@@ -40,7 +40,14 @@ from orav.cassette import (
 from orav.clock import Clock, SystemClock
 from orav.codec import structure
 from orav.device import CrashReport, Device, Settling, World
-from orav.errors import DeviceError, DeviceTimeout, Interrupted, OravError, ReplayDivergence
+from orav.errors import (
+    AgentError,
+    DeviceError,
+    DeviceTimeout,
+    Interrupted,
+    OravError,
+    ReplayDivergence,
+)
 from orav.judges import Judge, Question
 from orav.machines.attempt import RecoveryOutcome
 from orav.machines.recovery import recover
@@ -713,7 +720,12 @@ class _Run:
         if judge is None:
             return False, "a claim in words needs a judge (--judge), and none was given"
         step = self.step if step < 0 else step
-        judgement = await judge.judge(Question(assertion.claim, seen, self.scenario, step))
+        try:
+            judgement = await judge.judge(Question(assertion.claim, seen, self.scenario, step))
+        except AgentError as exc:  # no answer had: the run ends, saying which claim was asked
+            error = AgentError(f"judging {assertion.claim!r}: {exc}")
+            error.call = exc.call
+            raise error from exc
         if judgement.call is not None:
             self.tally.calls.append(judgement.call)
         self.tally.judged.append(Judged.of(step, assertion.claim, screen_digest(seen), judgement))

@@ -197,8 +197,10 @@ def test_a_models_judgement_is_read_within_reason(answer: str, holds: bool, conf
 
 
 @pytest.mark.parametrize(
-    "answer", ["[]", '{"holds": "maybe"}', '{"holds": true, "confidence": 400}', "yes"]
-)
+    "answer",
+    ["[]", '{"verdict": true}', '{"holds": true, "confidence": 400}', "yes",
+     '{"holds": true, "confidence": "very"}'],
+)  # fmt: skip
 def test_a_judgement_off_the_schema_is_refused_with_a_reason(answer: str) -> None:
     from orav.agents.answer import InvalidAnswer
 

@@ -58,7 +58,7 @@ def _too_large(exc: _TooLarge) -> InvalidAnswer:
 MODES = ("tool", "json_schema", "json_object", "text")
 
 
-class _Refused(Exception):
+class Refused(Exception):
     """The server refused the request's ``response_format`` or ``tools`` (HTTP 400 or 422)."""
 
 
@@ -202,8 +202,8 @@ class OpenAIAgent:
         except (openai.APITimeoutError, TimeoutError):
             what = f"model call {where} timed out ({self._tries(sent)} of {config.timeout:g} s)"
         except openai.APIStatusError as exc:
-            if exc.status_code in (400, 422) and self.mode != MODES[-1] and not schema_format:
-                raise _Refused(str(exc.message)[:200]) from None
+            if exc.status_code in (400, 422) and self.mode != MODES[-1]:
+                raise Refused(str(exc.message)[:200]) from None
             detail = re.sub(r"^Error code: \d+ - ", "", " ".join(str(exc.message).split()))[:300]
             tries = self._tries(sent)
             what = f"model server {where} answered HTTP {exc.status_code} ({tries}): {detail}"
@@ -250,8 +250,8 @@ class OpenAIAgent:
                         try:
                             completion = await self._complete(conversation)
                             break
-                        except _Refused as refused:
-                            self._loosen(str(refused))
+                        except Refused as refused:
+                            self.loosen(str(refused))
                             conversation[0] = self._system(system)
                             digest = prompt_digest([conversation[0], *messages[1:]])
                 finally:
@@ -345,7 +345,7 @@ class OpenAIAgent:
             parts.append("Schema: " + json.dumps(ANSWER_SCHEMA, separators=(",", ":")))
         return {"role": "system", "content": "\n".join(parts)}
 
-    def _loosen(self, why: str) -> None:
+    def loosen(self, why: str) -> None:
         """Ask the next looser way from now on: the server refused this one."""
         looser = MODES[MODES.index(self.mode) + 1]
         log.warning(

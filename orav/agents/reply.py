@@ -49,10 +49,10 @@ def strip_fence(text: str) -> str:
     return match.group(1).strip() if match else text
 
 
-def _unwrap(data: Any, depth: int = 0) -> Any:
-    """The decision inside a wrapper: an object without an ``action`` whose one object value
-    (or JSON text of one) has it, as a tool call written out (``{"name", "arguments"}``)."""
-    if not isinstance(data, dict) or "action" in data or depth > 2:
+def _unwrap(data: Any, key: str, depth: int = 0) -> Any:
+    """The answer inside a wrapper: an object without ``key`` whose one object value (or JSON
+    text of one) has it, as a tool call written out (``{"name", "arguments"}``)."""
+    if not isinstance(data, dict) or key in data or depth > 2:
         return data
     inner = []
     for value in data.values():
@@ -63,36 +63,41 @@ def _unwrap(data: Any, depth: int = 0) -> Any:
                 continue
         if isinstance(value, dict):
             inner.append(value)
-    found = [_unwrap(value, depth + 1) for value in inner]
-    found = [value for value in found if isinstance(value, dict) and "action" in value]
+    found = [_unwrap(value, key, depth + 1) for value in inner]
+    found = [value for value in found if isinstance(value, dict) and key in value]
     return found[0] if len(found) == 1 else data
 
 
-def _in_text(text: str) -> dict[str, Any]:
-    """The first object with an ``action`` in the text (else the first object)."""
-    starts = [match.start() for match in re.finditer(r"\{", text)][:MAX_CANDIDATES]
+def _in_text(text: str, key: str) -> dict[str, Any]:
+    """The first object with ``key`` in the text (else the first object)."""
+    starts = _starts(text)
     first: dict[str, Any] | None = None
     problem: JSONRefused | None = None
-    for data, refused in _candidates(text, starts):
+    for data, refused in _candidates(text, starts, key):
         problem = problem or refused
-        if isinstance(data, dict) and "action" in data:
+        if isinstance(data, dict) and key in data:
             return data
         if isinstance(data, dict) and first is None:
             first = data
-    called = action_call(text) or _literal(text) or _quotes_escaped(text, starts)
-    if called is not None:
-        return called
+    for called in (action_call(text), _literal(text, key), _quotes_escaped(text, starts, key)):
+        if called is not None and key in called:
+            return called
     if first is not None:
         return first
     raise _no_object(text, problem)
 
 
-def _candidates(text: str, starts: list[int]) -> Iterator[tuple[Any, JSONRefused | None]]:
+def _starts(text: str) -> list[int]:
+    """Where the objects tried in ``text`` begin: its first ``MAX_CANDIDATES`` braces."""
+    return [match.start() for match in re.finditer(r"\{", text)][:MAX_CANDIDATES]
+
+
+def _candidates(text: str, starts: list[int], key: str) -> Iterator[tuple[Any, JSONRefused | None]]:
     """Each value the text may hold, in the order tried (the whole text, each fence, then
     each object from one of ``starts``), or why one could not be read."""
     for body in [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]:
         try:
-            yield _unwrap(parse_json(body)), None
+            yield _unwrap(parse_json(body), key), None
         except JSONRefused as exc:
             yield None, (exc if body.startswith("{") else None)
     end = 0
@@ -104,7 +109,7 @@ def _candidates(text: str, starts: list[int]) -> Iterator[tuple[Any, JSONRefused
         except JSONRefused as exc:
             yield None, exc
             continue
-        yield _unwrap(data), None
+        yield _unwrap(data, key), None
 
 
 def _no_object(text: str, problem: JSONRefused | None) -> InvalidAnswer:
@@ -120,7 +125,7 @@ def _no_object(text: str, problem: JSONRefused | None) -> InvalidAnswer:
     )
 
 
-def _quotes_escaped(text: str, starts: list[int]) -> dict[str, Any] | None:
+def _quotes_escaped(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
     """The decision in an object whose strings hold unescaped double quotes (``"text": "it
     says "hi""``), each such quote escaped where the JSON error points: at most
     ``MAX_REPAIRS`` per object, on the first ``MAX_REPAIRED`` objects."""
@@ -128,7 +133,7 @@ def _quotes_escaped(text: str, starts: list[int]) -> dict[str, Any] | None:
         body = text
         for _ in range(MAX_REPAIRS):
             try:
-                data = _unwrap(parse_json_at(body, start)[0])
+                data = _unwrap(parse_json_at(body, start)[0], key)
             except JSONRefused as exc:
                 if exc.line is None or exc.col is None or "delimiter" not in exc.what:
                     break
@@ -139,27 +144,27 @@ def _quotes_escaped(text: str, starts: list[int]) -> dict[str, Any] | None:
                     break
                 body = body[:quote] + '\\"' + body[quote + 1 :]
                 continue
-            if isinstance(data, dict) and "action" in data:
+            if isinstance(data, dict) and key in data:
                 return data
             break
     return None
 
 
-def _literal(text: str) -> dict[str, Any] | None:
+def _literal(text: str, key: str) -> dict[str, Any] | None:
     """The answer written as a Python literal (single quotes, None, True), read as a literal
-    (never run), when it holds the decision."""
+    (never run), when it holds ``key``."""
     end = text.rfind("}")
     for found in list(re.finditer(r"\{", text[:end]))[:MAX_CANDIDATES]:
         try:
-            data = _unwrap(ast.literal_eval(text[found.start() : end + 1]))
+            data = _unwrap(ast.literal_eval(text[found.start() : end + 1]), key)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
-        if isinstance(data, dict) and "action" in data and depth(data) <= MAX_DEPTH:
+        if isinstance(data, dict) and key in data and depth(data) <= MAX_DEPTH:
             return data
     return None
 
 
-def _in_tool_call(index: int, call: ToolCall) -> dict[str, Any]:
+def _in_tool_call(index: int, call: ToolCall, key: str) -> dict[str, Any]:
     where = f"tool_calls[{index}].function.arguments"
     arguments = call.arguments
     if isinstance(arguments, str):
@@ -170,7 +175,7 @@ def _in_tool_call(index: int, call: ToolCall) -> dict[str, Any]:
         except JSONRefused as exc:
             at = f" at line {exc.line} column {exc.col}" if exc.line else ""
             raise InvalidAnswer(f"{where}: not valid JSON ({exc.what}{at})") from None
-    data = _unwrap(arguments)
+    data = _unwrap(arguments, key)
     if not isinstance(data, dict):
         raise InvalidAnswer(f"{where}: expected an object, got {type(data).__name__}")
     if "action" not in data and call.name and call.name not in ("decide", "orav_decision"):
@@ -178,10 +183,13 @@ def _in_tool_call(index: int, call: ToolCall) -> dict[str, Any]:
     return data
 
 
-def answer_object(content: str | None, tool_calls: Sequence[ToolCall] = ()) -> dict[str, Any]:
-    """The answer's object: from the first tool call, else from the content's text."""
+def answer_object(
+    content: str | None, tool_calls: Sequence[ToolCall] = (), key: str = "action"
+) -> dict[str, Any]:
+    """The answer's object, the first that holds ``key`` (the agent's ``action``, the judge's
+    ``holds``): from the first tool call, else from the content's text."""
     if tool_calls:
-        return _in_tool_call(0, tool_calls[0])
+        return _in_tool_call(0, tool_calls[0], key)
     text = content or ""
     if len(text) > MAX_ANSWER_CHARACTERS:
         raise InvalidAnswer(
@@ -190,4 +198,22 @@ def answer_object(content: str | None, tool_calls: Sequence[ToolCall] = ()) -> d
         )
     if not text.strip():
         raise InvalidAnswer("the answer was empty; reply with the JSON object")
-    return _in_text(text)
+    return _in_text(text, key)
+
+
+def answer_objects(
+    content: str | None, tool_calls: Sequence[ToolCall] = (), key: str = "action"
+) -> list[dict[str, Any]]:
+    """Every object of the answer that holds ``key``, each tool call's then the text's (within
+    the same bounds): where a model answered twice, and maybe both ways."""
+    found = []
+    for index, call in enumerate(tool_calls):
+        try:
+            found.append(_in_tool_call(index, call, key))
+        except InvalidAnswer:
+            continue
+    text = (content or "")[:MAX_ANSWER_CHARACTERS]
+    for data, _ in _candidates(text, _starts(text), key):
+        if isinstance(data, dict) and key in data and data not in found:
+            found.append(data)
+    return found

@@ -4,8 +4,10 @@ It is shown the goal, the claim, the screenshot and the compact element tree (se
 bullets, the test password and ``${NAME}`` values by their stand-ins, ``orav.secrets``), and answers a small schema:
 ``holds``, the ``evidence`` it saw, its ``confidence``, read as the LLM agent reads its answers
 (in a fence, after prose, in tool-call tags or a tool call). An answer off the schema is
-re-asked with the reason, within the agent's budget; the connection, retries and prices are the LLM
-agent's (``orav.agents.openai``), so ``--judge openai:MODEL`` takes the same options.
+re-asked with the reason, within the agent's budget, and past it the claim fails, unsure, with
+that reason; the connection, retries, prices and the looser ways a server that refuses the
+schema is asked are the LLM agent's (``orav.agents.openai``), so ``--judge openai:MODEL`` takes
+the same options.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import time
 from typing import Any, Self
 
 from orav.agents.completion import kept, prompt_digest, reply_of, token_counts
-from orav.agents.openai import OpenAIAgent, reask
+from orav.agents.openai import OpenAIAgent, Refused, reask
 from orav.agents.prompt import encode_tree, screenshot_data_url
-from orav.agents.reply import InvalidAnswer, ToolCall, answer_object
+from orav.agents.reply import InvalidAnswer, ToolCall, answer_object, answer_objects
+from orav.codec import show
 from orav.judges import Question
 from orav.model import Judgement
 from orav.secrets import Scrubber, scenario_secrets
@@ -45,31 +48,72 @@ _FORMAT = {
     "type": "json_schema",
     "json_schema": {"name": "orav_judgement", "strict": True, "schema": JUDGE_SCHEMA},
 }
-_WORDS = {"yes": True, "true": True, "no": False, "false": False}
+_TRUTHS = {"yes": True, "true": True, "1": True, "no": False, "false": False, "0": False}
+
+
+def _truth(value: Any) -> bool | None:
+    """``holds`` as a truth value: a boolean, 1 or 0, or yes / no / true / false in any case
+    and punctuation; None when it says neither (null, "unsure", "partly")."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        return _TRUTHS.get(value.strip().strip(".!").strip().lower())
+    return None
+
+
+def _confidence(value: Any) -> float:
+    """``confidence`` from 0 to 1: a number, a percentage (85, "85%"), or a number's text."""
+    number = value
+    if isinstance(value, str):
+        text = value.strip().removesuffix("%").strip()
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+        if number is not None and value.strip().endswith("%"):
+            number /= 100
+    if isinstance(number, bool) or not isinstance(number, (int, float)):
+        raise InvalidAnswer(f"confidence: expected a number from 0 to 1, got {show(value)}")
+    if 1 < number <= 100:  # a percentage
+        number /= 100
+    if not 0 <= number <= 1:
+        raise InvalidAnswer(f"confidence: expected a number from 0 to 1, got {show(value)}")
+    return float(number)
+
+
+def _evidence(value: Any) -> str:
+    """``evidence`` as text: a sentence, a list's items, an object's fields, nothing lost."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list):
+        return "; ".join(_evidence(item) for item in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {_evidence(item)}" for key, item in value.items())
+    return str(value)
 
 
 def parse_judgement(text: str, tool_calls: tuple[ToolCall, ...] = ()) -> Judgement:
     """A model's answer as a Judgement, wherever the server put the object (the LLM agent's
     tolerant reading, ``orav.agents.reply``); InvalidAnswer with a reason the model can act
-    on."""
-    data = answer_object(text, tool_calls)
-    holds = data.get("holds")
-    if isinstance(holds, str):
-        holds = _WORDS.get(holds.strip().lower(), holds)
-    if not isinstance(holds, bool):
-        raise InvalidAnswer("holds: expected true or false")
-    evidence = data.get("evidence", "")
-    if not isinstance(evidence, str):
-        raise InvalidAnswer("evidence: expected a sentence")
-    confidence = data.get("confidence", 1.0)
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
-        raise InvalidAnswer("confidence: expected a number from 0 to 1")
-    if not 0 <= confidence <= 1:
-        if 1 < confidence <= 100:  # a percentage
-            confidence = confidence / 100
-        else:
-            raise InvalidAnswer("confidence: expected a number from 0 to 1")
-    return Judgement(holds, evidence.strip(), float(confidence))
+    on. An answer that decides neither way (``holds`` null, "unsure"), or both ways (two
+    answers that disagree), is unsure: the claim fails with the judge's words."""
+    data = answer_object(text, tool_calls, key="holds")
+    if "holds" not in data:
+        raise InvalidAnswer("holds: missing; expected true or false")
+    evidence = _evidence(data.get("evidence"))
+    holds = _truth(data["holds"])
+    verdicts = {_truth(found["holds"]) for found in answer_objects(text, tool_calls, "holds")}
+    if len(verdicts | {holds}) > 1:
+        return Judgement(False, f"the judge's answers disagree: {evidence}", 0.0)
+    if holds is None:
+        said = f"holds: {show(data['holds'])}"
+        return Judgement(False, f"{said}: {evidence}" if evidence else said, 0.0)
+    confidence = _confidence(data.get("confidence", 1.0))
+    return Judgement(holds, evidence, confidence)
 
 
 class ModelJudge:
@@ -132,7 +176,7 @@ class ModelJudge:
             text = ""
             try:
                 try:
-                    completion = await model._complete(conversation, _FORMAT)
+                    completion = await self._complete(conversation)
                 finally:
                     latency += time.perf_counter() - started
                 prompt, completed = token_counts(completion)
@@ -155,11 +199,20 @@ class ModelJudge:
                 attempt,
             )
             return Judgement(judgement.holds, judgement.evidence, judgement.confidence, call)
-        error = model._error(f"no valid judgement after {config.reasks + 1} answers: {problem}")
-        error.call = model._call(
+        call = model._call(
             None, digest, kept(text), prompt_tokens, completion_tokens, latency, attempt
         )
-        raise error
+        why = f"its answer could not be read after {attempt} answers: {problem}"
+        return Judgement(False, why, 0.0, call)
+
+    async def _complete(self, conversation: list[dict]) -> Any:
+        """One model call for the judgement's schema, asked the next looser way (as the agent
+        asks) where the server refuses it."""
+        while True:
+            try:
+                return await self._model._complete(conversation, _FORMAT)
+            except Refused as refused:
+                self._model.loosen(str(refused))
 
     async def close(self) -> None:
         await self._model.close()
