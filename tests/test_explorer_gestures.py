@@ -113,7 +113,9 @@ def test_a_textual_screen_is_its_class_and_tab_and_has_a_name_a_person_reads() -
 
 
 def test_a_textual_apps_bindings_and_arrow_keys_are_moves_of_their_own() -> None:
-    app = Element("AXApplication", "Demo", traits=("binding:w", "binding:ctrl+q", "binding:h"))
+    # the driver marks a binding whose action ends the app: quits:KEY
+    traits = ("binding:w", "binding:ctrl+q", "quits:ctrl+q", "binding:h")
+    app = Element("AXApplication", "Demo", traits=traits)
     footer = Element("AXButton", "Home", frame=Frame(0, 29, 8, 1), traits=("binding:h",))
     go = Element("AXButton", "Go", frame=Frame(0, 2, 8, 1))
     observation = Observation((app, go, footer), app="demo")

@@ -16,8 +16,6 @@ from orav.perceive.words import finds
 # Elements that go back (by label or id, casefolded): tried after the rest of their screen.
 # "Done" closes a sheet (Settings presented over a chat list) as Cancel does.
 BACK_WORDS = frozenset({"back", "close", "cancel", "done"})
-# A terminal app's keys that quit it (a footer key may show only the key: browsr's "q").
-QUIT_KEYS = frozenset({"ctrl+q", "ctrl+c", "q"})
 # A form's submit button: tapped once its fields hold values (the form's first way on).
 _SUBMITS = re.compile(
     r"\b(?:sign[\s_-]?(?:in|up)|log[\s_-]?in|register|create|submit|pay|buy|purchase|send"
@@ -37,6 +35,8 @@ _SAMPLES = (
 # A screen that asks for a PIN or passcode (its text says so) on ten digit buttons of its own.
 _ASKS_PIN = re.compile(r"\b(?:pin|passcode|security code)\b", re.IGNORECASE)
 DIGITS = frozenset("0123456789")
+# Textual's command palette key (``App.COMMAND_PALETTE_BINDING``): Textual's, not the app's.
+PALETTE_KEY = "ctrl+p"
 _NUMBER = re.compile(r"phone|number|zip|postcode|amount|\bage\b|quantity", re.IGNORECASE)
 
 SAMPLE_EMAIL = "tester@example.com"
@@ -83,10 +83,12 @@ def binding_keys(element: Element) -> frozenset[str]:
     return frozenset(t.removeprefix("binding:") for t in element.traits if t.startswith("binding:"))
 
 
-def quits(element: Element) -> bool:
-    """It ends the app: by its words, or a footer key bound to a quit key."""
+def quits(element: Element, quit_keys: frozenset[str] = frozenset()) -> bool:
+    """It ends the app: by its words, or a footer key bound to one of ``quit_keys`` (the keys
+    whose binding's action ends the app, ``moves.quit_keys``: a footer key may show only its
+    key, browsr's "q")."""
     return finds("quit", words_of(element)) is not None or bool(
-        is_footer_key(element) and binding_keys(element) & QUIT_KEYS
+        is_footer_key(element) and binding_keys(element) & quit_keys
     )
 
 
@@ -99,7 +101,7 @@ def may_do(deed: Verdict | None, disposable: bool) -> bool:
 def is_palette(element: Element) -> bool:
     """Textual's own command palette (its footer key): Textual's, not the app's, and its
     search answers on its own clock, so two runs would see different results."""
-    return is_footer_key(element) and "binding:ctrl+p" in element.traits
+    return is_footer_key(element) and f"binding:{PALETTE_KEY}" in element.traits
 
 
 def pin_keys(elements: list[Element]) -> frozenset[str]:

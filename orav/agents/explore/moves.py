@@ -6,7 +6,7 @@ from __future__ import annotations
 import string
 from collections.abc import Iterable
 
-from orav.agents.explore.controls import QUIT_KEYS, is_back, list_of, ref
+from orav.agents.explore.controls import PALETTE_KEY, is_back, list_of, ref
 from orav.model import Observation, Point, PressKey, Swipe
 from orav.perceive.faults import screen_size
 from orav.perceive.legend import Listed, read_legend
@@ -21,7 +21,6 @@ BACK_MOVES = (BACK_GESTURE, ESCAPE)
 SWIPES = ("left", "right", "up", "down")
 ARROWS = ("up", "down", "left", "right")
 # Keys never pressed: they quit a Textual app or interrupt it.
-_QUIT_KEYS = QUIT_KEYS | {"ctrl+p"}  # ctrl+p: Textual's palette
 
 # Printable keys pressed on a terminal screen whose tree shows no control (the app may handle
 # keys in its own ``on_key``), at most: the keys its text shows standing alone first, then
@@ -103,7 +102,7 @@ def never_pressed(observation: Observation) -> frozenset[str]:
         for t in e.traits
         if t.startswith("binding:")
     }
-    return frozenset(shown | _QUIT_KEYS | quit_keys(observation) | {"escape"})
+    return frozenset(shown | quit_keys(observation) | {PALETTE_KEY, "escape"})
 
 
 def listed_moves(listed: Iterable[Listed], never: frozenset[str]) -> dict[str, Listed]:

@@ -36,6 +36,7 @@ from orav.agents.explore.moves import (
     Move,
     listed_moves,
     never_pressed,
+    quit_keys,
     screen_moves,
 )
 from orav.model import Credentials, Element, Observation, PressKey
@@ -147,6 +148,7 @@ class ScreenNotes:
     typed: set[str] = field(factory=set)  # fields typed into
     listed: dict[str, Listed] = field(factory=dict)  # keys an app's help lists for it, by move
     never: frozenset[str] = frozenset()  # keys no move presses here (quit keys...), last seen
+    quit_keys: frozenset[str] = frozenset()  # keys whose binding ends the app, last seen
 
     def shape(self) -> frozenset[str]:
         """Its controls, but the app's chrome and the rows of a list: what screens alike share."""
@@ -178,6 +180,7 @@ class ScreenNotes:
         opened or did); one the explorer may not do (``may_do``) is skipped."""
         self.disposable = disposable
         self.never = never_pressed(observation) if platform == "textual" else frozenset()
+        self.quit_keys = quit_keys(observation)
         _, height = screen_size(observation)
         self._judge_controls(observation, titles, height, known or {})
         if not self.elements:  # first sight: a form is filled first, then submitted
@@ -314,7 +317,7 @@ class ScreenNotes:
         never on disk)."""
         if signs_out(element) and credentials is None:
             return True
-        if quits(element) or is_palette(element):
+        if quits(element, self.quit_keys) or is_palette(element):
             return True
         if not may_do(self.deed(name), self.disposable):
             self.forbidden.add(name)
