@@ -140,8 +140,10 @@ async def record(
             except asyncio.CancelledError:
                 if interruption["signal"] is None:
                     raise  # a caller's cancellation, not a signal
-                _uncancel()  # a signal before the run began: no report
-                raise Interrupted(interruption["signal"]) from None
+                _uncancel()  # a signal before the run began (no report), or after it ended
+                stopped = Interrupted(interruption["signal"])
+                stopped.recording = interruption["recording"]  # kept: its reports are written
+                raise stopped from None
     except Interrupted as exc:
         if exc.recording is not None:
             exc.recording = evolve(exc.recording, cassette=out)
@@ -188,8 +190,9 @@ def _interruptible() -> Iterator[dict[str, Any]]:
     the cassette gets its ``interrupted`` report and temp files are removed: at the loop's
     next turn, or where the loop is held when it does not turn (``orav.watchdog``). Yields the
     state the handler fills in: ``signal`` (its name) and ``writer`` (to tell it why calls
-    end)."""
-    state: dict[str, Any] = {"signal": None, "writer": None}
+    end), and ``recording`` once the run's cassette is kept (a later signal still writes its
+    reports)."""
+    state: dict[str, Any] = {"signal": None, "writer": None, "recording": None}
     task = asyncio.current_task()
     cancellation = Cancellation(task).watched() if task is not None else None
     previous: dict[signal.Signals, Any] = {}
@@ -246,13 +249,15 @@ async def _record(
                 stopped = Interrupted(name)
                 stopped.recording = Recording(report, slot.path, recorder.secrets)
                 raise stopped from None
+        kept = Recording(
+            report, slot.path, recorder.secrets, recorder.reused, recorder.asked, recorder.heals
+        )
+        interruption["recording"] = kept  # a signal from here on still gets its reports
     finally:
         await close_agent(agent)
         if isinstance(judge, Closable) and judge is not agent:
             await judge.close()
-    return Recording(
-        report, slot.path, recorder.secrets, recorder.reused, recorder.asked, recorder.heals
-    )
+    return kept
 
 
 class _Glance:

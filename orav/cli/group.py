@@ -1,19 +1,95 @@
-"""The ``orav`` command group: every error becomes one line on stderr and an exit status."""
+"""The ``orav`` command group: every error becomes one line on stderr and an exit status.
+
+SIGINT and SIGTERM end a command at any moment as ``Interrupted`` (one line, 130 or 143): a
+run turns it into its ``interrupted`` report (``orav.session``), anything else ends where it
+is, its temp files removed on the way out. Before orav's code runs (the interpreter's own
+start, ~0.1 s) the signals are Python's; once the command's output is out, a signal ends the
+process at once with that status.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
-from typing import Any
+import threading
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 import click
 
 from orav.__version__ import __version__
 from orav.errors import Interrupted, OravError
 
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise Interrupted(signal.Signals(signum).name)
+
+
+def _leave(signum: int, frame: object) -> None:
+    """The command's work is done: end as the signal asks, with nothing left to say."""
+    os._exit(128 + signum)
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """SIGINT and SIGTERM raise ``Interrupted`` while a command runs (the main thread only:
+    elsewhere no handler can be set); the handlers before are put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _interrupt) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """A signal that comes while the block runs ends the command after it (the reports of a
+    run that ended are written whole); a second one at once."""
+    if signal.getsignal(signal.SIGTERM) is not _interrupt:
+        yield
+        return
+    came: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        if came:
+            _interrupt(signum, frame)
+        came.append(signum)
+
+    previous = {signum: signal.signal(signum, hold) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if came:
+        _interrupt(came[0], None)
+
+
+def _interrupted(exc: Interrupted) -> NoReturn:
+    click.echo(f"orav: {exc}", err=True)
+    sys.exit(exc.exit_code)
+
 
 class OravGroup(click.Group):
     """Turns every OravError into one line on stderr and its exit status: no traceback."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        with _interruptible():
+            return super().main(*args, **kwargs)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except Interrupted as exc:  # click would say "Aborted!" and exit 1
+            _interrupted(exc)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -22,11 +98,9 @@ class OravGroup(click.Group):
             click.echo(f"orav: error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except Interrupted as exc:  # the run's cassette and reports say how far it got
-            click.echo(f"orav: {exc}", err=True)
-            sys.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            click.echo("orav: interrupted", err=True)
-            sys.exit(130)
+            _interrupted(exc)
+        except KeyboardInterrupt:  # raised by code of the user's, or under a handler of theirs
+            _interrupted(Interrupted("SIGINT"))
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # usage errors (exit 2), --help and friends: click reports them itself
         except BrokenPipeError:  # `orav audit … | head`: the reader has what it wanted
@@ -50,4 +124,11 @@ def cli() -> None:
 
 
 def main() -> None:
-    cli(prog_name="orav")
+    try:
+        cli(prog_name="orav")
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        for signum in SIGNALS:
+            signal.signal(signum, _leave)

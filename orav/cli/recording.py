@@ -30,7 +30,7 @@ from orav.cli.flags import (
     world_argv,
     world_options,
 )
-from orav.cli.group import cli
+from orav.cli.group import cli, held
 from orav.cli.render import print_reports, progress_console, say_outcome, say_reasons
 from orav.cli.suite_jobs import (
     WORKER,
@@ -639,12 +639,15 @@ def with_check(cassettes: Sequence[Path]) -> None:
 
 
 def write_reports(result: Recording, out: Path) -> str:
-    """The JSON and HTML reports beside a recorded cassette; the lines that name the files."""
+    """The JSON and HTML reports beside a recorded cassette, written whole before a signal
+    ends the command; the lines that name the files."""
     from orav.report import write_json
     from orav.report.html import write_html
     from orav.report.timeline import read_run
 
-    run = read_run(out, screenshots=False)  # each screen read as its card is written
-    path = out.with_suffix(".report.json")
-    report = write_json(result.report, path, secrets=result.secrets, run=run)
-    return f"cassette: {out}\nreport:   {report}\nhtml:     {write_html(run)}"
+    with held():
+        run = read_run(out, screenshots=False)  # each screen read as its card is written
+        path = out.with_suffix(".report.json")
+        report = write_json(result.report, path, secrets=result.secrets, run=run)
+        html = write_html(run)
+    return f"cassette: {out}\nreport:   {report}\nhtml:     {html}"
