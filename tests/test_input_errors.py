@@ -329,6 +329,19 @@ def test_a_damaged_blob_is_found_when_the_cassette_is_read(tmp_path, media_type,
     assert what in str(caught.value)
 
 
+def test_a_blob_line_checked_before_is_trusted_only_byte_for_byte(tmp_path: Path):
+    """Reading a cassette again finds its blob lines checked (a suite's goldens share screens):
+    the same bytes come back; a line that holds the same sha256 over other data is checked."""
+    first = read_cassette(LOGIN).blobs
+    again = read_cassette(LOGIN).blobs
+    assert {sha: again[sha] for sha in again} == {sha: first[sha] for sha in first}
+    for media_type in ("image/png", "application/json"):
+        other = base64.b64encode(b"other bytes").decode()
+        path, line = _damage(tmp_path, media_type, None, other)
+        with pytest.raises(InputError, match=f"{path}:{line}: blob .* does not match its sha256"):
+            read_cassette(path)
+
+
 def test_replaying_a_cassette_with_a_damaged_blob_is_bad_input(tmp_path: Path):
     path, line = _damage(tmp_path, "image/png", None, base64.b64encode(b"other").decode())
     done = orav("replay", path.name, cwd=tmp_path)

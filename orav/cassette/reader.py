@@ -19,7 +19,10 @@ observation refers to that is missing, and elements that are not a list of eleme
 finds them, not a replay halfway through. Every line and blob is decoded by the codec's one
 bounded JSON path (orav.codec.json): no NaN, no number past 64 digits, no nesting past 64.
 A cassette of the older four-phase run machine is read as today's (``orav.cassette.upgrade``).
-The file is read a line at a time: a cassette is never whole in memory.
+The file is read a line at a time: a cassette is never whole in memory. What one process has
+read is read again for nothing: an element tree is structured once (by its blob's sha256), and
+a blob line byte for byte the same as one checked before is not decoded again (a suite's
+goldens share their sign-in and home screens).
 """
 
 from __future__ import annotations
@@ -80,15 +83,15 @@ class Blobs(Mapping[str, bytes]):
         self._data: dict[str, bytes] = {}
         self._offsets: dict[str, int] = {}  # of blobs left in the file: their line's offset
 
-    def _add(self, line: int, blob: BlobEvent, offset: int) -> None:
-        """Decode and check one blob line; InputError naming the line if it is damaged."""
-        data = _decoded(blob, f"{self._source}:{line}")
-        if blob.sha256 not in self._where:
-            self._where[blob.sha256] = (line, blob.media_type)
-            if self._keep_images or not blob.media_type.startswith("image/"):
-                self._data[blob.sha256] = data
+    def _add(self, line: int, blob: CheckedBlob, offset: int) -> None:
+        """One blob line, its bytes checked against its sha256."""
+        sha256, media_type, data = blob
+        if sha256 not in self._where:
+            self._where[sha256] = (line, media_type)
+            if self._keep_images or not media_type.startswith("image/"):
+                self._data[sha256] = data
             else:
-                self._offsets[blob.sha256] = offset
+                self._offsets[sha256] = offset
 
     def left_in_file(self, sha256: str) -> bool:
         """Whether the blob's bytes were checked and left in the file (read when asked for)."""
@@ -124,6 +127,53 @@ class Blobs(Mapping[str, bytes]):
 
     def __contains__(self, sha256: object) -> bool:
         return sha256 in self._where
+
+
+# A blob line's sha256, media type and bytes, the bytes checked against the sha256.
+CheckedBlob = tuple[str, str, bytes]
+
+
+class _CheckedLines:
+    """Blob lines checked in this process, by the sha256 they hold: a line byte for byte the
+    same as one checked (a screen a suite's goldens share: its sign-in, its home) is neither
+    parsed nor decoded again. Kept while screenshots are read into memory (a replay), not
+    while they are left in the file (a report). Bounded by the bytes kept (lines and their
+    bytes): the least recently met goes first."""
+
+    # how the writer begins a blob line: the sha256 follows (a line written otherwise is
+    # only never found here)
+    START = b'{"type":"blob","sha256":"'
+
+    def __init__(self, budget: int) -> None:
+        self._budget = budget
+        self._kept = 0
+        self._lines: OrderedDict[bytes, tuple[bytes, CheckedBlob]] = OrderedDict()
+
+    def find(self, chunk: bytes) -> CheckedBlob | None:
+        """The checked blob of ``chunk``, when the same line was checked before."""
+        if not chunk.startswith(self.START):
+            return None
+        start = len(self.START)
+        known = self._lines.get(chunk[start : start + 64])
+        if known is None or known[0] != chunk:
+            return None
+        self._lines.move_to_end(chunk[start : start + 64])
+        return known[1]
+
+    def keep(self, chunk: bytes, blob: CheckedBlob) -> None:
+        if not chunk.startswith(self.START + blob[0].encode()):
+            return
+        key = chunk[len(self.START) : len(self.START) + 64]
+        if key in self._lines:
+            return
+        self._lines[key] = (chunk, blob)
+        self._kept += len(chunk) + len(blob[2])
+        while self._kept > self._budget:
+            _, (line, (_, _, data)) = self._lines.popitem(last=False)
+            self._kept -= len(line) + len(data)
+
+
+_CHECKED = _CheckedLines(16 * 1024 * 1024)
 
 
 def _decoded(blob: BlobEvent, where: str) -> bytes:
@@ -273,17 +323,24 @@ def _read(file: BinaryIO, path: Path, screenshots: bool) -> Cassette:
             whole = line.endswith(b"\n")
             chunk = line[:-1] if whole else line
             resolver.where = f"{source}:{number}"
-            try:
-                event = _parse_line(chunk, resolver.where)
-            except DamagedBlob:
-                raise  # a whole line that refers to what is not there: damage, not a cut
-            except InputError as exc:
-                truncated = _cut_off(file, exc, offset, whole, number, source)
-                break
-            if isinstance(event, BlobEvent):
-                blobs._add(number, event, offset)  # a whole line: damage here is not a cut
+            checked = _CHECKED.find(chunk) if screenshots else None
+            if checked is not None:
+                blobs._add(number, checked, offset)
             else:
-                read.add(event, number)
+                try:
+                    event = _parse_line(chunk, resolver.where)
+                except DamagedBlob:
+                    raise  # a whole line that refers to what is not there: damage, not a cut
+                except InputError as exc:
+                    truncated = _cut_off(file, exc, offset, whole, number, source)
+                    break
+                if isinstance(event, BlobEvent):  # a whole line: damage here is not a cut
+                    checked = (event.sha256, event.media_type, _decoded(event, resolver.where))
+                    if screenshots:  # a report holds one screen at a time, never a cache
+                        _CHECKED.keep(chunk, checked)
+                    blobs._add(number, checked, offset)
+                else:
+                    read.add(event, number)
             if not whole:
                 break
             offset += len(line)
