@@ -286,6 +286,7 @@ async def first_look(
     if device is None or isinstance(device, str):
         device = device_for(scenario, device)  # the scenario's own device unless told
         scenario = resolve_app(device, scenario)
+    judge = judge_for(scenario, judge, None)  # --judge, else the scenario's own
     words = [a.claim for a in scenario.preconditions if isinstance(a, Assert) and a.claim]
     if words and judge is None:
         what = f"precondition {words[0]!r} is a claim in words: give a judge (--judge)"

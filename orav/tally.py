@@ -17,6 +17,7 @@ from orav.model import (
     Assert,
     Deed,
     DeviceInfo,
+    Done,
     FileChange,
     Judged,
     ModelCall,
@@ -105,7 +106,8 @@ class Tally:
     def first_look(self, observation: Observation) -> None:
         """The first screen reasoned on, before any action: a success criterion that holds
         here already proves nothing the run will do (a warning of the report). A claim in
-        words is not judged here: that would cost a judge's call the run did not ask for."""
+        words is not judged here: that would cost a judge's call the run did not ask for (a
+        done before any action judges it, ``judge``)."""
         if self.held is None:
             criteria = self.scenario.success_criteria
             self.held = [a for a in criteria if a.claim is None and check(a, observation)]
@@ -190,7 +192,11 @@ class Tally:
         """The agent is done: each success criterion as checked on the last screen (whether it
         held, what was found instead), one goal per name; without any criteria, the agent's own
         ``success`` is the goal's. Judged again after an unproven done, the goals are those of
-        the last."""
+        the last. Judged before any action, the claims in words that held join ``held``
+        (judged now, at no extra call: ``first_look`` judges none)."""
+        if self.held is not None and all(isinstance(s.decision.action, Done) for s in self.history):
+            words = [a for a, holds, _ in checked if holds and a.claim is not None]
+            self.held += [a for a in words if a not in self.held]
         self.achieved = []
         self.missed = [goal_name(a) for a in self.asserted]
         self.unmet = [(assertion, found) for assertion, holds, found in checked if not holds]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -152,6 +153,15 @@ async def test_the_table_judges_by_fixed_answers_and_selector_checks(tmp_path: P
     assert not empty.passed and empty.evidence == "#basket has value '0': value None"
     unknown = await ask("the parsnips are organic")
     assert not unknown.sure and f"add it to {table}" in unknown.reason()
+    assert paid.at == Frame(20, 700, 350, 50)  # the evidence: the element the checks found
+
+
+async def test_the_table_matches_claims_whatever_unicode_form_or_case(tmp_path: Path) -> None:
+    table = tmp_path / "t.table"  # written composed (NFC), asked decomposed and upper case
+    table.write_text("die straße ist geöffnet: true\n", encoding="utf-8")
+    judge = TableJudge.load(table)
+    asked = unicodedata.normalize("NFD", "Die STRASSE ist geöffnet.")
+    assert (await judge.judge(Question(asked, SCREEN, SCENARIO))).passed
 
 
 @pytest.mark.parametrize(

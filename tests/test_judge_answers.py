@@ -17,10 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from model_server import HOME, SCENARIO, ModelServer
 
+from orav.agents.prompt import encode_tree
 from orav.agents.reply import InvalidAnswer
 from orav.errors import AgentError
 from orav.judges import Question
 from orav.judges.model import ModelJudge, parse_judgement
+from orav.model import Frame
 
 BENCH = Path(__file__).resolve().parents[1] / "orav" / "scenarios" / "bench"
 CLAIM = "the list shows getting started"  # words the judge's code never saw
@@ -137,6 +139,33 @@ async def test_http_5xx_and_a_slow_judge_are_errors_within_the_budget(server) ->
     server.replies.append({"hang": True})
     with pytest.raises(AgentError, match="timed out"):
         await ask(server, timeout=0.3)
+
+
+# --- where the evidence points -------------------------------------------------------------
+
+CELL = Frame(0, 120, 390, 60)  # HOME's "Getting started"
+
+
+@pytest.mark.parametrize(
+    ("fields", "at"),
+    [
+        ({"element": "e2"}, CELL),  # a ref
+        ({"element": "Getting started"}, CELL),  # a label
+        ({"element": "the getting started row"}, CELL),  # a label said within a phrase
+        ({"element": [200, 150]}, CELL),  # a point on it, in points
+        ({"element": {"x": 340, "y": 800}}, Frame(300, 780, 80, 44)),
+        ({"element": "(10, 20)"}, Frame(10, 20, 0, 0)),  # a point on no element
+        ({"evidence": 'the row "Getting started" is listed'}, CELL),  # a quoted label
+        ({"evidence": "the badge at (340, 800) is there"}, Frame(300, 780, 80, 44)),
+        ({"evidence": {"element": "e2", "why": "listed"}}, CELL),
+        ({"element": "e99"}, None),  # nothing on this screen
+        ({"element": None, "evidence": "the list is there"}, None),
+    ],
+)
+def test_the_evidence_points_at_an_element_by_ref_label_or_point(fields, at) -> None:
+    _, refs = encode_tree(HOME)
+    answer = json.dumps({"holds": True, "evidence": "x", "confidence": 0.9, **fields})
+    assert parse_judgement(answer, refs=refs).at == at
 
 
 # --- never a false pass ------------------------------------------------------------------------

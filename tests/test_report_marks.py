@@ -1,6 +1,7 @@
 """What a tester sees in a run's report, measured in a real headless Chromium: where each tap
 and swipe landed on its screenshot, the filmstrip, each step's durations, a crash right after a
-step in red, and a terminal's screenshots at a size its characters can be read.
+step in red, a terminal's screenshots at a size its characters can be read, and each judgement
+boxed on its screen where its evidence points.
 
 The run is recorded on Gezeiten (tests/report_apps), a tide-table app whose words orav's code
 never saw: a tap low on the screen, a swipe across it, a tap near the right edge where the app
@@ -17,6 +18,8 @@ from pathlib import Path
 import chromium
 import pytest
 from chromium import CHROMIUM
+from command import orav
+from standin import StandIn, serving
 
 from orav.cassette import DecideEvent, PerformEvent, RecoveryBeginEvent, read_cassette
 from orav.model import Swipe, Tap
@@ -42,10 +45,12 @@ MEASURE = """
 const place = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
 const marks = [...document.querySelectorAll(".marked")].map((m) => {
   const [ix, iy, iw, ih] = place(m.querySelector("img"));
-  const where = m.closest("article") ? m.closest("article").id : m.closest("a").getAttribute("href");
+  const card = m.closest("article") || m.closest("a") || m.closest("section");
+  const where = card.id || card.getAttribute("href");
   return {where, strip: !!m.closest(".filmstrip"), marks: [...m.querySelectorAll("span.mark")].map((s) => {
     const [x, y, w, h] = place(s);
-    return {kind: s.classList[1], x: (x + w / 2 - ix) / iw, y: (y + h / 2 - iy) / ih};
+    return {kind: s.classList[1], x: (x + w / 2 - ix) / iw, y: (y + h / 2 - iy) / ih,
+            box: [(x - ix) / iw, (y - iy) / ih, w / iw, h / ih]};
   })};
 });
 const shots = [...document.querySelectorAll("img.shot")].map((i) => place(i)[2]);
@@ -154,3 +159,57 @@ def test_a_terminal_is_shown_in_cells_at_a_readable_size(tmp_path: Path):
     # At least 6 px a cell across, as a terminal's characters are read (a 240 px thumbnail
     # gave 3).
     assert measured["shots"] and min(measured["shots"]) / device.width >= 6
+
+
+class Pointing(StandIn):
+    """A judge that points at its evidence three ways: by the element's ref, by its label
+    quoted in the evidence, by coordinates (centre of the element, in points)."""
+
+    def judgement(self, text: str) -> str:
+        claim = re.search(r"^Claim: (.*)$", text, re.MULTILINE).group(1)
+        self.judged.append(claim)
+        refs = dict(re.findall(r'^(e\d+) \w+ "([^"]+)"', text, re.MULTILINE))
+        ref = {label: r for r, label in refs.items()}
+        answer = {"holds": True, "confidence": 0.9}
+        if "Husum" in claim:  # by ref, in the evidence's object
+            answer["evidence"] = {"element": ref["Husum"], "says": "Nordsee"}
+        elif "Hochwasser" in claim:  # by label, quoted
+            answer["evidence"] = "the table reads 'Hochwasser Tag 1'"
+        else:  # by coordinates
+            answer |= {"evidence": "a button low on the right", "element": [335, 722]}
+        return json.dumps(answer)
+
+
+def test_each_judgement_is_boxed_where_its_evidence_points(tmp_path: Path) -> None:
+    scenario = tmp_path / "gezeiten_words.yaml"
+    scenario.write_text(
+        "name: gezeiten_words\napp: de.gezeiten.app\ngoal: Morgen den Pegel von Husum sehen.\n"
+        "preconditions: [Husum steht unter den Häfen]\n"
+        "success_criteria: [Hochwasser für morgen wird gezeigt, man kann einen Alarm stellen]\n"
+        "script:\n  - action: {kind: tap, target: {id: hafen_husum}}\n"
+        "  - action: {kind: swipe, start: {x: 330, y: 420}, end: {x: 60, y: 400}}\n"
+        "  - action: {kind: done, success: true}\n"
+    )
+    cassette = tmp_path / "gezeiten_words.cassette"
+    judge = Pointing()
+    with serving(judge) as url:
+        done = orav(
+            "record", scenario, "--device", f"sim:{APP}", "--judge", "openai:pointing",
+            "--base-url", url, "--out", cassette,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(cassette.with_suffix(".report.json").read_text())
+    frames = {j["claim"]: j["at"] for j in report["judgements"]}
+    assert frames == {  # the elements' frames in the app model
+        "Husum steht unter den Häfen": {"x": 0, "y": 520, "width": 390, "height": 60},
+        "Hochwasser für morgen wird gezeigt": {"x": 20, "y": 300, "width": 350, "height": 40},
+        "man kann einen Alarm stellen": {"x": 290, "y": 700, "width": 90, "height": 44},
+    }
+    measured, _ = measure(cassette.with_suffix(".html"), tmp_path)
+    shown = [m["marks"] for m in measured["marks"] if m["where"] == "judgements"]
+    assert len(shown) == 3
+    for marks, at in zip(shown, frames.values(), strict=True):
+        (mark,) = marks
+        assert mark["kind"] == "area"
+        expected = [at["x"] / 390, at["y"] / 844, at["width"] / 390, at["height"] / 844]
+        assert all(abs(a - b) < 0.01 for a, b in zip(mark["box"], expected, strict=True)), mark

@@ -110,3 +110,39 @@ def test_the_planner_navigation_criteria_hold_on_its_home_screen() -> None:
     (warning,) = [line for line in done.stderr.splitlines() if ": warning:" in line]
     assert "every success criterion already held" in warning
     assert "#open_settings" in warning and "#week_start" in warning
+
+
+# Criteria in words, judged by the scenario's own table (no --judge): one in another language
+# that holds on the front page, a negation that holds there too, a named state negated
+# (`slots_hidden: false` asks "not slots hidden") and a quantity that do not.
+IN_WORDS = """\
+name: kiln_in_words
+app: studio.kiln.booking
+judge: table:kiln.table
+goal: Reserve the bisque firing slot.
+success_criteria:
+  - Das Atelier hat heute geöffnet
+  - no firing is reserved yet
+  - slots_hidden: false
+  - exactly one slot is offered
+"""
+TABLE = """\
+das atelier hat heute geöffnet: {target: {label: Open studio today}}
+no firing is reserved yet: {target: {id: confirmation}, condition: absent}
+not slots hidden: {target: {id: slot_list}}
+exactly one slot is offered: {target: {id: slot_list}, condition: contains, value: Tuesday}
+"""
+
+
+def test_a_criterion_in_words_that_holds_on_the_first_look_is_a_warning(tmp_path: Path) -> None:
+    app, _, _ = _files(tmp_path)
+    (tmp_path / "kiln.table").write_text(TABLE)
+    scenario = tmp_path / "words.yaml"
+    scenario.write_text(IN_WORDS)
+    done = orav("validate", scenario, "--device", f"sim:{app}")
+    assert done.returncode == 0, done.stderr
+    (warning,) = [line for line in done.stderr.splitlines() if ": warning:" in line]
+    assert warning.endswith(
+        "already held before the first action, so it proves nothing alone: "
+        "Das Atelier hat heute geöffnet, no firing is reserved yet"
+    )

@@ -15,6 +15,7 @@ connections ``close()``, as agents do (``orav.agents``).
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Protocol, runtime_checkable
 
 from attrs import frozen
@@ -46,5 +47,6 @@ class Judge(Protocol):
 
 
 def normal(claim: str) -> str:
-    """A claim as tables key it: words, lower case, single spaces, no end punctuation."""
-    return " ".join(claim.lower().split()).rstrip(".!")
+    """A claim as tables key it: words in one Unicode form (NFKC) and case (casefold: ß is
+    ss), single spaces, no end punctuation."""
+    return " ".join(unicodedata.normalize("NFKC", claim).casefold().split()).rstrip(".!")

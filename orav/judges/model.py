@@ -13,16 +13,20 @@ the same options.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any, Self
+
+from attrs import evolve
 
 from orav.agents.completion import kept, prompt_digest, reply_of, token_counts
 from orav.agents.openai import OpenAIAgent, Refused, reask
 from orav.agents.prompt import encode_tree, screenshot_data_url
+from orav.agents.refs import element_at, named
 from orav.agents.reply import InvalidAnswer, ToolCall, answer_object, answer_objects
 from orav.codec import show
 from orav.judges import Question
-from orav.model import Judgement
+from orav.model import Element, Frame, Judgement
 from orav.secrets import Scrubber, scenario_secrets
 
 JUDGE_PROMPT = """\
@@ -31,7 +35,8 @@ the screenshot and the element tree (one element a line: ref, role, "label", #id
 @centre) and answer with one JSON object:
 - holds: true when the claim is true of this screen as it is now, else false;
 - evidence: one sentence naming what on the screen shows it (quote labels and values);
-- confidence: 0 to 1, how sure you are; below 0.7 when the screen does not show enough to tell.
+- confidence: 0 to 1, how sure you are; below 0.7 when the screen does not show enough to tell;
+- element: the ref (e12) of the element that shows it most, or null.
 Judge only what the screen shows; do not assume what it might show after another action."""
 
 JUDGE_SCHEMA: dict[str, Any] = {
@@ -40,14 +45,19 @@ JUDGE_SCHEMA: dict[str, Any] = {
         "holds": {"type": "boolean"},
         "evidence": {"type": "string"},
         "confidence": {"type": "number"},
+        "element": {"type": ["string", "null"]},
     },
-    "required": ["holds", "evidence", "confidence"],
+    "required": ["holds", "evidence", "confidence", "element"],
     "additionalProperties": False,
 }
 _FORMAT = {
     "type": "json_schema",
     "json_schema": {"name": "orav_judgement", "strict": True, "schema": JUDGE_SCHEMA},
 }
+_QUOTED = re.compile(r'"([^"]{1,200})"|“([^”]{1,200})”|\'([^\']{1,200})\'')
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_POINT = re.compile(rf"\(?\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\)?")
+_POINT_IN = re.compile(rf"\(\s*{_NUMBER}\s*,\s*{_NUMBER}\s*\)")
 _TRUTHS = {"yes": True, "true": True, "1": True, "no": False, "false": False, "0": False}
 
 
@@ -96,11 +106,51 @@ def _evidence(value: Any) -> str:
     return str(value)
 
 
-def parse_judgement(text: str, tool_calls: tuple[ToolCall, ...] = ()) -> Judgement:
+def _point(value: Any) -> tuple[float, float] | None:
+    """A point written as ``[x, y]``, ``{"x": x, "y": y}`` or ``"(x, y)"``."""
+    if isinstance(value, dict):
+        value = [value.get("x"), value.get("y")]
+    if isinstance(value, str):
+        found = _POINT.fullmatch(value.strip())
+        value = [float(found.group(1)), float(found.group(2))] if found else None
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
+        return None
+    return float(value[0]), float(value[1])
+
+
+def _pointed(data: dict[str, Any], refs: dict[str, Element]) -> Frame | None:
+    """Where the evidence is: the element the answer names (``element`` as a ref, a label or a
+    point; else a label the evidence quotes, or a point it gives), its frame; a point on no
+    element as an empty frame. None where it names nothing on the screen."""
+    evidence = data.get("evidence")
+    said = [data.get("element")]
+    if isinstance(evidence, dict):
+        said += [evidence.get("element"), evidence.get("label")]
+    if isinstance(evidence, str):
+        said += [quoted for pair in _QUOTED.findall(evidence) for quoted in pair if quoted]
+        said += [found.group(0) for found in _POINT_IN.finditer(evidence)]
+    for value in said:
+        point = _point(value)
+        if point is not None:
+            under = element_at(*point, refs)
+            return under.frame if under is not None else Frame(*point)
+        if isinstance(value, str) and value.strip():
+            element = refs.get(value.strip()) or named(value, refs)
+            if element is not None:
+                return element.frame
+    return None
+
+
+def parse_judgement(
+    text: str, tool_calls: tuple[ToolCall, ...] = (), refs: dict[str, Element] | None = None
+) -> Judgement:
     """A model's answer as a Judgement, wherever the server put the object (the LLM agent's
     tolerant reading, ``orav.agents.reply``); InvalidAnswer with a reason the model can act
     on. An answer that decides neither way (``holds`` null, "unsure"), or both ways (two
-    answers that disagree), is unsure: the claim fails with the judge's words."""
+    answers that disagree), is unsure: the claim fails with the judge's words. ``refs``: the
+    tree's elements as the prompt cited them, for where the evidence points."""
     data = answer_object(text, tool_calls, key="holds")
     if "holds" not in data:
         raise InvalidAnswer("holds: missing; expected true or false")
@@ -113,7 +163,7 @@ def parse_judgement(text: str, tool_calls: tuple[ToolCall, ...] = ()) -> Judgeme
         said = f"holds: {show(data['holds'])}"
         return Judgement(False, f"{said}: {evidence}" if evidence else said, 0.0)
     confidence = _confidence(data.get("confidence", 1.0))
-    return Judgement(holds, evidence, confidence)
+    return Judgement(holds, evidence, confidence, at=_pointed(data, refs or {}))
 
 
 class ModelJudge:
@@ -167,6 +217,7 @@ class ModelJudge:
         if config.send_screenshot and shot is not None and shot.data:
             image = await asyncio.to_thread(screenshot_data_url, shot, config.screenshot_max_size)
         conversation = self.messages(question, image)
+        _, refs = encode_tree(question.observation)  # what the prompt cited, for ``at``
         digest = prompt_digest(conversation)
         prompt_tokens = completion_tokens = 0
         latency = 0.0
@@ -183,7 +234,7 @@ class ModelJudge:
                 prompt_tokens += prompt
                 completion_tokens += completed
                 text, calls = reply_of(completion, config.max_output_tokens)
-                judgement = parse_judgement(text, calls)
+                judgement = parse_judgement(text, calls, refs)
             except InvalidAnswer as exc:
                 problem = str(exc)
                 conversation += reask(text, problem, "one JSON object: holds, evidence, confidence")
@@ -198,7 +249,7 @@ class ModelJudge:
                 latency,
                 attempt,
             )
-            return Judgement(judgement.holds, judgement.evidence, judgement.confidence, call)
+            return evolve(judgement, call=call)
         call = model._call(
             None, digest, kept(text), prompt_tokens, completion_tokens, latency, attempt
         )

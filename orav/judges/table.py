@@ -8,8 +8,10 @@ must all hold on the screen::
     logged in: [{target: {id: tab_profile}}, {target: {id: sign_in}, condition: absent}]
     no error message is visible: true
 
-Claims are matched by their words (case, spacing and a final full stop aside). A claim the
-table lacks is judged unsure, so it fails and says which file to add it to.
+Claims are matched by their words (case, Unicode form, spacing and a final full stop aside).
+A claim the table lacks is judged unsure, so it fails and says which file to add it to. A claim
+its checks decide points at the first element they found (the report marks it on the
+screenshot).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from orav.errors import InputError
 from orav.judges import Question, normal
 from orav.model import Assert, Judgement
 from orav.perceive.assertions import check, describe_assertion, found_instead
+from orav.perceive.targets import target_element
 
 Answer = bool | tuple[Assert, ...]
 
@@ -77,4 +80,6 @@ class TableJudge:
         if missed:
             first = missed[0]
             return Judgement(False, f"{describe_assertion(first)}: {found_instead(first, seen)}")
-        return Judgement(True, "; ".join(describe_assertion(c) for c in answer))
+        found = [target_element(seen, c.target) for c in answer if c.target is not None]
+        at = next((element.frame for element in found if element is not None), None)
+        return Judgement(True, "; ".join(describe_assertion(c) for c in answer), at=at)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from attrs import field, frozen
 
 from orav.model.decision import ModelCall
+from orav.model.geometry import Frame
 from orav.model.limits import at_least, at_most
 
 SURE = 0.7  # the confidence below which a judgement is unsure, and fails with its reason
@@ -18,12 +19,15 @@ def _clip(text: str) -> str:
 @frozen
 class Judgement:
     """Whether a claim ``holds`` on the screen, the ``evidence`` the judge saw, how sure it is
-    (``confidence``, 0 to 1), and what asking a model cost (``call``)."""
+    (``confidence``, 0 to 1), what asking a model cost (``call``), and where on the screen the
+    evidence is (``at``: the frame of the element it points at, or a point as an empty frame;
+    None when it points at nothing)."""
 
     holds: bool
     evidence: str = field(default="", converter=_clip)
     confidence: float = field(default=1.0, validator=[at_least(0), at_most(1)])
     call: ModelCall | None = None
+    at: Frame | None = None
 
     @property
     def sure(self) -> bool:
@@ -55,6 +59,7 @@ class Judged:
     holds: bool
     evidence: str = ""
     confidence: float = 1.0
+    at: Frame | None = None  # where the evidence is on the screen (``Judgement.at``)
 
     @property
     def passed(self) -> bool:
@@ -62,4 +67,5 @@ class Judged:
 
     @classmethod
     def of(cls, step: int, claim: str, screen: str, judgement: Judgement) -> Judged:
-        return cls(step, claim, screen, judgement.holds, judgement.evidence, judgement.confidence)
+        j = judgement
+        return cls(step, claim, screen, j.holds, j.evidence, j.confidence, j.at)

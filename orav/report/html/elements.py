@@ -147,10 +147,12 @@ def has_data(screenshot: Screenshot | None) -> bool:
 @frozen
 class Mark:
     """Where an action landed on a screen, in the screen's own units (points, or a terminal's
-    cells): a tap's point, or a swipe from ``at`` to ``to``."""
+    cells): a tap's point, or a swipe from ``at`` to ``to``; or, ``area``, what a judgement's
+    evidence points at: the box from ``at`` to ``to`` (top left, bottom right)."""
 
     at: Point
     to: Point | None = None
+    area: bool = False
 
 
 Space = tuple[float, float]  # a screen's width and height in the units of its marks
@@ -248,6 +250,12 @@ def _marked(image: ET.Element, marks: Sequence[Mark], space: Space) -> ET.Elemen
 
     overlay: list[Child] = []
     for mark in marks:
+        if mark.area and mark.to is not None:
+            w = (mark.to.x - mark.at.x) / width * 100 if width else 0
+            h = (mark.to.y - mark.at.y) / height * 100 if height else 0
+            box = f"{at(mark.at)}; width: {w:.3f}%; height: {h:.3f}%"
+            overlay.append(el("span", {"class": "mark area", "style": box}))
+            continue
         if mark.to is None:
             overlay.append(el("span", {"class": "mark tap", "style": at(mark.at)}))
             continue

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from orav.errors import OravError
-from orav.model import RunReport, SideEffects
+from orav.model import Judged, Observation, Point, RunReport, Screenshot, SideEffects
+from orav.perceive.change import screen_digest
 from orav.report.coverage import read_coverage
 from orav.report.files import write_text
 from orav.report.html.cards import (
@@ -27,6 +28,7 @@ from orav.report.html.coverage_section import coverage_section
 from orav.report.html.elements import (
     STATUS_CLASS,
     Child,
+    Mark,
     chips,
     copy_of,
     el,
@@ -425,7 +427,32 @@ def _judgements(run: RunView) -> ET.Element | None:
             el("tr", None, [el("th", None, name) for name in head]),
             rows,
         ),
+        el("div", {"class": "shots"}, list(_evidence_shots(run, judged))),
     )
+
+
+def _evidence_shots(run: RunView, judged: tuple[Judged, ...]) -> Iterator[ET.Element]:
+    """Each judgement that points at something, on the screenshot of the screen it judged
+    (found by the screen's digest among the steps' and the conclusion's): a box round what it
+    points at, a dot where it points at a spot."""
+    pointed = [j for j in judged if j.at is not None]
+    if not pointed:
+        return
+    seen = [(step.tree, step.before) for step in run.steps]
+    seen.append((run.conclusion.tree, run.conclusion.screenshot))
+    shots: dict[str, Screenshot] = {}
+    for tree, shot in seen:
+        if tree and shot is not None:
+            shots.setdefault(screen_digest(Observation(elements=tree)), shot)
+    space = screen_space(run)
+    for j in pointed:
+        shot, at = shots.get(j.screen), j.at
+        if shot is None or at is None:
+            continue
+        corner = Point(at.x + at.width, at.y + at.height)
+        mark = Mark(Point(at.x, at.y), corner, area=True) if at.width else Mark(Point(at.x, at.y))
+        when = "precondition" if j.step == 0 else f"step {j.step}"
+        yield figure(shot, f"{when}: {j.claim}", j.evidence or j.claim, marks=[mark], space=space)
 
 
 def _regression_check(run: RunView) -> tuple[RegressionCheck | None, ET.Element | None]:
