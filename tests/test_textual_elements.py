@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import (
@@ -501,6 +501,52 @@ async def test_the_page_a_content_switcher_shows_is_part_of_the_screen():
         settings = await device.observe()
         assert screen_name(settings) == "Pages · One · settings"
         assert screen_id(settings) != screen_id(home)
+
+
+class Almanach(App):
+    """Three switchers, as a notes app lays them out: a sidebar's (which folder), the content's
+    (which note), and a one-line bar's that flips to a notice for a while after a save."""
+
+    CSS = "#side { width: 14; } #content { width: 1fr; height: 1fr; } #bar { height: 1; dock: bottom; }"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            with ContentSwitcher(initial="fach-root", id="side"):
+                yield Label("Fächer", id="fach-root")
+                yield Label("Fach 7", id="fach-7")
+            with ContentSwitcher(initial="blatt-leer", id="content"):
+                with Vertical(id="blatt-leer"):
+                    yield Button("Sichern", id="sichern")
+                    yield Button("Blatt 3", id="blatt")
+                yield Label("Blatt 3, beschrieben", id="blatt-3")
+        with ContentSwitcher(initial="zeile", id="bar"):
+            yield Label("bereit", id="zeile")
+            yield Label("gesichert!", id="hinweis")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "sichern":
+            self.query_one("#bar", ContentSwitcher).current = "hinweis"
+            self.query_one("#side", ContentSwitcher).current = "fach-7"
+        else:
+            self.query_one("#content", ContentSwitcher).current = "blatt-3"
+
+
+async def test_a_small_switchers_page_is_a_part_of_the_place_not_the_place():
+    """A bar's notice or a sidebar's folder does not make another screen; the content does."""
+    async with TextualDevice(Almanach, size=(60, 16)) as device:
+        await device.launch()
+        first = await device.observe()
+        assert (await device.perform(Tap(target=Target(id="sichern")))).ok
+        await device.settle(0.4)
+        saved = await device.observe()
+        assert "page:hinweis" in {t for e in saved.elements for t in e.traits}
+        assert screen_id(saved) == screen_id(first)
+        assert screen_name(saved) == screen_name(first) == "Almanach · blatt-leer"
+        assert (await device.perform(Tap(target=Target(id="blatt")))).ok
+        await device.settle(0.4)
+        note = await device.observe()
+        assert screen_id(note) != screen_id(first)
+        assert screen_name(note) == "Almanach · blatt-3"
 
 
 class Icons(App):

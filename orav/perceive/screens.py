@@ -205,9 +205,18 @@ def _ios_name(elements: list[Element]) -> str | None:
 
 
 def _pages(elements: Iterable[Element]) -> list[str]:
-    """The pages a Textual screen shows (a ContentSwitcher's ``page:ID``): part of which
-    screen this is, as a selected tab is."""
-    return [t.removeprefix("page:") for e in elements for t in e.traits if t.startswith("page:")]
+    """The pages a Textual screen shows where its content is (a ContentSwitcher's
+    ``page:ID``): part of which screen this is, as a selected tab is. A switcher less than
+    half the size of the largest one is a part of that place, not the place (a status bar
+    that flips to a notice, a sidebar's tree), so its page is left out."""
+    switchers = [
+        (e.frame.width * e.frame.height, t.removeprefix("page:"))
+        for e in elements
+        for t in e.traits
+        if t.startswith("page:")
+    ]
+    largest = max((area for area, _ in switchers), default=0.0)
+    return [page for area, page in switchers if 2 * area >= largest]
 
 
 def _readable(text: str | None) -> str | None:
