@@ -5,9 +5,15 @@ Proven on a pottery studio's booking app the code never saw, and on the planner 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from command import orav
+from standin import StandIn, serving
+
+from orav import session
+from orav.agents.openai import OpenAIAgent
+from orav.scenario_loader import load_scenario
 
 # An app the code never saw: a studio's front page, a kiln's firing slots behind a button.
 KILN = """\
@@ -146,3 +152,48 @@ def test_a_criterion_in_words_that_holds_on_the_first_look_is_a_warning(tmp_path
         "already held before the first action, so it proves nothing alone: "
         "Das Atelier hat heute geöffnet, no firing is reserved yet"
     )
+
+
+def test_a_run_done_before_any_action_warns_of_its_criteria_in_words(tmp_path: Path) -> None:
+    app, _, _ = _files(tmp_path)
+    (tmp_path / "kiln.table").write_text(TABLE)
+    scenario = tmp_path / "words.yaml"
+    held = "\n".join(IN_WORDS.splitlines()[:7])  # the two criteria that hold on the front page
+    scenario.write_text(held + "\nscript:\n  - action: {kind: done, success: true}\n")
+    cassette = tmp_path / "words.cassette"
+    done = orav("record", scenario, "--device", f"sim:{app}", "--out", cassette)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(cassette.with_suffix(".report.json").read_text())
+    assert report["total_steps"] == 0
+    assert report["warnings"] == [
+        (
+            "every success criterion already held before the first action (Das Atelier hat "
+            "heute geöffnet, no firing is reserved yet): a pass proves nothing the run did"
+        )
+    ]
+
+
+async def test_a_model_done_at_once_on_claims_that_already_hold_is_told_and_goes_on(tmp_path):
+    """The issue's planner case in words: the criterion holds on the first screen, the model
+    says done at step 1; it is told the done proves nothing, and passes only after acting."""
+    app, _, _ = _files(tmp_path)
+    scenario = tmp_path / "open.yaml"
+    scenario.write_text(
+        "name: kiln_open\napp: studio.kiln.booking\ngoal: Reserve the bisque firing slot.\n"
+        "success_criteria: [the studio is open today]\n"
+    )
+    done = {"kind": "done", "success": True, "summary": "it is open"}
+    tap = {"kind": "tap", "x": None, "y": None, "duration": None}
+    model = StandIn([(None, done), ("Book a firing", tap), ("Reserve the bisque slot", tap), (None, done)])  # fmt: skip
+    with serving(model) as url:
+        agent = OpenAIAgent.from_spec("openai:stand-in", base_url=url, max_retries=0)
+        run = await session.record(
+            load_scenario(scenario), tmp_path / "open.cassette", device=f"sim:{app}", agent=agent
+        )
+    report = run.report
+    assert report.status == "passed" and report.total_steps > 0
+    assert report.screens_visited[-1] == "Reserved"  # it acted: not a pass with 0 steps
+    assert model.judged == ["the studio is open today"] * 2  # at each done
+    told = json.dumps(model.requests[2]["messages"])  # the decision after the first done
+    assert "every success criterion already held before the first action" in told
+    assert report.warnings[0].startswith("every success criterion already held")
