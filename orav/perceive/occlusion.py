@@ -75,9 +75,10 @@ def clearable(cover: Cover) -> bool:
     return cover.kind == "keyboard" or dismissible(cover.buttons)
 
 
-# The last tree asked about and its modal: a step asks it of the same tree ~4 times (its fault,
-# its target's cover, the remedies), each a walk of every element.
-_LAST: tuple[object, tuple[Element, ...]] = (None, ())
+# The last two trees asked about and their modals, newest first: a step asks it of its
+# ``before`` and its ``after`` in turn, several times each (the faults, its target's cover, the
+# deeds, the remedies), each a walk of every element.
+_LAST: tuple[tuple[object, tuple[Element, ...]], ...] = ()
 
 
 def modal_elements(elements: tuple[Element, ...]) -> tuple[Element, ...]:
@@ -85,8 +86,9 @@ def modal_elements(elements: tuple[Element, ...]) -> tuple[Element, ...]:
     inside its frame (the whole rest of the tree when it has no frame, as a terminal modal)."""
     global _LAST
     last = _LAST  # one read: another thread may replace it
-    if last[0] is elements:
-        return last[1]
+    for tree, known in last:
+        if tree is elements:
+            return known
     index = next((i for i, e in enumerate(elements) if is_alert(e)), None)
     modal: tuple[Element, ...] = ()
     if index is not None:
@@ -97,7 +99,7 @@ def modal_elements(elements: tuple[Element, ...]) -> tuple[Element, ...]:
             if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
         )
         modal = (elements[index], *inside)
-    _LAST = (elements, modal)
+    _LAST = ((elements, modal), *last[:1])
     return modal
 
 
