@@ -149,19 +149,23 @@ CRASHING = SPRINKLE.replace(
 
 def test_an_aborted_run_is_set_aside_out_of_recordings_unless_asked(tmp_path: Path):
     root = project(tmp_path / "garden", CRASHING)
-    aside = tmp_path / "tmp"
-    aside.mkdir()
-    done = orav("record", "scenarios/", cwd=root, tmp=aside)
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    done = orav("record", "scenarios/", cwd=root, tmp=shared)
     assert done.returncode == 1, done.stderr
     assert "aborted" in done.stdout
-    kept = aside / "orav-aborted" / "sprinkle.cassette"
+    kept = root / ".orav" / "aborted" / "sprinkle.cassette"
     assert kept.is_file() and kept.with_suffix(".html").is_file()
     assert f"set aside in {kept.parent}/" in done.stderr
     assert not list((root / "recordings").glob("sprinkle.*"))
-    asked = orav("record", "scenarios/", "--keep-aborted", cwd=root, tmp=aside)
+    assert not list(shared.glob("*aborted*"))  # not in a temp folder others share
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, timeout=60)
+    # git sees no file of .orav/, as of .pytest_cache/ (check-ignore exits 1 otherwise)
+    subprocess.run(["git", "check-ignore", "-q", kept], cwd=root, check=True, timeout=60)
+    asked = orav("record", "scenarios/", "--keep-aborted", cwd=root, tmp=shared)
     assert asked.returncode == 1 and (root / "recordings" / "sprinkle.cassette").is_file()
     named = root / "mine.cassette"
-    out = orav("record", "scenarios/sprinkle.yaml", "--out", named, cwd=root, tmp=aside)
+    out = orav("record", "scenarios/sprinkle.yaml", "--out", named, cwd=root, tmp=shared)
     assert out.returncode == 1 and named.is_file()  # --out says where it goes
 
 

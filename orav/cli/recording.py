@@ -133,7 +133,7 @@ if TYPE_CHECKING:
     "--keep-aborted",
     is_flag=True,
     help="Keep an aborted run's cassette and reports in recordings/ (by default they are set "
-    "aside in the temp folder, the path said; --out keeps them where it says).",
+    "aside in .orav/aborted/ beside it, the path said; --out keeps them where it says).",
 )
 @regression_check_option(
     "Once a run reaches its goal", "its app", " Default: the config's regression_check."
@@ -463,16 +463,17 @@ class _Here:
 
 def set_aside(outcomes: Sequence[Outcome], config: Config, keep: bool) -> list[Outcome]:
     """The outcomes, an aborted run's cassette and reports moved out of the recordings folder
-    into the temp folder's ``orav-aborted/`` (said on stderr): a run that never got going is
-    no golden and no failure of the app to keep beside them. ``keep``: left where they are."""
+    into ``.orav/aborted/`` beside it (said on stderr): a run that never got going is no golden
+    and no failure of the app to keep beside them. The project's own folder, not a shared temp
+    one another user could have made first; ignored by git as ``.pytest_cache`` is. ``keep``:
+    left where they are."""
     import shutil
-    import tempfile
 
     from attrs import evolve
 
     if keep:
         return list(outcomes)
-    aside = Path(tempfile.gettempdir()) / "orav-aborted"
+    aside = Path(config.recordings).resolve().parent / ".orav" / "aborted"
     moved = []
     for outcome in outcomes:
         report = outcome.report
@@ -486,6 +487,9 @@ def set_aside(outcomes: Sequence[Outcome], config: Config, keep: bool) -> list[O
             where = aside / out.name
         with file_errors("set aside", where.parent):
             where.parent.mkdir(parents=True, exist_ok=True)
+            ignore = aside.parent / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# made by orav: what it sets aside is no one's to commit\n*\n")
             for suffix in (".cassette", ".report.json", ".html"):
                 if out.with_suffix(suffix).exists():
                     shutil.move(out.with_suffix(suffix), where.with_suffix(suffix))
