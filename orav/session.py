@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from attrs import evolve, fields, frozen
@@ -197,16 +198,18 @@ def _interruptible() -> Iterator[dict[str, Any]]:
     cancellation = Cancellation(task).watched() if task is not None else None
     previous: dict[signal.Signals, Any] = {}
 
-    def on_signal(signum: int, frame: object) -> None:
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         name = signal.Signals(signum).name
-        # a second signal ends the process as it would have
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        if state["signal"] is None and cancellation is not None:
-            state["signal"] = name
-            if state["writer"] is not None:
-                state["writer"].interrupted = name
-            cancellation.request()
+        if state["signal"] is not None or cancellation is None:  # ends it as it would have
+            if signum == signal.SIGINT:
+                signal.default_int_handler(signum, frame)
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
+            return
+        state["signal"] = name
+        if state["writer"] is not None:
+            state["writer"].interrupted = name
+        cancellation.request()
 
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, signal.SIGTERM):

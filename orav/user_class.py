@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl
 
 from attrs import frozen
 
-from orav.errors import AgentError, DeviceError, InputError
+from orav.errors import AgentError, DeviceError, InputError, Interrupted
 from orav.model import Decision
 from orav.model.decision import cut_decision
 from orav.watchdog import Cut
@@ -78,7 +78,9 @@ def build(spec: str, protocol: type, flag: str) -> Any:
         pass  # no signature to read (a class in C): let the call say
     try:
         instance = cls(**dict(parsed.arguments))
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001 - the user's
+    except Interrupted:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - whatever the code raised, SystemExit too
         raise InputError(f"{parsed.call} raised {_described(exc)}", flag) from None
     for member, annotation in _data_members(protocol).items():
         value = getattr(instance, member, None)
@@ -105,7 +107,9 @@ def _import_class(spec: ClassSpec, flag: str) -> type:
                 flag,
             ) from None
         raise InputError(f"importing {spec.module!r} raised {_described(exc)}", flag) from None
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - whatever the module raised
+    except Interrupted:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - whatever the module raised, SystemExit too
         raise InputError(f"importing {spec.module!r} raised {_described(exc)}", flag) from None
     found = getattr(module, spec.name, None)
     if found is None:
@@ -169,9 +173,9 @@ def _described(exc: BaseException) -> str:
 
 
 class Bounded:
-    """A user's object behind orav's protocol, held to it at every call: a ``SystemExit`` or
-    ``KeyboardInterrupt`` it raises is its failure, located (``error``: AgentError,
-    DeviceError), never orav's exit; an answer of the wrong type is refused, naming the
+    """A user's object behind orav's protocol, held to it at every call: a ``SystemExit``,
+    ``KeyboardInterrupt`` or any other BaseException it raises is its failure, located
+    (``error``: AgentError, DeviceError), never orav's exit; an answer of the wrong type is refused, naming the
     method; a decision's free text is cut as a model's is; a call a deadline cuts short is
     named (``watchdog.Cut``), so the run's report says what was cut. Everything else is the object's
     own (``isinstance`` against orav's optional protocols reads through)."""
@@ -190,10 +194,12 @@ class Bounded:
         async def held(*args: Any, **kwargs: Any) -> Any:
             try:
                 answer = await value(*args, **kwargs)
-            except (SystemExit, KeyboardInterrupt) as exc:
-                raise self._error(f"{self._what}.{name} raised {_described(exc)}") from None
             except asyncio.CancelledError as cancelled:  # a deadline or a signal: say what
                 raise Cut.of(f"{self._what}.{name}", cancelled) from cancelled
+            except (Exception, Interrupted):
+                raise  # its ordinary failure (the run says it), or a signal orav took
+            except BaseException as exc:  # noqa: BLE001 - SystemExit, GeneratorExit, its own
+                raise self._error(f"{self._what}.{name} raised {_described(exc)}") from None
             return self._checked(name, answer)
 
         return held
@@ -201,6 +207,8 @@ class Bounded:
     def _checked(self, name: str, answer: Any) -> Any:
         expected = self._answers.get(name)
         if isinstance(expected, type) and not isinstance(answer, expected):
+            if inspect.iscoroutine(answer):
+                answer.close()  # refused unawaited: no warning that it never ran
             raise self._error(
                 f"{self._what}.{name} returned {_shown(answer)}, not {expected.__name__}"
             )

@@ -20,6 +20,7 @@ API::
     cancellation.request()  # loop; from a signal handler: the loop, else the watchdog's cut
     raise Cut.of("Class.method", cancelled)  # a cancellation naming the call it cut short
     cut_of(error)                # that Cut behind a TimeoutError, if any
+    retrying()                   # the watchdog's own timer (ITIMER_REAL) is set
 """
 
 from __future__ import annotations
@@ -97,6 +98,11 @@ def _on_alarm(signum: int, frame: FrameType | None) -> None:
     _waiting_since, _retrying = None, False
     while _due:
         _due.pop(0)()
+
+
+def retrying() -> bool:
+    """Whether the watchdog's own timer is set (an alarm due that it is waiting to deliver)."""
+    return _retrying
 
 
 def _importing(frame: FrameType | None) -> bool:

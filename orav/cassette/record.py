@@ -49,6 +49,7 @@ from orav.model import (
     Settled,
     TypeText,
     WorldChanges,
+    cut_observation,
 )
 from orav.watchdog import cut_of
 
@@ -97,7 +98,7 @@ class RecordingDevice(LifecycleCalls):
 
     async def observe(self) -> Observation:
         with _failures(self._writer, lambda raised: ObserveEvent(raised=raised)):
-            observation = await self._device.observe()
+            observation = cut_observation(await self._device.observe())
         self._writer.write(ObserveEvent(observation))
         return observation
 

@@ -4,7 +4,8 @@ SIGINT and SIGTERM end a command at any moment as ``Interrupted`` (one line, 130
 run turns it into its ``interrupted`` report (``orav.session``), anything else ends where it
 is, its temp files removed on the way out. Before orav's code runs (the interpreter's own
 start, ~0.1 s) the signals are Python's; once the command's output is out, a signal ends the
-process at once with that status.
+process at once with that status, and a thread left running (an in-process app's) is not waited
+for.
 """
 
 from __future__ import annotations
@@ -126,9 +127,27 @@ def cli() -> None:
 def main() -> None:
     try:
         cli(prog_name="orav")
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
-        for signum in SIGNALS:
-            signal.signal(signum, _leave)
+    except SystemExit as done:
+        _end(done.code)
+        raise
+
+
+def _end(code: int | str | None) -> None:
+    """The command's work is done: its output is flushed, and a signal from here on ends the
+    process at once, as does a thread left running that Python would wait for at its exit (an
+    in-process app's: orav's own are daemons or joined)."""
+    status = code if isinstance(code, int) else 0 if code is None else 1
+    left = [
+        thread.name
+        for thread in threading.enumerate()
+        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
+    ]
+    if left:
+        click.echo(f"orav: note: ended without waiting for thread {', '.join(left)}", err=True)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    for signum in SIGNALS:
+        signal.signal(signum, _leave)
+    if left:
+        os._exit(status)

@@ -3,15 +3,17 @@
 The companion answers ``accessibility_info`` with JSON text that the fb-idb client passes on
 unparsed: a pre-order array (flat form, application element first), ``[root]`` with
 ``children`` (nested form), or one object (a point query). Every form becomes one pre-order
-tuple of ``orav.model.Element``.
+tuple of ``orav.model.Element``. The text is read within the codec's bounds: a dump nested past
+64 levels or holding a number past 64 digits (a companion that is not idb's) is a malformed dump,
+as any other.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from orav.codec import JSONRefused, parse_json
 from orav.model import Element, Frame
 
 # Roles and subroles by which the companion marks a password field.
@@ -28,9 +30,9 @@ def parse_elements(text: str | bytes) -> tuple[Element, ...]:
     Elements the companion marks ``hidden`` are left out: nothing can tap them.
     """
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise AccessibilityError(f"accessibility dump is not JSON: {exc}") from None
+        data = parse_json(text)
+    except JSONRefused as exc:
+        raise AccessibilityError(f"accessibility dump is not JSON orav reads: {exc}") from None
     if isinstance(data, Mapping):
         data = [data]
     if not isinstance(data, list):

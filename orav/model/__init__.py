@@ -43,7 +43,7 @@ from orav.model.fault import (
 )
 from orav.model.geometry import Frame, Point
 from orav.model.judgement import Judged, Judgement
-from orav.model.observation import Observation, Screenshot, locate
+from orav.model.observation import Observation, Screenshot, cut_observation, locate
 from orav.model.recording import Heal, Recording
 from orav.model.report import GOAL_MET, RunError, RunReport, RunStatus, Transition, Usage
 from orav.model.running_state import RunningState
@@ -108,6 +108,7 @@ __all__ = [
     "Verification",
     "Wait",
     "WorldChanges",
+    "cut_observation",
     "locate",
     "show_action",
 ]

@@ -5,9 +5,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from orav.model.element import Element
+
+# What one look may hold, whichever device answered: a phone's screenshot is 1-5 MB and its
+# tree a few hundred elements; a device that answers 50 MB a look once made a 700 MB cassette.
+MAX_SCREENSHOT_BYTES = 32 * 1024 * 1024
+MAX_ELEMENTS = 10_000
 
 
 @frozen
@@ -51,3 +56,22 @@ def locate(
     first in pre-order."""
     matches = [e for e in elements if e.matches(label, unique_id) and not e.frame.is_empty]
     return min(matches, key=lambda e: (not e.interactive, not e.enabled), default=None)
+
+
+def cut_observation(observation: Observation) -> Observation:
+    """``observation`` within what one look may hold: a screenshot past MAX_SCREENSHOT_BYTES
+    is left out, elements past MAX_ELEMENTS are cut, and its ``error`` says so."""
+    shot, elements = observation.screenshot, observation.elements
+    cuts = []
+    if shot is not None and len(shot.data) > MAX_SCREENSHOT_BYTES:
+        most = MAX_SCREENSHOT_BYTES >> 20
+        cuts.append(f"its screenshot of {len(shot.data) >> 20} MB was left out (at most {most} MB)")
+        shot = None
+    if len(elements) > MAX_ELEMENTS:
+        cuts.append(f"{len(elements) - MAX_ELEMENTS} of its {len(elements)} elements were cut")
+        elements = elements[:MAX_ELEMENTS]
+    if not cuts:
+        return observation
+    said = f"the device's answer was too large: {', '.join(cuts)}"
+    error = f"{observation.error}; {said}" if observation.error else said
+    return evolve(observation, screenshot=shot, elements=elements, error=error)

@@ -2,8 +2,10 @@
 
 The app runs in orav's own event loop (``companion.host``, called directly), so it must share
 orav's Textual; an app pinned to another one runs in its own environment instead
-(``remote``). The processes it starts end when it is stopped (``sandbox.Brood``). Every call is bounded by ``timeout``; what an observation holds and how actions
-become calls is ``calls``.
+(``remote``). The processes it starts end when it is stopped (``sandbox.Brood``), and what it
+changes of orav's process while orav calls it (working folder, environment, descriptors 1 and
+2, signal handlers, an alarm) is put back after each call (``footprint``). Every call is
+bounded by ``timeout``; what an observation holds and how actions become calls is ``calls``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from orav.drivers.textual.calls import START_SECONDS, TextualCalls
 from orav.drivers.textual.companion.host import Failed, Host, load_app
+from orav.drivers.textual.footprint import Footprint
 from orav.drivers.textual.spec import parse_spec
 from orav.errors import DeviceError, InputError
 from orav.sandbox import Brood
@@ -120,7 +123,8 @@ class TextualDevice(TextualCalls):
             self._brood = Brood.start()  # what the app starts, ended with it
         try:
             async with asyncio.timeout(bound):
-                await self.host.launch()
+                with Footprint():
+                    await self.host.launch()
         except TimeoutError:
             await self._stop()
             raise DeviceError(f"textual app {self.name} did not start within {bound:g} s") from None
@@ -136,7 +140,8 @@ class TextualDevice(TextualCalls):
     async def _stop(self) -> None:
         """The app stopped, and every process it started killed (``sandbox.Brood``)."""
         try:
-            await self.host.stop(self.timeout)
+            with Footprint():
+                await self.host.stop(self.timeout)
         finally:
             if self._brood is not None:
                 self._brood.end()
@@ -149,7 +154,8 @@ class TextualDevice(TextualCalls):
         limit = self.timeout + takes
         call = asyncio.ensure_future(self.host.call(name, args))
         try:
-            return await _progressing(call, limit, max(START_SECONDS, limit))
+            with Footprint():
+                return await _progressing(call, limit, max(START_SECONDS, limit))
         except TimeoutError:
             raise DeviceError(
                 f"textual app {self.name} did not finish {name} within {limit:g} s"
