@@ -4,7 +4,8 @@ Every run is the real agent (the real ``openai`` client over HTTP) against orav'
 server (``orav/zoo/``), on the demo login (simulator), the shop's cart flow with its tab bar
 (simulator) and the planner's triage (Textual). Two sets:
 
-- mixed: every generic mistake at 10 % and at 30 % of answers, N seeded runs per task;
+- mixed: every generic mistake and every wild behaviour without a model of its own (old and
+  new kinds together) at 10 % and at 30 % of answers, N seeded runs per task;
 - alone: each mistake kind (model families included) in 100 % of answers, one run per task;
 - wild: each behaviour of ``orav/zoo/wild.yaml`` (nobody wrote the agent for them) the same way.
 
@@ -33,6 +34,7 @@ from orav.zoo import FAMILIES, MISTAKES, WILD, Outcome, load_mistakes, tasks
 
 RATES = (0.10, 0.30)
 GENERIC = [m for name, m in MISTAKES.items() if name not in FAMILIES]
+MIXED = GENERIC + [m for m in load_mistakes(WILD) if m.model is None]
 
 
 def _commit() -> str:
@@ -77,14 +79,14 @@ async def main(runs: int, only: str = "") -> int:
     print(f"agent zoo at {_commit()}: {runs} runs per task and rate; each kind alone once per task")
     with tempfile.TemporaryDirectory(prefix="orav-zoo-bench-") as folder:
         out = Path(folder)
-        print("\nmixed (generic mistakes: " + ", ".join(m.name for m in GENERIC) + ")")
+        print("\nmixed (" + ", ".join(m.name for m in MIXED) + ")")
         print(HEADER)
         for rate in RATES:
             everything: list[Outcome] = []
             for name, task in zoo.items():
                 outcomes = []
                 for seed in range(runs):
-                    outcome = await task.play(out / "run.cassette", GENERIC, rate=rate, seed=seed)
+                    outcome = await task.play(out / "run.cassette", MIXED, rate=rate, seed=seed)
                     outcomes.append(outcome)
                     if not outcome.passed or outcome.false_pass:
                         failures.append(

@@ -181,6 +181,7 @@ class ModelServer:
         message = {"role": "assistant", "content": reply.get("content")}
         if reply.get("refusal"):
             message["refusal"] = reply["refusal"]
+        message.update(reply.get("message", {}))  # fields some servers add (reasoning_content)
         return json.dumps(
             {
                 "id": "chatcmpl-1",

@@ -272,11 +272,23 @@ async def test_429_and_503_are_retried_by_the_sdk(server):
 
 
 async def test_http_errors_after_retries_become_agent_error(server):
-    fast = {"retry-after-ms": "5"}
-    server.replies.extend([{"status": 503, "headers": fast, "message": "overloaded"}] * 2)
+    server.replies.extend([{"status": 503, "message": "overloaded"}] * 2)
     with pytest.raises(AgentError, match=r"answered HTTP 503 \(2 tries\): overloaded"):
         await decide(server, max_retries=1)
     assert len(server.requests) == 2
+
+
+async def test_a_busy_server_is_waited_for_as_it_asks_within_the_budget(server):
+    """A server that says when to come back (Retry-After) is trusted: three 429s in a row are
+    waited out whatever max_retries says, as long as the waits stay within retry_seconds."""
+    busy = {"status": 429, "headers": {"retry-after-ms": "20"}, "message": "slow down"}
+    server.replies.extend([busy] * 3)
+    server.answer(TAP_SIGN_IN)
+    decision = await decide(server, max_retries=0)
+    assert isinstance(decision.action, Tap) and len(server.requests) == 4
+    server.replies.extend([busy] * 3)
+    with pytest.raises(AgentError, match=r"answered HTTP 429 \(2 tries\): slow down"):
+        await decide(server, max_retries=0, retry_seconds=0.03)
 
 
 async def test_a_server_that_never_answers_times_out(server):

@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orav.agents.prompt import element_line
+from orav.codec.yaml import read_yaml
 from orav.errors import InputError
 from orav.model import Element, Frame
 from orav.zoo import FAMILIES, MISTAKES, WILD, Mistake, Player, ZooServer, load_mistakes, tasks
@@ -48,6 +49,8 @@ ALONE = [
     "off_by_n",
     "early_done",
     "loop",
+    "again",
+    "done_twice",
     "slow",
     "notes",
     "qwen_pixels",
@@ -69,7 +72,38 @@ WILD_READ = [
     "json_then_prose",
     "gemini_box",
     "tool_call_tags",
+    # written in the third round before the agent was taught them
+    "claude_computer_use",
+    "openai_computer_use",
+    "gemini_computer_use",
+    "browser_use",
+    "appagent",
+    "reasoning_content",
+    "reasoning_field",
+    "truncated",
+    "refusal",
+    "refusal_prose",
+    "lenient_json",
+    "plan_then_action",
+    "verb_synonyms",
+    "action_sentence",
+    "unit_floats",
+    "ref_forms",
+    "string_numbers",
+    "markdown_bullets",
+    "other_language",
+    "rate_limited",
+    "overloaded",
+    "dropped",
 ]
+
+
+def _wild(name: str) -> Mistake:
+    """A behaviour of wild.yaml, its Retry-After kept short in CI (the path is the same)."""
+    data = next(item for item in read_yaml(WILD.read_text(), str(WILD)) if item["name"] == name)
+    if "retry_after" in data:
+        data = {**data, "retry_after": 0.05}
+    return Mistake.from_dict(data)
 
 
 def _fast(mistake: Mistake) -> Mistake:
@@ -142,10 +176,13 @@ async def test_each_kind_the_agent_handles_passes_alone_on_every_task(kind: str,
 
 @pytest.mark.parametrize("name", WILD_READ)
 async def test_each_wild_behaviour_the_agent_reads_passes_alone(name: str, tmp_path: Path):
-    mistake = next(m for m in load_mistakes(WILD) if m.name == name)
+    """Read the first time; one corrected when told (once) is re-asked once per answer."""
+    mistake = _wild(name)
     outcome = await TASKS["login"].play(tmp_path / "run.cassette", [mistake], rate=1.0)
     assert outcome.report.status == "passed" and outcome.truth, outcome.report
-    assert outcome.tally.made[name] > 0 and outcome.tally.reasks == 0
+    made = outcome.tally.made[name]
+    assert made > 0 and outcome.tally.reasks == (made if mistake.once else 0)
+    assert outcome.tally.made[f"{name} (failed)"] == made * mistake.fails
 
 
 # --- the zoo itself ---------------------------------------------------------------------------

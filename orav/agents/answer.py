@@ -13,12 +13,13 @@ field and why, bounded.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from orav.agents.family import orav_shape
 from orav.agents.prompt import Screen
-from orav.agents.refs import element_at, is_ref, named, nearest
+from orav.agents.refs import ELEMENT_WORDS, cited, element_at, is_ref, named, nearest
 from orav.agents.reply import (
     MAX_ANSWER_CHARACTERS,
     InvalidAnswer,
@@ -26,6 +27,7 @@ from orav.agents.reply import (
     answer_object,
     strip_fence,
 )
+from orav.agents.schema import ANSWER_SCHEMA
 from orav.agents.space import Space
 from orav.codec import structure
 from orav.errors import InputError
@@ -85,6 +87,34 @@ def _hoisted(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return data, action
 
 
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?|[-+]?\.\d+")
+_TRUTH = {"true": True, "yes": True, "false": False, "no": False}
+
+
+def _kind_schema(kind: Any) -> dict[str, Any]:
+    """The schema of the action kind ``kind`` (empty for no kind of orav's)."""
+    kinds = ANSWER_SCHEMA["properties"]["action"]["anyOf"]
+    return next((k for k in kinds if k["properties"]["kind"]["enum"][0] == kind), {})
+
+
+def _typed(values: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """A number or a truth written as text (``"195"``, ``"true"``, ``"yes"``) where the schema
+    wants one, read as one; anything else as it is (the codec's to refuse)."""
+    properties = schema.get("properties", {})
+    typed = dict(values)
+    for key, value in values.items():
+        if not isinstance(value, str) or key not in properties:
+            continue
+        kinds = properties[key].get("type")
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        text = value.strip().casefold()
+        if {"number", "integer"} & set(kinds) and _NUMBER.fullmatch(text):
+            typed[key] = float(text) if "number" in kinds else int(float(text))
+        elif "boolean" in kinds and text in _TRUTH:
+            typed[key] = _TRUTH[text]
+    return typed
+
+
 def _target(element: Element) -> dict[str, str]:
     if element.label is None and element.unique_id is None:
         return {}
@@ -116,6 +146,18 @@ def _reference(value: Any) -> str | None:
     return value
 
 
+def _element_field(data: dict[str, Any]) -> Any:
+    """The answer's ``element``, else a field the schema's own words for it name (``ref``,
+    ``index``, ``element_id``)."""
+    if data.get("element") is not None:
+        return data["element"]
+    for key, value in data.items():
+        said = re.findall(r"[^\W_]+", key.casefold())
+        if said and set(said) <= ELEMENT_WORDS and isinstance(value, int | str):
+            return value
+    return None
+
+
 class _Naming:
     """What an answer names, resolved against the screen's references."""
 
@@ -130,7 +172,7 @@ class _Naming:
         self.said: list[str] = []
         self.stale: str | None = None
         self.element: Element | None = None
-        ref = _reference(data.get("element"))
+        ref = _reference(_element_field(data))
         if ref is not None:
             self._cite(ref)
         label = data.get("element_label")
@@ -142,6 +184,10 @@ class _Naming:
         if self.element is None:
             found = (named(said, refs) for said in self.said)
             self.element = next((e for e in found if e is not None), None)
+        if self.element is None and self.stale is None:
+            ref = next((r for said in self.said if (r := cited(said)) is not None), None)
+            if ref is not None:
+                self._cite(ref)
 
     def _cite(self, ref: str) -> None:
         """A reference on this screen, one from another (stale), or a name said in its place."""
@@ -277,6 +323,7 @@ def parse_answer(
         space = Space("points", screen.width, screen.height)
     data, action = _hoisted(data)
     action = {key: value for key, value in action.items() if value is not None}
+    data, action = _typed(data, ANSWER_SCHEMA), _typed(action, _kind_schema(action.get("kind")))
     _check_secrets(action, [*secrets, *fills.values()])
     naming = _Naming(data, action, refs, space)
     hint = str(data.get("reasoning") or "")[:MAX_TEXT_CHARACTERS]

@@ -19,6 +19,7 @@ def prompt_digest(messages: list[dict[str, Any]]) -> str:
 
 MAX_RAW_RESPONSE = 8 * 1024  # characters of an answer kept in the cassette and the re-ask
 NOT_A_COMPLETION = "the model server's answer was not a chat completion"
+REASONING_FIELDS = ("reasoning_content", "reasoning")  # where thinking models' servers put it
 
 
 def kept(text: str) -> str:
@@ -80,5 +81,19 @@ def reply_of(completion: Any, max_tokens: int) -> tuple[str, tuple[ToolCall, ...
     content = content or ""
     calls = _tool_calls(message)
     if not content.strip() and not calls:
+        content = _thought(message)  # a thinking model's answer, left in its reasoning
+    if not content.strip() and not calls:
         raise InvalidAnswer("the answer was empty; reply with the JSON object")
     return content, calls
+
+
+def _thought(message: Any) -> str:
+    """The text of the message's reasoning field, whichever the server fills: vLLM's and
+    DeepSeek's ``reasoning_content``, or ``reasoning`` (OpenRouter, newer vLLM); "" if none."""
+    extra = getattr(message, "model_extra", None) or {}
+    for field in REASONING_FIELDS:
+        text = extra.get(field) if isinstance(extra, dict) else None
+        text = text if text is not None else getattr(message, field, None)
+        if isinstance(text, str) and text.strip():
+            return text
+    return ""

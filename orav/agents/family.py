@@ -20,6 +20,10 @@ from typing import Any, Literal
 
 from attrs import frozen
 
+from orav.agents.verbs import kind_of, sentence_kind
+from orav.model.action import ACTION_KINDS
+from orav.model.keys import parse_key
+
 Unit = Literal["points", "pixels", "thousandths"]
 
 
@@ -73,25 +77,14 @@ def family_of(model: str, name: str | None = None) -> Family:
     return FAMILIES["orav"]
 
 
-# Verbs of the families' action spaces (Qwen's mobile_use, UI-TARS, the seed) as orav's kinds.
-VERBS: dict[str, str] = {
-    "click": "tap",
-    "left_single": "tap",
-    "long_press": "tap",
-    "type": "type_text",
-    "input": "type_text",
-    "key": "press_key",
-    "hotkey": "press_key",
-    "press": "press_key",
-    "system_button": "press_key",
+# The families' own coinages that say no verb of orav's (``orav.agents.verbs`` reads the rest
+# by meaning): data, the one place a family's action space adds to.
+COINED: dict[str, str] = {
+    "left_single": "tap",  # UI-TARS
+    "long_press": "tap",  # Qwen, UI-TARS: a tap held
+    "system_button": "press_key",  # Qwen: Back, Home, Menu, Enter
     "press_home": "press_key",
     "press_back": "press_key",
-    "swipe": "swipe",
-    "drag": "swipe",
-    "scroll": "swipe",
-    "terminate": "done",
-    "finished": "done",
-    "finish": "done",
 }
 # Keys as the families name them, as orav names them (``return`` works on iOS and Textual).
 _KEYS = {"enter": "return", "back": "escape", "press_back": "escape", "press_home": "home"}
@@ -99,24 +92,37 @@ _POINT = ("coordinates", "coordinate", "point", "start_box", "bbox_2d", "bbox", 
 _END = ("coordinate2", "end_box", "end_point")
 _YX = ("box_2d",)  # Gemini's boxes: [ymin, xmin, ymax, xmax]
 _TEXT = ("text", "content", "value")
-_ACTION_LINE = re.compile(r"(?:^|\n)\s*Action:\s*(\w+)\s*\((.*)\)\s*$", re.DOTALL)
+# An Action: line's call: to the text's end (UI-TARS: its text may span lines), else to the
+# end of its line (AppAgent: a Summary: line follows).
+_ACTION_LINES = (
+    re.compile(r"(?:^|\n)\s*Action:\s*(\w+)\s*(?:\((.*)\))?\s*$", re.DOTALL),
+    re.compile(r"(?:^|\n)[ \t]*Action:[ \t]*(\w+)[ \t]*(?:\((.*?)\))?[ \t]*(?:\n|$)"),
+)
 _THOUGHT = re.compile(r"Thought:\s*(.*?)\s*(?:\n\s*Action:|$)", re.DOTALL)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def action_call(text: str) -> dict[str, Any] | None:
-    """UI-TARS's answer (``Thought: ...`` and ``Action: verb(name='value', ...)``) as a verb
-    object, or None when the text has no such line. The call is parsed, never run."""
-    found = _ACTION_LINE.search(text.strip())
-    if found is None:
+    """An ``Action:`` line's call (UI-TARS's ``Action: click(start_box='...')``, AppAgent's
+    ``Action: tap(5)``, ``Action: FINISH``) as a verb object, with the ``Thought:`` before it,
+    or None when the text has no such line. The call is parsed, never run: a keyword argument
+    is its field, a number alone the element it acts on, a text alone its text."""
+    calls = [found for line in _ACTION_LINES if (found := line.search(text.strip()))]
+    if not calls:
         return None
-    verb, arguments = found.group(1), found.group(2)
-    try:
-        call = ast.parse(f"f({arguments})", mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {"action": verb, "unreadable": arguments[:80]}
+    parsed = [(found, _call(found.group(2) or "")) for found in calls]
+    found, call = next(((f, c) for f, c in parsed if c is not None), parsed[0])
+    verb = found.group(1)
+    if call is None:
+        return {"action": verb, "unreadable": (found.group(2) or "")[:80]}
     data: dict[str, Any] = {"action": verb}
-    if isinstance(call, ast.Call):
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):  # one call: f(...)
+        for argument in call.args[:1]:
+            value = argument.value if isinstance(argument, ast.Constant) else None
+            if isinstance(value, int) and not isinstance(value, bool):
+                data["element"] = value
+            elif isinstance(value, str):
+                data["text"] = value
         for keyword in call.keywords:
             if keyword.arg and isinstance(keyword.value, ast.Constant):
                 data[keyword.arg] = keyword.value.value
@@ -124,6 +130,14 @@ def action_call(text: str) -> dict[str, Any] | None:
     if thought is not None:
         data["reasoning"] = thought.group(1)
     return data
+
+
+def _call(arguments: str) -> ast.expr | None:
+    """A call's arguments parsed as ``f(...)`` (never run), or None when they do not parse."""
+    try:
+        return ast.parse(f"f({arguments})", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _point(value: Any) -> dict[str, float] | None:
@@ -143,22 +157,115 @@ def _point(value: Any) -> dict[str, float] | None:
 
 
 def orav_shape(data: dict[str, Any]) -> dict[str, Any]:
-    """An answer whose ``action`` is a verb (the seed's, a family's) in orav's shape: the action
-    an object with its ``kind``; orav's own answers are returned as they are."""
-    verb = data.get("action")
-    if not isinstance(verb, str):
+    """An answer in orav's shape, its action an object with an orav ``kind``, whatever words
+    and shape the model gave it: a kind in other words, a verb beside the fields (the seed's, a
+    family's), an action that is a list (the first is taken), an object keyed by its verb, or a
+    sentence; an answer without ``action`` whose verb is another field (``type``, ``name``)
+    with its arguments beside it or in an object. An answer whose verb names no kind is given
+    back as it is, for the codec to refuse."""
+    action = data.get("action")
+    if isinstance(action, list) and action:
+        action = action[0]  # a batch of actions: one a step
+        data = {**data, "action": action}
+    if isinstance(action, dict):
+        return _action_object(data, action)
+    found = _verb(data)
+    if found is None:
         return data
-    rest = dict(data)
-    del rest["action"]
-    kind = VERBS.get(verb.lower(), verb.lower())
+    verb, kind, rest = found
     said = _said(verb, rest)
-    action: dict[str, Any] = {"kind": kind}
-    _FIELDS.get(kind, _own_fields)(action, rest, said)
+    shaped: dict[str, Any] = {"kind": kind}
+    _FIELDS.get(kind, _own_fields)(shaped, rest, said)
     if "label" in rest and "element_label" not in rest and isinstance(rest["label"], str):
         rest["element_label"] = rest.pop("label")
     if isinstance(rest.get("thought"), str) and "reasoning" not in rest:
         rest["reasoning"] = rest.pop("thought")
-    return {**rest, "action": action}
+    return {**rest, "action": shaped}
+
+
+def _action_object(data: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+    """An answer whose action is an object: its kind read by meaning when it is not orav's, or
+    the verb it is keyed by (``{"click_element_by_index": {"index": 3}}``)."""
+    kind = action.get("kind")
+    if isinstance(kind, str) and kind not in ACTION_KINDS:
+        resolved = COINED.get(kind.lower()) or kind_of(kind, _given(action, data))
+        if resolved is not None:
+            return {**data, "action": {**action, "kind": resolved}}
+    if kind is None and len(action) == 1:
+        verb, arguments = next(iter(action.items()))
+        if isinstance(arguments, dict):
+            rest = {key: value for key, value in data.items() if key != "action"}
+            return orav_shape({**rest, **arguments, "action": verb})
+    return data
+
+
+def _verb(data: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
+    """The answer's verb, the kind it names and the rest of the answer: the ``action`` (a word
+    or a sentence), else another field's single word (``"type": "click"``, ``"name":
+    "click_at"``), its object of arguments merged in; None when there is none."""
+    rest = {key: value for key, value in data.items() if key != "action"}
+    action = data.get("action")
+    if isinstance(action, str):
+        kind = _kind(action, data)
+        if kind is not None:
+            return action, kind, {**rest, **_sentence(action, kind)}
+    for key, value in data.items():
+        if key == "action" or not isinstance(value, str) or len(value.split()) != 1:
+            continue
+        kind = COINED.get(value.lower()) or kind_of(value, _given(data))
+        if kind is not None:
+            others = {k: v for k, v in rest.items() if k != key}
+            arguments = [v for v in others.values() if isinstance(v, dict)]
+            return value, kind, {**others, **(arguments[0] if len(arguments) == 1 else {})}
+    if isinstance(action, str):  # a verb of no kind: the codec says which kinds there are
+        return action, action.lower(), rest
+    return None
+
+
+def _kind(action: str, data: dict[str, Any]) -> str | None:
+    """The kind an action's word or sentence names."""
+    if len(action.split()) > 1:
+        return sentence_kind(action, _given(data))
+    return COINED.get(action.lower()) or kind_of(action, _given(data))
+
+
+def _given(*answers: dict[str, Any]) -> list[str]:
+    """The fields an answer gives a value (null is none)."""
+    return [key for answer in answers for key, value in answer.items() if value is not None]
+
+
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|'([^']+)'")
+_REFERENCE = re.compile(r"\b[eE]\d+\b")
+
+
+def _sentence(action: str, kind: str) -> dict[str, Any]:
+    """What an action written as a sentence says besides its verb: the text it quotes (what to
+    type, else the name of what it acts on), a reference, a key."""
+    if len(action.split()) < 2:
+        return {}
+    said: dict[str, Any] = {}
+    quoted = next((q for m in _QUOTED.finditer(action) for q in m.groups() if q), None)
+    reference = _REFERENCE.search(action)
+    if reference is not None:
+        said["element"] = reference.group()
+    if kind == "type_text" and quoted is not None:
+        said["text"] = quoted
+    elif kind in ("tap", "assert") and reference is None:
+        said["element_label"] = quoted or action
+    elif kind == "press_key":
+        key = next((w for w in action.split() if _is_key(w.strip(".,;:!"))), None)
+        said["key"] = key.strip(".,;:!").lower() if key else None
+    elif kind == "done":
+        said["summary"] = action
+    return said
+
+
+def _is_key(word: str) -> bool:
+    try:
+        parse_key(word.lower())
+    except ValueError:
+        return False
+    return len(word) > 1 and kind_of(word) is None
 
 
 @frozen
@@ -175,6 +282,8 @@ def _said(verb: str, rest: dict[str, Any]) -> _Said:
     """The answer's point (the first of ``_POINT``, else a Gemini box), end point and text,
     taken out of ``rest``."""
     point = next((p for key in _POINT if (p := _point(rest.pop(key, None))) is not None), None)
+    if point is None and rest.get("x") is not None and rest.get("y") is not None:
+        point = {"x": rest.pop("x"), "y": rest.pop("y")}  # beside the verb, not in an object
     for key in _YX:
         yx = _point(rest.pop(key, None))
         if point is None and yx is not None:
@@ -196,7 +305,10 @@ def _type_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> N
 
 
 def _key_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
-    key = rest.pop("key", None) or rest.pop("button", None) or said.text or said.verb
+    key = rest.pop("key", None) or rest.pop("keys", None) or rest.pop("button", None)
+    key = key or said.text or said.verb
+    if isinstance(key, list) and all(isinstance(part, str) for part in key):
+        key = "+".join(key)  # a combination as a list: ["CTRL", "A"]
     if isinstance(key, str):
         key = "+".join(part for part in re.split(r"[\s+]+", key.lower()) if part)
         key = _KEYS.get(key, key)

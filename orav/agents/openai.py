@@ -11,6 +11,7 @@ per way, and the agent keeps to it. ``openai`` is imported on first use only.
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import logging
 import os
@@ -142,7 +143,7 @@ class OpenAIAgent:
                 api_key=key,
                 base_url=self._base_url,
                 timeout=self.config.timeout,
-                max_retries=self.config.max_retries,
+                max_retries=0,  # retried here (_pause), Retry-After within a budget
                 http_client=DefaultAsyncHttpxClient(
                     event_hooks={"request": [count], "response": [bounded]}
                 ),
@@ -185,40 +186,82 @@ class OpenAIAgent:
     async def _complete(
         self, messages: list[dict[str, Any]], schema_format: dict[str, Any] | None = None
     ) -> ChatCompletion:
-        """One model call with the SDK's retries, bounded as a whole; errors as AgentError,
-        a body that is not a chat completion as InvalidAnswer (re-asked within the budget)."""
+        """One model call, a transient failure retried (``_pause``), bounded as a whole; errors
+        as AgentError, a body that is not a chat completion as InvalidAnswer (re-asked within
+        the budget)."""
         import openai
 
         config = self.config
         client = self._connect()
-        # Per attempt the SDK's timeout, plus its backoff (at most 8 s) between attempts.
-        budget = config.timeout * (config.max_retries + 1) + 8.0 * config.max_retries
-        where = f"at {self.base_url}"
+        # Each attempt within the SDK's timeout, and the waits between them within retry_seconds.
+        budget = config.timeout * (config.max_retries + 1) + config.retry_seconds
         sent = self._requests
+        request = self._request(messages, schema_format)
+        retried, waited = 0, 0.0
         try:
             async with asyncio.timeout(budget):
-                request = self._request(messages, schema_format)
-                return await client.chat.completions.create(**request)
-        except (openai.APITimeoutError, TimeoutError):
-            what = f"model call {where} timed out ({self._tries(sent)} of {config.timeout:g} s)"
-        except openai.APIStatusError as exc:
-            if exc.status_code in (400, 422) and self.mode != MODES[-1]:
-                raise Refused(str(exc.message)[:200]) from None
-            detail = re.sub(r"^Error code: \d+ - ", "", " ".join(str(exc.message).split()))[:300]
-            tries = self._tries(sent)
-            what = f"model server {where} answered HTTP {exc.status_code} ({tries}): {detail}"
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            if isinstance(cause, _TooLarge):
-                raise _too_large(cause) from None
-            what = f"cannot reach the model server {where} ({self._tries(sent)}): {cause}"
+                while True:
+                    try:
+                        return await client.chat.completions.create(**request)
+                    except (openai.APIStatusError, openai.APIConnectionError) as exc:
+                        pause = self._pause(exc, retried, waited)
+                        if pause is None:
+                            raise
+                    retried += 1
+                    waited += pause
+                    log.info("%s: retrying in %.1f s", self.name, pause)
+                    await asyncio.sleep(pause)
+        except TimeoutError:
+            what = f"model call at {self.base_url} timed out ({self._tries(sent)}, {budget:g} s)"
         except openai.OpenAIError as exc:
-            what = f"model call {where} failed: {exc}"
+            what = self._failure(exc, sent)
         except _TooLarge as exc:  # refused unread: re-asked like any answer past the bound
             raise _too_large(exc) from None
         except (ValueError, TypeError) as exc:  # a 200 whose body the SDK cannot read
             raise InvalidAnswer(f"{NOT_A_COMPLETION} ({type(exc).__name__})") from None
         raise self._error(what[:600]) from None
+
+    def _pause(self, exc: Exception, retried: int, waited: float) -> float | None:
+        """How long to wait before trying a failed request again, or None not to: a transient
+        failure (408, 409, 429, 5xx, a dropped connection, a timeout) waits what the server's
+        ``Retry-After`` says, else a backoff counted against ``max_retries``; all waits of a
+        call within ``retry_seconds``."""
+        status = getattr(exc, "status_code", None)
+        if status is not None and status not in (408, 409, 429) and status < 500:
+            return None
+        if isinstance(exc.__cause__, _TooLarge):
+            return None
+        response = getattr(exc, "response", None)
+        after = retry_after(response.headers) if response is not None else None
+        if after is None:
+            if retried >= self.config.max_retries:
+                return None
+            after = min(0.5 * 2**retried, 8.0)
+        after = max(after, 0.01)  # a zero Retry-After is no reason to spin
+        return after if waited + after <= self.config.retry_seconds else None
+
+    def _failure(self, exc: Exception, sent: int) -> str:
+        """What a failed call says, HTTP status, tries and the server's words; a refusal of
+        how the answer is asked for is ``Refused``, a response past the bound re-asked."""
+        import openai
+
+        where = f"at {self.base_url}"
+        if isinstance(exc, openai.APITimeoutError):
+            return (
+                f"model call {where} timed out ({self._tries(sent)} of {self.config.timeout:g} s)"
+            )
+        if isinstance(exc, openai.APIStatusError):
+            if exc.status_code in (400, 422) and self.mode != MODES[-1]:
+                raise Refused(str(exc.message)[:200]) from None
+            detail = re.sub(r"^Error code: \d+ - ", "", " ".join(str(exc.message).split()))[:300]
+            tries = self._tries(sent)
+            return f"model server {where} answered HTTP {exc.status_code} ({tries}): {detail}"
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc
+            if isinstance(cause, _TooLarge):
+                raise _too_large(cause) from None
+            return f"cannot reach the model server {where} ({self._tries(sent)}): {cause}"
+        return f"model call {where} failed: {exc}"
 
     def _tries(self, before: int) -> str:
         """How many HTTP requests the call sent, as a message says it."""
@@ -395,6 +438,25 @@ class OpenAIAgent:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds a server asks the client to wait: ``retry-after-ms``, else ``Retry-After`` as
+    seconds or an HTTP date; None when it says nothing readable."""
+    try:
+        milliseconds = headers.get("retry-after-ms")
+        if milliseconds is not None:
+            return max(float(milliseconds) / 1000, 0.0)
+        said = headers.get("retry-after")
+        if said is None:
+            return None
+        try:
+            return max(float(said), 0.0)
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(said)
+            return max(when.timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def reask(text: str, problem: str, wanted: str) -> list[dict[str, str]]:

@@ -45,8 +45,10 @@ class OpenAIConfig:
     """How the agent talks to the model. ``api_key`` defaults to ``OPENAI_API_KEY`` and
     ``base_url`` to ``OPENAI_BASE_URL`` (else OpenAI); local servers get a dummy key.
 
-    ``timeout`` bounds one HTTP attempt; the SDK retries 408/409/429/5xx ``max_retries``
-    times; ``reasks`` bounds the re-asks after invalid answers. ``response_format`` is how
+    ``timeout`` bounds one HTTP attempt; a transient failure (408, 409, 429, 5xx, a dropped
+    connection, a timeout) is retried ``max_retries`` times with backoff, and whenever the
+    server says when to come back (``Retry-After``), as long as the call's waits stay within
+    ``retry_seconds``; ``reasks`` bounds the re-asks after invalid answers. ``response_format`` is how
     the answer is asked for: a JSON schema, a ``tool`` to call (for servers that prefer
     function calling), or ``json_object`` / ``text`` for servers without JSON-schema support
     (the default is the family's; a server that refuses it gets the next looser one).
@@ -62,6 +64,7 @@ class OpenAIConfig:
     seed: int | None = None
     timeout: float = field(default=60.0, validator=validators.gt(0))
     max_retries: int = field(default=2, validator=validators.ge(0))
+    retry_seconds: float = field(default=60.0, validator=validators.ge(0))
     max_output_tokens: int = field(default=1024, validator=validators.gt(0))
     image_detail: Literal["auto", "low", "high"] = "auto"
     send_screenshot: bool = True

@@ -11,12 +11,17 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 
 from orav.agents.prompt import element_line
+from orav.agents.schema import DESCRIPTIONS
 from orav.agents.space import Space
 from orav.model import Element
 
 NEAREST = 3  # elements a re-ask names
 _REF = re.compile(r"e\d+")
 _MIN_INSIDE = 3  # characters a name needs to be found inside a longer phrase
+_REF_INSIDE = re.compile(r"(?<![^\W_])[eE]\d+(?![^\W_])")
+# The element field's own words (its name and its description in the schema): around a number
+# they say it is a reference, not a name.
+ELEMENT_WORDS = frozenset(re.findall(r"[^\W_]+", f"element {DESCRIPTIONS['element']}".casefold()))
 
 
 def is_ref(text: str) -> bool:
@@ -61,6 +66,17 @@ def named(said: str, refs: dict[str, Element]) -> Element | None:
     longest = max(n for n, _ in inside)
     best = {id(e): e for n, e in inside if n == longest}
     return next(iter(best.values())) if len(best) == 1 else None
+
+
+def cited(said: str) -> str | None:
+    """The reference written inside what was said, when it names no element: an ``eN`` in
+    any case (``E7``, ``(e7)``, ``ref e7``), else a number alone among the words the schema
+    uses for the element field itself (``element 7``, ``[7]``, ``#7``)."""
+    found = _REF_INSIDE.search(said)
+    if found is not None:
+        return found.group().lower()
+    rest = [word for word in _words(said) if word not in ELEMENT_WORDS]
+    return f"e{rest[0]}" if len(rest) == 1 and rest[0].isdigit() else None
 
 
 def element_at(x: float, y: float, refs: dict[str, Element]) -> Element | None:

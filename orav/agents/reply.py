@@ -7,7 +7,9 @@ place is tried in that order, within bounds (``MAX_ANSWER_CHARACTERS`` of text, 
 ``MAX_CANDIDATES`` objects in it); a reply with none says where it looked and what it found
 there. A UI-TARS ``Action: click(...)`` line is read as its family writes it
 (``orav.agents.family``), an answer written as a Python literal (single quotes, ``None``) as
-a literal, never run, and a string's unescaped double quotes as if escaped.
+a literal, never run, a string's unescaped double quotes as if escaped, JSON5 by the ``json5``
+library, and fields one a line (Markdown's ``- **Action:** tap``) as an object. Prose alone
+holds no answer, but for a ``done`` said in words, a claim the success criteria then prove.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import Any
 
 from attrs import frozen
 
 from orav.agents.family import action_call
+from orav.agents.schema import FIELDS
+from orav.agents.verbs import sentence_kind
 from orav.codec import JSONRefused, parse_json, parse_json_at
 from orav.codec.json import MAX_DEPTH, depth
 
@@ -27,6 +32,9 @@ MAX_ANSWER_CHARACTERS = 64 * 1024  # of one answer's text; a real one is well un
 MAX_CANDIDATES = 32  # objects tried in one answer's text
 MAX_REPAIRED = 4  # of them, those whose unescaped quotes are escaped
 MAX_REPAIRS = 8  # quotes escaped in one object
+MAX_LENIENT = 8 * 1024  # characters of an object read as JSON5 (a real answer is under 4 KB)
+MAX_PROSE = 1000  # characters of prose read for a done said in words
+MAX_LINES = 200  # lines of an answer read as fields
 _FENCE = re.compile(r"```[\w-]*[ \t]*\n?(.*?)\n?```", re.DOTALL)
 
 
@@ -79,12 +87,54 @@ def _in_text(text: str, key: str) -> dict[str, Any]:
             return data
         if isinstance(data, dict) and first is None:
             first = data
-    for called in (action_call(text), _literal(text, key), _quotes_escaped(text, starts, key)):
+    readers = (_literal, _quotes_escaped, _lenient, _in_lines)  # each tried only if needed
+    for called in chain([action_call(text)], (read(text, starts, key) for read in readers)):
         if called is not None and key in called:
             return called
     if first is not None:
         return first
+    if key == "action" and sentence_kind(text[:MAX_PROSE]) == "done":
+        # a done said in prose (computer-use models end so): only a claim, which the success
+        # criteria prove or refute; any other action is taken from a structured answer only
+        return {"action": "done", "summary": text[:MAX_PROSE], "reasoning": text}
     raise _no_object(text, problem)
+
+
+def _lenient(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
+    """The answer written as JSON5 (comments, trailing commas, single quotes, bare keys),
+    read by the ``json5`` library on the first ``MAX_REPAIRED`` objects, each to the text's
+    last closing brace and at most ``MAX_LENIENT`` characters (it reads ~30 KB a second)."""
+    import json5
+
+    end = text.rfind("}")
+    for start in starts[:MAX_REPAIRED]:
+        if start >= end or end - start > MAX_LENIENT:
+            continue
+        try:
+            data = _unwrap(json5.loads(text[start : end + 1]), key)
+        except (ValueError, TypeError, RecursionError, MemoryError):
+            continue
+        if isinstance(data, dict) and key in data and depth(data) <= MAX_DEPTH:
+            return data
+    return None
+
+
+_LINE = re.compile(r"^\s*(?:[-+•]|\d+[.)])?\s*([A-Za-z][A-Za-z _]{0,40}?)\s*:\s*(.+?)\s*$")
+
+
+def _in_lines(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
+    """The answer written as fields, one a line (``Action: tap``, ``- **Element:** e3``,
+    Markdown's emphasis and code marks aside), when one of them is ``key``: each field named
+    as the schema names it, case and spaces aside."""
+    data: dict[str, Any] = {}
+    for line in text.replace("*", "").replace("`", "").splitlines()[:MAX_LINES]:
+        found = _LINE.match(line)
+        if found is None:
+            continue
+        name = "_".join(found.group(1).casefold().split())
+        if name in FIELDS | {key} and name not in data:
+            data[name] = found.group(2)
+    return data if isinstance(data.get(key), str) else None
 
 
 def _starts(text: str) -> list[int]:
@@ -150,7 +200,7 @@ def _quotes_escaped(text: str, starts: list[int], key: str) -> dict[str, Any] | 
     return None
 
 
-def _literal(text: str, key: str) -> dict[str, Any] | None:
+def _literal(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
     """The answer written as a Python literal (single quotes, None, True), read as a literal
     (never run), when it holds ``key``."""
     end = text.rfind("}")

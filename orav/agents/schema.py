@@ -29,15 +29,33 @@ _REQUIRED_TEXT = frozenset({"reasoning", "expected_outcome"})
 
 _PRIMITIVES = {str: "string", float: "number", int: "integer", bool: "boolean"}
 
-_DESCRIPTIONS = {
+DESCRIPTIONS = {
     "previous_outcome_met": "did the previous action's expected outcome happen? null on step 1",
     "reasoning": "one or two sentences: what you see and why this action",
-    "element": "reference (e.g. e12) of the element acted on or checked; null if none",
+    "element": "reference (ref, index: e.g. e12) of the element acted on or checked; null if none",
     "expected_outcome": "what the screen should show after this action, concretely",
     "notes": "optional memory for your next steps (what you learnt, what is done, what is "
     "left), a few sentences; shown to you again; null keeps your last notes",
     "plan": "optional sub-goals in order, at most 5 short items; shown to you again; null "
     "keeps your last plan",
+}
+
+
+# What each action kind does, said first in the words models use for it: the kind's name, then
+# other verbs for it in parentheses. The schema sends it as the kind's description, and
+# ``orav.agents.verbs`` reads an answer's kind written in other words by these verbs.
+KINDS: dict[str, str] = {
+    "tap": "tap (click, press, select, touch, choose, open): an element, or a point",
+    "type_text": "type (input, enter, fill, write): text into the focused field",
+    "swipe": "swipe (scroll, drag, fling, flick): from a start point to an end point",
+    "press_key": "press_key (keypress, hotkey, hit): a key, by its name",
+    "wait": "wait (sleep, pause, idle): some seconds, for the app",
+    "launch": "launch (start, relaunch): the app under test",
+    "terminate": "terminate (kill): the app under test",
+    "assert": "assert (check, verify, expect, ensure): what the screen shows",
+    "done": "done (finish, complete, finished, completed, success, terminate): the goal is "
+    "reached (success true), or cannot be (success false)",
+    "recover": "recover (dismiss): ask orav to clear an interruption on the screen",
 }
 
 
@@ -82,15 +100,15 @@ def object_schema(cls: type) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     kind = getattr(cls, "kind", None)
     if isinstance(kind, str):
-        properties["kind"] = {"type": "string", "enum": [kind]}
+        properties["kind"] = {"type": "string", "enum": [kind], "description": KINDS[kind]}
     for field in attrs.fields(cls):
         if field.name in skip:
             continue
         schema = _type_schema(hints[field.name])
         if field.default is not attrs.NOTHING and field.name not in _REQUIRED_TEXT:
             schema = _nullable(schema)
-        if field.name in _DESCRIPTIONS:
-            schema["description"] = _DESCRIPTIONS[field.name]
+        if field.name in DESCRIPTIONS:
+            schema["description"] = DESCRIPTIONS[field.name]
         properties[field.name] = schema
     return {
         "type": "object",
@@ -107,7 +125,7 @@ def answer_schema() -> dict[str, Any]:
     ordered = {
         "previous_outcome_met": props["previous_outcome_met"],
         "reasoning": props["reasoning"],
-        "element": {"type": ["string", "null"], "description": _DESCRIPTIONS["element"]},
+        "element": {"type": ["string", "null"], "description": DESCRIPTIONS["element"]},
         "action": {"anyOf": [object_schema(cls) for cls in ACTION_TYPES]},
         "expected_outcome": props["expected_outcome"],
         "notes": props["notes"],
@@ -132,4 +150,9 @@ TOOL: dict[str, Any] = {
         "parameters": ANSWER_SCHEMA,
         "strict": True,
     },
+}
+
+# Every field name an answer may give: the answer's own and each action kind's.
+FIELDS: frozenset[str] = frozenset(ANSWER_SCHEMA["properties"]) | {
+    name for kind in ANSWER_SCHEMA["properties"]["action"]["anyOf"] for name in kind["properties"]
 }

@@ -41,7 +41,11 @@ class Space:
         return 0 <= x < self.width and 0 <= y < self.height
 
     def points(self, x: float, y: float) -> tuple[float, float] | None:
-        """An answer's point in device points, or None when it is off the screen."""
+        """An answer's point in device points, or None when it is off the screen. A point
+        whose x and y both lie in 0-1, not both whole, is in fractions of the screen."""
+        if 0 <= x <= 1 and 0 <= y <= 1 and not (float(x).is_integer() and float(y).is_integer()):
+            x, y = min(x * self.width, self.width - 0.5), min(y * self.height, self.height - 0.5)
+            return x * self.x_points, y * self.y_points
         if self.answers == "thousandths":
             if not self.contains(x, y):
                 return None
