@@ -107,6 +107,8 @@ def _typed(values: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
             continue
         kinds = properties[key].get("type")
         kinds = kinds if isinstance(kinds, list) else [kinds]
+        if "string" in kinds:  # text is meant as such (a key named "5" is no keycode)
+            continue
         text = value.strip().casefold()
         if {"number", "integer"} & set(kinds) and _NUMBER.fullmatch(text):
             typed[key] = float(text) if "number" in kinds else int(float(text))
