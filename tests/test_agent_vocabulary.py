@@ -113,6 +113,8 @@ def test_the_answers_fields_tip_a_shared_verb_to_the_kind_that_takes_them():
     assert kind_of("press", ["element"]) == "tap"
     assert kind_of("terminate", ["status"]) == "done"
     assert isinstance(decode(json.dumps({"action": "press", "key": "escape"})).action, PressKey)
+    gave_up = {"action": {"kind": "task_complete", "status": "failure"}}  # its own fields too
+    assert decode(json.dumps(gave_up)).action == Done(success=False)
 
 
 @pytest.mark.parametrize(

@@ -189,8 +189,10 @@ def _action_object(data: dict[str, Any], action: dict[str, Any]) -> dict[str, An
     kind = action.get("kind")
     if isinstance(kind, str) and kind not in ACTION_KINDS:
         resolved = COINED.get(kind.lower()) or kind_of(kind, _given(action, data))
-        if resolved is not None:
-            return {**data, "action": {**action, "kind": resolved}}
+        if resolved is not None:  # read as that verb beside its fields (a status, keys, ...)
+            rest = {key: value for key, value in data.items() if key != "action"}
+            fields = {key: value for key, value in action.items() if key != "kind"}
+            return orav_shape({**rest, **fields, "action": kind})
     if kind is None and len(action) == 1:
         verb, arguments = next(iter(action.items()))
         if isinstance(arguments, dict):
@@ -296,6 +298,9 @@ def _said(verb: str, rest: dict[str, Any]) -> _Said:
 def _tap_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
     if said.point is not None:
         action.update(said.point)
+    for key in ("target", "duration"):
+        if key in rest:
+            action[key] = rest.pop(key)
     if said.verb.lower() == "long_press":
         action["duration"] = rest.pop("time", 1.0)
 
@@ -324,7 +329,7 @@ def _swipe_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> 
 
 
 def _wait_fields(action: dict[str, Any], rest: dict[str, Any], said: _Said) -> None:
-    seconds = rest.pop("seconds", None) or rest.pop("time", None)
+    seconds = rest.pop("seconds", None) or rest.pop("time", None) or rest.pop("duration", None)
     if seconds is not None:
         action["seconds"] = seconds
 
