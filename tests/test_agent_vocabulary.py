@@ -233,3 +233,28 @@ async def test_an_answer_left_in_a_reasoning_field_is_read(server, field):
 def test_the_schema_tells_the_model_each_kinds_verbs():
     for kind, description in KINDS.items():
         assert words(kind)[0] in words(description.partition(":")[0])
+
+
+def test_field_names_in_another_case_an_element_object_and_fields_no_kind_has_are_read():
+    """Hold-out shapes written after the mechanisms above: the schema's names capitalised or
+    in camelCase, the element as an object, fields of the model's own inside the action."""
+    capital = {
+        "Reasoning": "r",
+        "Element": SIGN_IN,
+        "Action": {"Kind": "tap"},
+        "expectedOutcome": "x",
+    }
+    decision = decode(json.dumps(capital))
+    assert decision.element_label == "Sign in" and decision.expected_outcome == "x"
+    as_object = {"element": {"ref": SIGN_IN, "label": "Sign in"}, "action": {"kind": "tap"}}
+    assert decode(json.dumps(as_object)).element_label == "Sign in"
+    named = {"element": {"name": "sign-in"}, "action": {"kind": "tap"}}
+    assert decode(json.dumps(named)).element_label == "Sign in"
+    extra = {"action": {"kind": "done", "result": "success", "confidence": 0.9}}
+    assert decode(json.dumps(extra)).action == Done()
+
+
+def test_yaml_is_read_as_the_answer():
+    text = f"reasoning: the form is filled\nelement: {SIGN_IN}\naction:\n  Kind: tap\n"
+    decision = decode(f"```yaml\n{text}```")
+    assert isinstance(decision.action, Tap) and decision.element_label == "Sign in"

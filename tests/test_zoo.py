@@ -95,6 +95,12 @@ WILD_READ = [
     "rate_limited",
     "overloaded",
     "dropped",
+    # the hold-out set, written after those fixes (xml_attributes and mobile_agent are not read)
+    "capital_keys",
+    "element_object",
+    "extra_action_fields",
+    "yaml_answer",
+    "decision_wrapper",
 ]
 
 

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from orav.agents.family import orav_shape
 from orav.agents.prompt import Screen
 from orav.agents.refs import ELEMENT_WORDS, cited, element_at, is_ref, named, nearest
@@ -32,6 +34,7 @@ from orav.agents.space import Space
 from orav.codec import structure
 from orav.errors import InputError
 from orav.model import Decision, Element
+from orav.model.action import ACTION_KINDS
 from orav.model.decision import (
     MAX_NOTES_CHARACTERS,
     MAX_PLAN_ITEM_CHARACTERS,
@@ -150,14 +153,16 @@ def _reference(value: Any) -> str | None:
 
 def _element_field(data: dict[str, Any]) -> Any:
     """The answer's ``element``, else a field the schema's own words for it name (``ref``,
-    ``index``, ``element_id``)."""
-    if data.get("element") is not None:
-        return data["element"]
+    ``index``, ``element_id``); of an object given for it, the reference or name inside."""
+    found = data.get("element")
     for key, value in data.items():
         said = re.findall(r"[^\W_]+", key.casefold())
-        if said and set(said) <= ELEMENT_WORDS and isinstance(value, int | str):
-            return value
-    return None
+        if found is None and said and set(said) <= ELEMENT_WORDS and isinstance(value, int | str):
+            found = value
+    if isinstance(found, dict):  # an object for the element: its reference, else its name
+        names = (value for value in found.values() if isinstance(value, str))
+        return _element_field(found) or next(names, None)
+    return found
 
 
 class _Naming:
@@ -358,7 +363,13 @@ def _assert(action: dict[str, Any], naming: _Naming, hint: str) -> None:
 def _decision(
     data: dict[str, Any], action: dict[str, Any], element: Element | None, first_step: bool
 ) -> Decision:
-    """The Decision of an answer whose action is in orav's shape."""
+    """The Decision of an answer whose action is in orav's shape; fields its kind does not
+    have are the model's own, left aside (a tap's ``button``, a done's ``confidence``)."""
+    name = action.get("kind")
+    kind = ACTION_KINDS.get(name) if isinstance(name, str) else None
+    if kind is not None:
+        known = {field.name for field in attrs.fields(kind)}
+        action = {key: value for key, value in action.items() if key == "kind" or key in known}
     fields = {
         "action": action,
         "reasoning": _cut(data.get("reasoning") or ""),

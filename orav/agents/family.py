@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from orav.agents.verbs import kind_of, sentence_kind
+from orav.agents.verbs import kind_of, schema_names, sentence_kind
 from orav.model.action import ACTION_KINDS
 from orav.model.keys import parse_key
 
@@ -163,6 +163,7 @@ def orav_shape(data: dict[str, Any]) -> dict[str, Any]:
     sentence; an answer without ``action`` whose verb is another field (``type``, ``name``)
     with its arguments beside it or in an object. An answer whose verb names no kind is given
     back as it is, for the codec to refuse."""
+    data = schema_names(data)
     action = data.get("action")
     if isinstance(action, list) and action:
         action = action[0]  # a batch of actions: one a step
@@ -186,6 +187,8 @@ def orav_shape(data: dict[str, Any]) -> dict[str, Any]:
 def _action_object(data: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
     """An answer whose action is an object: its kind read by meaning when it is not orav's, or
     the verb it is keyed by (``{"click_element_by_index": {"index": 3}}``)."""
+    action = schema_names(action)
+    data = {**data, "action": action}
     kind = action.get("kind")
     if isinstance(kind, str) and kind not in ACTION_KINDS:
         resolved = COINED.get(kind.lower()) or kind_of(kind, _given(action, data))

@@ -8,7 +8,7 @@ place is tried in that order, within bounds (``MAX_ANSWER_CHARACTERS`` of text, 
 there. A UI-TARS ``Action: click(...)`` line is read as its family writes it
 (``orav.agents.family``), an answer written as a Python literal (single quotes, ``None``) as
 a literal, never run, a string's unescaped double quotes as if escaped, JSON5 by the ``json5``
-library, and fields one a line (Markdown's ``- **Action:** tap``) as an object. Prose alone
+library, YAML by orav's bounded reader, and fields one a line (Markdown's ``- **Action:** tap``) as an object. Prose alone
 holds no answer, but for a ``done`` said in words, a claim the success criteria then prove.
 """
 
@@ -24,9 +24,11 @@ from attrs import frozen
 
 from orav.agents.family import action_call
 from orav.agents.schema import FIELDS
-from orav.agents.verbs import sentence_kind
+from orav.agents.verbs import schema_names, sentence_kind
 from orav.codec import JSONRefused, parse_json, parse_json_at
 from orav.codec.json import MAX_DEPTH, depth
+from orav.codec.yaml import read_yaml
+from orav.errors import InputError
 
 MAX_ANSWER_CHARACTERS = 64 * 1024  # of one answer's text; a real one is well under 4 KB
 MAX_CANDIDATES = 32  # objects tried in one answer's text
@@ -87,7 +89,7 @@ def _in_text(text: str, key: str) -> dict[str, Any]:
             return data
         if isinstance(data, dict) and first is None:
             first = data
-    readers = (_literal, _quotes_escaped, _lenient, _in_lines)  # each tried only if needed
+    readers = (_literal, _quotes_escaped, _lenient, _in_lines, _yaml)  # each only if needed
     for called in chain([action_call(text)], (read(text, starts, key) for read in readers)):
         if called is not None and key in called:
             return called
@@ -135,6 +137,19 @@ def _in_lines(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
         if name in FIELDS | {key} and name not in data:
             data[name] = found.group(2)
     return data if isinstance(data.get(key), str) else None
+
+
+def _yaml(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
+    """The answer written as YAML (``action:`` then ``kind: tap`` indented), read by orav's
+    bounded YAML reader, its field names as the schema writes them."""
+    try:
+        data = read_yaml(strip_fence(text)[:MAX_LENIENT], "answer")
+    except InputError:
+        return None
+    if not isinstance(data, dict) or depth(data) > MAX_DEPTH:
+        return None
+    data = schema_names(data, [key])
+    return data if key in data else None
 
 
 def _starts(text: str) -> list[int]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from orav.agents.schema import KINDS
+from orav.agents.schema import FIELDS, KINDS
 
 # What each kind takes: an answer that gives it points to that kind when its verb is shared.
 TAKES: dict[str, frozenset[str]] = {
@@ -87,3 +87,15 @@ def sentence_kind(sentence: str, given: Iterable[str] = ()) -> str | None:
         if len(kinds) == 1:
             return next(iter(kinds))
     return kind_of(plain, given)
+
+
+def schema_names(data: dict[str, object], also: Iterable[str] = ()) -> dict[str, object]:
+    """``data`` with each key that names a field of the answer schema (or one of ``also``) in
+    another case or spacing (``Reasoning``, ``expectedOutcome``, ``Expected outcome``) renamed
+    to the schema's own name; other keys, and a name already given, as they are."""
+    names = FIELDS | set(also)
+    renamed: dict[str, object] = {}
+    for key, value in data.items():
+        name = "_".join(words(key)) if isinstance(key, str) else key
+        renamed[name if name in names and name not in data else key] = value
+    return renamed
