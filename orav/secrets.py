@@ -21,7 +21,8 @@ event type, the header and JSON blobs get the same treatment:
 - ``messages(list) -> list``: a chat's messages with every text part through ``text`` (images
   are left alone: a secret's characters may occur in base64 by chance);
 - ``add(secret) -> bool``: registers a secret (at least ``MIN_SECRET_LENGTH`` characters:
-  shorter strings would erase unrelated text);
+  shorter strings would erase unrelated text; a shorter one is known whole: text typed that is
+  exactly it, and an element's value that is, are secure as above, and shown as bullets);
 - ``hold(label, unique_id)``: a secret was typed into this field (``RecordingDevice`` says so);
 - ``shown(action) -> Action``: the action as a terminal shows it (a piece of a secret typed is
   shown as bullets).
@@ -51,7 +52,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from attrs import evolve
 
-from orav.model import Action, Scenario, TypeText
+from orav.model import Action, PressKey, Scenario, TypeText
 
 BULLET = "•"
 REDACTED = BULLET * 6
@@ -108,6 +109,9 @@ class Scrubber:
         self._pattern: re.Pattern[str] | None = None
         self._prefixes: set[str] = set()  # each secret's first MIN_SECRET_LENGTH characters
         self._held: set[tuple[str, str]] = set()  # fields a secret was typed into
+        # Secrets too short to search text for (a PIN of 1-3 characters): text typed that is
+        # one of them, and a field's value that is one, is treated as secure all the same.
+        self._whole: frozenset[str] = frozenset()
         # Counts the changes to what is scrubbed (a secret added, a field held): data scrubbed
         # at one version is scrubbed alike again until it moves (a writer's cache rests on it).
         self.version = 0
@@ -131,8 +135,14 @@ class Scrubber:
     def add(self, secret: str, stand_in: str = REDACTED) -> bool:
         """Replace ``secret`` by ``stand_in`` from now on (the first stand-in given stays); False
         (and not registered) when it is too short."""
-        if len(secret) < MIN_SECRET_LENGTH or not secret.strip(BULLET):
-            return False  # too short to scrub safely, or bullets already
+        if not secret.strip(BULLET):
+            return False  # bullets already
+        if len(secret) < MIN_SECRET_LENGTH:  # too short to scrub out of text safely
+            with self._lock:
+                if secret not in self._whole:
+                    self._whole = self._whole | {secret}
+                    self.version += 1
+            return False
         with self._lock:  # each field replaced whole: a reader sees the old or the new
             if secret not in self._secrets:
                 self._secrets = {**self._secrets, secret: stand_in}
@@ -145,16 +155,22 @@ class Scrubber:
 
     def shown(self, action: Action) -> Action:
         """``action`` as a terminal shows it: text typed that is a piece of a known secret (a
-        character of it, or any part, either way round) is shown as secure text is, by
-        bullets, so a secret typed a piece at a time is never pieced together from the lines
-        that show each."""
-        if isinstance(action, TypeText) and not action.secure and self._piece(action.text):
+        character of it, or any part, either way round), or a key pressed that is one, is shown
+        as secure text is, so a secret typed a piece or a key at a time is never pieced
+        together from the lines that show each."""
+        if isinstance(action, TypeText) and not action.secure and self.piece(action.text):
             return evolve(action, secure=True)
+        key = action.key if isinstance(action, PressKey) else None
+        if isinstance(key, str) and len(key) == 1 and self.piece(key):
+            return TypeText(key, secure=True)  # a character's key types what it names
         return action
 
-    def _piece(self, text: str) -> bool:
+    def piece(self, text: str) -> bool:
+        """Whether ``text`` is a piece of a known secret (a character of it, or any part,
+        either way round), or a secret too short to scrub out of text, whole."""
         turned = text[::-1]
-        return bool(text) and any(text in s or turned in s for s in self._secrets)
+        pieces = any(text in s or turned in s for s in self._secrets)
+        return bool(text) and (pieces or text in self._whole)
 
     def holds_secret(self, text: str) -> bool:
         """True when ``text`` contains a registered secret or an ``sk-…`` API key."""
@@ -220,6 +236,9 @@ class Scrubber:
             return node if key in STRUCTURAL_KEYS else self.text(node)
         if isinstance(node, dict):
             secure = _secure_keys(node)
+            text = node.get("text")
+            if node.get("kind") == "type_text" and isinstance(text, str) and self.piece(text):
+                secure = (*secure, "text")  # typed as plain text: stored as if secure
             masked = self._masked_value(node)
             return {
                 k: (BULLET * len(v) if k == masked else self._stand_in(node, k))
@@ -243,7 +262,7 @@ class Scrubber:
         value = node.get("value")
         if "kind" in node or not isinstance(value, str):
             return None  # an action (an assert's value is the scenario's), not an element
-        held = any(node.get(field) == name for field, name in self._held)
+        held = any(node.get(field) == name for field, name in self._held) or value in self._whole
         if node.get("secure") is True or held or any(p in value for p in self._prefixes):
             return "value"
         return None

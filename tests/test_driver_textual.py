@@ -442,22 +442,24 @@ async def _burn(slices: int) -> str:
 
 
 async def test_a_call_is_bounded_by_the_apps_work_not_by_a_busy_machines_clock():
-    from orav.drivers.textual.device import _progressing
+    import time
+
+    from orav.drivers.textual.calls import progressing
+
+    cpu = time.process_time
 
     # idle for longer than the call's CPU bound: no work done, so not cut (a busy machine
     # stretches the clock, not the work)
     slept = asyncio.ensure_future(asyncio.sleep(0.3, result="slept"))
-    assert await _progressing(slept, cpu=0.05, wall=30) == "slept"
+    assert await progressing(slept, cpu=0.05, wall=30, spent=cpu) == "slept"
     # working past the bound is cut once that much CPU time went by, and cancelled
-    import time
-
     began = time.process_time()
     working = asyncio.ensure_future(_burn(10_000))
     with pytest.raises(TimeoutError):
-        await _progressing(working, cpu=0.3, wall=600)
+        await progressing(working, cpu=0.3, wall=600, spent=cpu)
     assert time.process_time() - began >= 0.3 and working.cancelled()
     # an app that awaits forever does no work: the clock's cap ends it
     forever = asyncio.ensure_future(asyncio.Event().wait())
     with pytest.raises(TimeoutError):
-        await _progressing(forever, cpu=600, wall=0.2)
+        await progressing(forever, cpu=600, wall=0.2, spent=cpu)
     assert forever.cancelled()

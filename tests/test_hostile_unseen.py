@@ -269,3 +269,151 @@ def test_an_accessibility_dump_nested_past_the_bound_is_a_malformed_dump(depth: 
     with pytest.raises(AccessibilityError, match="nested deeper than 64 levels"):
         parse_elements(text)  # it was a RecursionError: an internal error for the run
     assert len(parse_elements("[" + node * 20 + leaf + "]}" * 20 + "]")) == 21
+
+
+# --- secrets no code of orav's was shown: short, a word of the screen, pressed key by key ------
+
+TOKEN = "tokQuasar9f3a7c"
+
+
+def _secret_run(folder: Path, *args: object, **env: str) -> tuple[subprocess.CompletedProcess, str]:
+    """``orav record ARGS -v`` with ``env`` added; the run and everything it wrote or said."""
+    full = {k: v for k, v in os.environ.items() if k != "ORAV_DEBUG"} | env
+    done = subprocess.run(
+        [*ORAV, "record", *map(str, args), "--out", "s.cassette", "-v"],
+        capture_output=True, text=True, env=full, timeout=120, check=False, cwd=folder,
+    )  # fmt: skip
+    kept = [p.read_text(errors="replace") for p in folder.glob("s.*") if p.suffix != ".yaml"]
+    return done, "\n".join([done.stdout, done.stderr, *kept])
+
+
+def test_a_one_character_secret_typed_is_shown_and_stored_as_a_secret(tmp_path: Path):
+    (tmp_path / "s.yaml").write_text(
+        "name: s\napp: com.orav.demo\ngoal: enter the code\nscript:\n"
+        "  - action: {kind: tap, target: {id: email}}\n"
+        "  - action: {kind: type_text, text: '${ORAV_PIN}'}\n"
+        "  - action: {kind: done, success: true}\n"
+    )
+    done, everything = _secret_run(tmp_path, "s.yaml", ORAV_PIN="5")
+    assert done.returncode == 0, done.stderr
+    assert "type a secret (secure)" in done.stderr
+    typed = [line for line in everything.splitlines() if '"type_text"' in line]
+    assert typed and not [line for line in typed if '"5"' in line], typed  # stored as a secret
+    assert "'5'" not in done.stdout + done.stderr
+
+
+def test_a_secret_that_is_a_word_on_the_screen_is_scrubbed_there_and_replays(tmp_path: Path):
+    (tmp_path / "s.yaml").write_text(
+        "name: s\napp: com.orav.demo\ngoal: sign in as ${ORAV_WHO}\nscript:\n"
+        "  - action: {kind: tap, target: {id: email}}\n"
+        "  - action: {kind: type_text, text: '${ORAV_WHO}'}\n"
+        "  - action: {kind: done, success: true}\n"
+    )
+    done, everything = _secret_run(tmp_path, "s.yaml", ORAV_WHO="Password")  # a field's label
+    assert done.returncode == 0, done.stderr
+    assert "Password" not in everything
+    replayed = orav("replay", tmp_path / "s.cassette")
+    assert replayed.returncode == 0 and "faithful" in replayed.stdout, replayed.stdout
+
+
+# An agent class that types the scenario's secret a key at a time, and one that types it in
+# halves (the first reversed): the scrubber is told neither way.
+KEYS = """\
+import os
+
+from orav.model import Decision, Done, PressKey, Tap, Target, TypeText
+
+
+class Keys:
+    name = "keys"
+
+    def __init__(self):
+        self.left = list(os.environ["ORAV_TOKEN"])
+
+    async def decide(self, context):
+        if context.step == 1:
+            return Decision(Tap(target=Target(id="lock")), reasoning="the field first")
+        if self.left:
+            return Decision(PressKey(key=self.left.pop(0)), reasoning="a key")
+        return Decision(Done(success=True), reasoning="typed")
+
+
+class Halves(Keys):
+    name = "halves"
+
+    def __init__(self):
+        token = os.environ["ORAV_TOKEN"]
+        self.left = [token[:7][::-1], token[7:]]
+
+    async def decide(self, context):
+        if context.step > 1 and self.left:
+            return Decision(TypeText(text=self.left.pop(0)), reasoning="a half")
+        return await super().decide(context)
+"""
+
+VAULT = """\
+from textual.app import App
+from textual.widgets import Input
+
+
+class Vault(App):
+    def compose(self):
+        yield Input(id="lock", placeholder="Cipher")
+"""
+
+
+@pytest.mark.parametrize("agent", ["Keys", "Halves"])
+def test_a_secret_typed_a_key_or_a_half_at_a_time_is_on_no_console_line(tmp_path: Path, agent):
+    (tmp_path / "keys.py").write_text(KEYS)
+    (tmp_path / "vault.py").write_text(VAULT)
+    (tmp_path / "s.yaml").write_text("name: s\napp: vault:Vault\ngoal: open with ${ORAV_TOKEN}\n")
+    done, everything = _secret_run(
+        tmp_path, "s.yaml", "--device", "textual:vault:Vault", "--agent", f"class:keys:{agent}",
+        ORAV_TOKEN=TOKEN,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    typed = [line for line in done.stderr.splitlines() if "type a secret (secure)" in line]
+    assert len(typed) >= 2 * (2 if agent == "Halves" else len(TOKEN)), done.stderr
+    assert not [line for line in done.stderr.splitlines() if " press " in line], done.stderr
+    assert TOKEN not in everything
+    shown = done.stdout + done.stderr
+    assert not [piece for piece in (TOKEN[:7][::-1], TOKEN[7:]) if piece in shown], shown
+    if agent == "Halves":  # on disk the halves typed are stored as secure text is
+        typed = [
+            event["action"]["text"]
+            for event in map(json.loads, (tmp_path / "s.cassette").read_text().splitlines())
+            if event.get("type") == "perform" and event["action"]["kind"] == "type_text"
+        ]
+        assert typed == ["••••••", "••••••"], typed
+
+
+LEAKY = """\
+import os
+
+from textual.app import App
+from textual.widgets import Button
+
+
+class Leaky(App):
+    def compose(self):
+        yield Button("Reveal", id="reveal")
+
+    def on_button_pressed(self, event):
+        raise RuntimeError("refused the key " + os.environ["ORAV_TOKEN"])
+"""
+
+
+@pytest.mark.parametrize("driver", ["textual", "textual-in-process"])
+def test_a_secret_in_the_app_s_own_exception_is_scrubbed_everywhere(tmp_path: Path, driver):
+    (tmp_path / "leaky.py").write_text(LEAKY)
+    (tmp_path / "s.yaml").write_text(
+        "name: s\napp: leaky:Leaky\ngoal: reveal with ${ORAV_TOKEN}\nscript:\n"
+        "  - action: {kind: tap, target: {id: reveal}}\n"
+        "  - action: {kind: done, success: true}\n"
+    )
+    done, everything = _secret_run(
+        tmp_path, "s.yaml", "--device", f"{driver}:leaky:Leaky", ORAV_TOKEN=TOKEN
+    )
+    assert done.returncode == 1, done.stderr  # the app crashed: its exception is the reason
+    assert "refused the key" in everything  # the crash report is there, the secret is not
+    assert TOKEN not in everything, [line for line in everything.splitlines() if TOKEN in line]

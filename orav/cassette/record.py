@@ -103,9 +103,11 @@ class RecordingDevice(LifecycleCalls):
         return observation
 
     async def perform(self, action: Action) -> ActionResult:
-        if isinstance(action, TypeText) and action.secure:
-            # The field that takes a secret keeps it: its value is stored as bullets from now
-            # on, through every edit, whether or not it masks what is typed.
+        if isinstance(action, TypeText) and (
+            action.secure or self._writer.scrubber.piece(action.text)
+        ):
+            # The field that takes a secret (or a piece of one) keeps it: its value is stored
+            # as bullets from now on, through every edit, whether or not it masks what is typed.
             focused = next((e for e in self._writer.last_elements if e.focused), None)
             if focused is not None:
                 self._writer.hold(focused.label, focused.unique_id)

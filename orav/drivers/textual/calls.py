@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,35 @@ CRASH_TAIL = 8000
 # The least a settle waits: the recovery ladder's floor (``Attempt.LADDER``), so a
 # change the app makes one frame after an action is never missed.
 SETTLE_FLOOR = 0.05
-# The longest a launch waits for the app to be ready: an interpreter importing Textual and
-# the app, or an app composing its first screen, on a busy machine (a launch returns as soon
-# as the app is ready; a start that hangs fails here, not at a call's ``timeout``).
+# The most a launch may cost before the app is ready, in CPU seconds of the process the app
+# runs in: an interpreter importing Textual and the app, an app composing its first screen
+# (5,000 widgets: ~10 s). Work, not the clock: a busy machine slows a start down, it does not
+# make it fail. A start that makes no progress (an app awaiting forever) fails after
+# STALLED_START seconds of the clock's, not at a call's ``timeout``.
 START_SECONDS = 30.0
+STALLED_START = 4 * START_SECONDS
+POLL = 0.05  # how often a bounded call's progress is read (seconds)
+
+
+async def progressing(
+    call: asyncio.Future[Any], cpu: float, wall: float, spent: Callable[[], float]
+) -> Any:
+    """``call``'s result; TimeoutError (the call cancelled) once the process doing its work
+    spent ``cpu`` more seconds of CPU time (``spent``: its CPU time so far) or ``wall``
+    seconds of the clock's passed."""
+    loop = asyncio.get_running_loop()
+    began, start = spent(), loop.time()
+    try:
+        while True:
+            done, _ = await asyncio.wait({call}, timeout=POLL)
+            if done:
+                return call.result()
+            if spent() - began >= cpu or loop.time() - start >= wall:
+                raise TimeoutError
+    finally:
+        if not call.done():
+            call.cancel()
+            await asyncio.wait({call}, timeout=cpu)
 
 
 class TextualCalls:

@@ -16,7 +16,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from orav.drivers.textual.calls import START_SECONDS, TextualCalls
+from orav.drivers.textual.calls import (
+    STALLED_START,
+    START_SECONDS,
+    TextualCalls,
+    progressing,
+)
 from orav.drivers.textual.companion.host import Failed, Host, load_app
 from orav.drivers.textual.footprint import Footprint
 from orav.drivers.textual.spec import parse_spec
@@ -114,20 +119,22 @@ class TextualDevice(TextualCalls):
         environment: Mapping[str, str] | None = None,
     ) -> None:
         """Start a fresh app unless one is running (as idb launches: foreground if running):
-        until the app is ready, at most ``START_SECONDS`` (a busy machine), or ``timeout``
-        when that is longer."""
+        until the app is ready, at most ``START_SECONDS`` of this process's CPU time, or
+        ``timeout`` when that is longer (``calls.progressing``)."""
         if arguments or environment:
             raise self._ios_only("launch with arguments or an environment")
         bound = max(START_SECONDS, self.timeout)
         if self._brood is None:
             self._brood = Brood.start()  # what the app starts, ended with it
+        starting = asyncio.ensure_future(self.host.launch())
         try:
-            async with asyncio.timeout(bound):
-                with Footprint():
-                    await self.host.launch()
+            with Footprint():
+                await progressing(starting, bound, STALLED_START, time.process_time)
         except TimeoutError:
             await self._stop()
-            raise DeviceError(f"textual app {self.name} did not start within {bound:g} s") from None
+            raise DeviceError(
+                f"textual app {self.name} did not start within {bound:g} s of CPU time"
+            ) from None
         except Failed as exc:
             raise DeviceError(f"textual app {self.name} failed to start: {exc}") from None
 
@@ -155,31 +162,8 @@ class TextualDevice(TextualCalls):
         call = asyncio.ensure_future(self.host.call(name, args))
         try:
             with Footprint():
-                return await _progressing(call, limit, max(START_SECONDS, limit))
+                return await progressing(call, limit, max(START_SECONDS, limit), time.process_time)
         except TimeoutError:
             raise DeviceError(
                 f"textual app {self.name} did not finish {name} within {limit:g} s"
             ) from None
-
-
-# How often a call's progress is read while it runs (seconds).
-POLL = 0.05
-
-
-async def _progressing(call: asyncio.Future[Any], cpu: float, wall: float) -> Any:
-    """``call``'s result; TimeoutError (the call cancelled) once it took ``cpu`` seconds of the
-    process's CPU time (the app runs here: its work, not the machine's load) or ``wall``
-    seconds of the clock's (an app that awaits forever does no work)."""
-    loop = asyncio.get_running_loop()
-    spent, began = time.process_time(), loop.time()
-    try:
-        while True:
-            done, _ = await asyncio.wait({call}, timeout=POLL)
-            if done:
-                return call.result()
-            if time.process_time() - spent >= cpu or loop.time() - began >= wall:
-                raise TimeoutError
-    finally:
-        if not call.done():
-            call.cancel()
-            await asyncio.wait({call}, timeout=cpu)

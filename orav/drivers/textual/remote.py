@@ -24,7 +24,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -32,7 +32,7 @@ import attrs
 
 from orav.codec import JSONRefused, parse_json
 from orav.drivers.textual.answers import Misshapen, check
-from orav.drivers.textual.calls import START_SECONDS, TextualCalls
+from orav.drivers.textual.calls import STALLED_START, START_SECONDS, TextualCalls, progressing
 from orav.drivers.textual.companion import HERE, PROTOCOL
 from orav.drivers.textual.companion.session import Refused
 from orav.drivers.textual.spec import parse_spec
@@ -185,7 +185,7 @@ class RemoteTextualDevice(TextualCalls):
         assert process.stderr is not None
         self._drain = asyncio.create_task(self._keep_stderr(process.stderr))
         try:
-            hello = await self._read(max(START_SECONDS, self.timeout), "start")
+            hello = await self._read(max(START_SECONDS, self.timeout), "start", starting=True)
         except Refused as exc:
             raise InputError(
                 f"{self.python} could not start the companion: {exc}", "--device"
@@ -239,17 +239,24 @@ class RemoteTextualDevice(TextualCalls):
         said = f": {last.strip()}" if last else ""
         return f"the app's companion exited with status {process.returncode}{said}"
 
-    async def _read(self, limit: float, what: str) -> dict[str, Any]:
+    async def _read(self, limit: float, what: str, starting: bool = False) -> dict[str, Any]:
+        """The companion's next line, within ``limit`` seconds, or, ``starting`` (the app's
+        start), within ``limit`` seconds of the companion's CPU time (``calls.progressing``)."""
         process = self._process
         assert process is not None and process.stdout is not None
+        reading = asyncio.ensure_future(process.stdout.readline())
         try:
-            line = await asyncio.wait_for(process.stdout.readline(), limit)
+            if starting:
+                line = await progressing(reading, limit, STALLED_START, _cpu_of(process.pid))
+            else:
+                line = await asyncio.wait_for(reading, limit)
         except TimeoutError:
+            within = f"{limit:g} s" + (" of CPU time" if starting else "")
             await self._kill(
-                f"the app did not answer {what} within {limit:g} s; its companion was killed"
+                f"the app did not answer {what} within {within}; its companion was killed"
             )
             raise DeviceError(
-                f"textual app {self.name} did not finish {what} within {limit:g} s "
+                f"textual app {self.name} did not finish {what} within {within} "
                 "(the companion was killed)"
             ) from None
         except asyncio.CancelledError:
@@ -280,7 +287,7 @@ class RemoteTextualDevice(TextualCalls):
             try:
                 process.stdin.write(json.dumps(request).encode() + b"\n")
                 await asyncio.wait_for(process.stdin.drain(), self.timeout)
-                answer = await self._read(self.timeout + takes, name)
+                answer = await self._read(self.timeout + takes, name, starting=name == "launch")
             except (BrokenPipeError, ConnectionResetError):
                 await self._kill(self._exited(process))
                 return self._gone(name)
@@ -322,7 +329,7 @@ class RemoteTextualDevice(TextualCalls):
         environment: Mapping[str, str] | None = None,
     ) -> None:
         """Start a fresh app unless one is running (a new companion when the last one is gone).
-        The app may take ``START_SECONDS`` to be ready (a busy machine)."""
+        The app may take ``START_SECONDS`` of the companion's CPU time to be ready."""
         if arguments or environment:
             raise self._ios_only("launch with arguments or an environment")
         await self.start()
@@ -376,3 +383,21 @@ def _import_path(sandbox: Sandbox) -> tuple[str, ...]:
         for entry in sys.path
         if entry and not entry.startswith(own) and os.path.isdir(entry)
     )
+
+
+def _cpu_of(pid: int) -> Callable[[], float]:
+    """The CPU time (seconds) the process ``pid`` has spent so far, read from /proc; where
+    there is none (or the process is gone), the last time read: no progress."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    last = [0.0]
+
+    def spent() -> float:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[-1].split()
+            last[0] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+        return last[0]
+
+    return spent
