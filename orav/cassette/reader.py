@@ -32,6 +32,7 @@ import binascii
 import hashlib
 import os
 import re
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -148,29 +149,33 @@ class _CheckedLines:
         self._budget = budget
         self._kept = 0
         self._lines: OrderedDict[bytes, tuple[bytes, CheckedBlob]] = OrderedDict()
+        self._lock = threading.Lock()  # the suite's threads may read cassettes at once
 
     def find(self, chunk: bytes) -> CheckedBlob | None:
         """The checked blob of ``chunk``, when the same line was checked before."""
         if not chunk.startswith(self.START):
             return None
-        start = len(self.START)
-        known = self._lines.get(chunk[start : start + 64])
-        if known is None or known[0] != chunk:
-            return None
-        self._lines.move_to_end(chunk[start : start + 64])
-        return known[1]
+        key = chunk[len(self.START) : len(self.START) + 64]
+        with self._lock:
+            known = self._lines.get(key)
+            if known is None or known[0] != chunk:
+                return None
+            self._lines.move_to_end(key)
+            return known[1]
 
     def keep(self, chunk: bytes, blob: CheckedBlob) -> None:
+        """Remember ``chunk``, a blob line just checked, as ``blob``."""
         if not chunk.startswith(self.START + blob[0].encode()):
             return
         key = chunk[len(self.START) : len(self.START) + 64]
-        if key in self._lines:
-            return
-        self._lines[key] = (chunk, blob)
-        self._kept += len(chunk) + len(blob[2])
-        while self._kept > self._budget:
-            _, (line, (_, _, data)) = self._lines.popitem(last=False)
-            self._kept -= len(line) + len(data)
+        with self._lock:
+            if key in self._lines:
+                return
+            self._lines[key] = (chunk, blob)
+            self._kept += len(chunk) + len(blob[2])
+            while self._kept > self._budget:
+                _, (line, (_, _, data)) = self._lines.popitem(last=False)
+                self._kept -= len(line) + len(data)
 
 
 _CHECKED = _CheckedLines(16 * 1024 * 1024)
