@@ -258,3 +258,13 @@ def test_yaml_is_read_as_the_answer():
     text = f"reasoning: the form is filled\nelement: {SIGN_IN}\naction:\n  Kind: tap\n"
     decision = decode(f"```yaml\n{text}```")
     assert isinstance(decision.action, Tap) and decision.element_label == "Sign in"
+
+
+def test_an_xml_elements_attributes_are_the_answer_and_no_entity_is_expanded():
+    text = (
+        f'I will <action kind="tap" element="{SIGN_IN}" reasoning="the &quot;Sign in&quot; one"/>'
+    )
+    decision = decode(text)
+    assert decision.element_label == "Sign in" and decision.reasoning == 'the "Sign in" one'
+    bomb = '<!DOCTYPE a [<!ENTITY x "xxxxxxxx">]><action kind="type_text" text="&x;&x;"/>'
+    assert decode(bomb).action == TypeText("&x;&x;")  # typed as written, never expanded

@@ -95,8 +95,9 @@ WILD_READ = [
     "rate_limited",
     "overloaded",
     "dropped",
-    # the hold-out set, written after those fixes (xml_attributes and mobile_agent are not read)
+    # the hold-out set, written after those fixes (mobile_agent is not read)
     "capital_keys",
+    "xml_attributes",
     "element_object",
     "extra_action_fields",
     "yaml_answer",

@@ -8,13 +8,14 @@ place is tried in that order, within bounds (``MAX_ANSWER_CHARACTERS`` of text, 
 there. A UI-TARS ``Action: click(...)`` line is read as its family writes it
 (``orav.agents.family``), an answer written as a Python literal (single quotes, ``None``) as
 a literal, never run, a string's unescaped double quotes as if escaped, JSON5 by the ``json5``
-library, YAML by orav's bounded reader, and fields one a line (Markdown's ``- **Action:** tap``) as an object. Prose alone
+library, YAML by orav's bounded reader, an XML element's attributes, and fields one a line (Markdown's ``- **Action:** tap``) as an object. Prose alone
 holds no answer, but for a ``done`` said in words, a claim the success criteria then prove.
 """
 
 from __future__ import annotations
 
 import ast
+import html
 import re
 from collections.abc import Iterator, Sequence
 from itertools import chain
@@ -23,8 +24,8 @@ from typing import Any
 from attrs import frozen
 
 from orav.agents.family import action_call
-from orav.agents.schema import FIELDS
-from orav.agents.verbs import schema_names, sentence_kind
+from orav.agents.schema import ANSWER_SCHEMA, FIELDS
+from orav.agents.verbs import schema_names, sentence_kind, words
 from orav.codec import JSONRefused, parse_json, parse_json_at
 from orav.codec.json import MAX_DEPTH, depth
 from orav.codec.yaml import read_yaml
@@ -89,7 +90,7 @@ def _in_text(text: str, key: str) -> dict[str, Any]:
             return data
         if isinstance(data, dict) and first is None:
             first = data
-    readers = (_literal, _quotes_escaped, _lenient, _in_lines, _yaml)  # each only if needed
+    readers = (_literal, _quotes_escaped, _lenient, _in_lines, _yaml, _in_tag)  # as needed
     for called in chain([action_call(text)], (read(text, starts, key) for read in readers)):
         if called is not None and key in called:
             return called
@@ -150,6 +151,26 @@ def _yaml(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
         return None
     data = schema_names(data, [key])
     return data if key in data else None
+
+
+_TAG = re.compile(r"<([A-Za-z_][\w-]{0,40})((?:\s+[A-Za-z_][\w-]{0,40}\s*=\s*\"[^\"<>]*\")+)\s*/?>")
+_ATTRIBUTE = re.compile(r"([A-Za-z_][\w-]{0,40})\s*=\s*\"([^\"<>]*)\"")
+
+
+def _in_tag(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
+    """The answer written as an XML element's attributes (read by pattern, no XML parser, so
+    no entity is ever expanded): one that gives ``key``, or one named ``key`` whose attributes
+    are its fields, the answer's own (``reasoning``, ``element``) beside it
+    (``<action kind="tap" element="e3"/>``)."""
+    for found in _TAG.finditer(text[:MAX_LENIENT]):
+        given = _ATTRIBUTE.findall(found.group(2))
+        fields = schema_names({name: html.unescape(value) for name, value in given}, [key])
+        if key in fields:
+            return fields
+        if "_".join(words(found.group(1))) == key:
+            inner = {k: v for k, v in fields.items() if k not in ANSWER_SCHEMA["properties"]}
+            return {**{k: v for k, v in fields.items() if k not in inner}, key: inner}
+    return None
 
 
 def _starts(text: str) -> list[int]:
