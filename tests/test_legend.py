@@ -214,6 +214,17 @@ async def test_a_blind_probe_finds_a_key_and_never_one_bound_to_an_exit(tmp_path
     assert pressed.count("c") <= 1 + len(screens) - 1, pressed
 
 
+async def test_keys_handled_in_key_methods_are_tried_and_one_that_exits_never(tmp_path):
+    """Werkbank's commands are key handler methods (the app's ctrl+g, the focused field's F7,
+    the screen's F9) that nothing names; a text field is on screen, so no blind probe runs.
+    Each is read from the app's code and opens its page; ctrl+x's handler calls exit: never
+    pressed."""
+    _, explorer, screens = await _explored(tmp_path, "unseen_apps.werkbank:Werkbank", 24)
+    assert {"Werkzeuge", "Lager", "Kalender"} <= set(screens), set(screens)
+    pressed = [d.action.key for d in explorer.decisions if isinstance(d.action, PressKey)]
+    assert "ctrl+x" not in pressed, pressed
+
+
 async def test_no_blind_probe_where_the_world_is_the_users(tmp_path, monkeypatch):
     """In-process, the app runs in the user's own world: no key no structure names is
     pressed, so Funkstille's screen with no control gets its arrows and escape only."""

@@ -60,8 +60,8 @@ def screen_moves(
 ) -> dict[str, Move]:
     """The gestures and keys worth trying on a screen, by name: on a touch screen a swipe
     each way across it and a swipe left on the first row of each list (it reveals a row's
-    actions); on a terminal the app's and the screen's bindings no footer key shows (a
-    widget's act on the widget, and need its focus), blind probes where the tree shows no
+    actions); on a terminal the app's, the screen's and the focused widget's bindings no
+    footer key shows (another widget's act on it, and need its focus), blind probes where the tree shows no
     control (in a ``disposable`` world only), the arrow keys and escape."""
     if platform == "textual":
         return _terminal_moves(observation, disposable)
@@ -71,12 +71,15 @@ def screen_moves(
 
 
 def _terminal_moves(observation: Observation, disposable: bool) -> dict[str, Move]:
-    """A terminal app's moves: the app's and the screen's bindings no footer key shows, blind
+    """A terminal app's moves: the app's, the screen's and the focused widget's bindings no
+    footer key shows, blind
     probes where the tree shows no control (a key no structure names does what nothing says:
     only in a world orav throws away), the arrow keys, escape."""
     never = never_pressed(observation)
     moves: dict[str, Move] = {}
-    for element in observation.elements[:1]:  # the app's and the screen's own bindings
+    # the app's and the screen's own bindings, and the focused widget's: its keys act now
+    focused = [e for e in app_elements(observation) if e.focused and not is_footer_key(e)]
+    for element in [*observation.elements[:1], *focused]:
         for trait in element.traits:
             key = trait.removeprefix("binding:")
             if trait.startswith("binding:") and key not in never:

@@ -162,7 +162,8 @@ def _bindings(app: Any) -> dict[int, list[str]]:
     """Traits of the active bindings, by the id of the node defining them: ``binding:KEY`` for
     an enabled one shown in the footer or written by the app itself (shown or not: a key the
     app handles), with ``says:KEY:DESCRIPTION`` when it says what it does (the words of a key,
-    ``orav.perceive.deeds``); ``quits:KEY`` for one whose action ends the app."""
+    ``orav.perceive.deeds``); ``quits:KEY`` for one whose action ends the app. A key the
+    app's code handles in a ``key_`` method is a binding too (``_key_methods``)."""
     found: dict[int, list[str]] = {}
     for key, node, binding, enabled in compat.bindings(app):
         traits = found.setdefault(id(node), [])
@@ -172,7 +173,48 @@ def _bindings(app: Any) -> dict[int, list[str]]:
             traits.append(f"binding:{key}")
             if binding.description:
                 traits.append(f"says:{key}:{binding.description}")
+    for node, key, method in _key_methods(app):
+        traits = found.setdefault(id(node), [])
+        if f"binding:{key}" not in traits:
+            traits.append(f"binding:{key}")
+        if "exit" in getattr(getattr(method, "__code__", None), "co_names", ()):
+            traits.append(f"quits:{key}")
     return found
+
+
+# Textual's modifier names, first in a key's name (``ctrl+shift+d``).
+_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+def _key_methods(app: Any) -> Iterator[tuple[Any, str, Any]]:
+    """(node, key, method) of each key handler method of the app's own classes (Textual calls
+    ``key_ctrl_d`` on the focused widget, its ancestors, the screen and the app when ctrl+d is
+    pressed): keys the app handles in code, with no binding to read (meine's ctrl+d)."""
+    screen = app.screen
+    chain = [app, screen]
+    node = getattr(screen, "focused", None)
+    while node is not None and node is not screen and node not in chain:
+        chain.append(node)
+        node = node.parent
+    for node in chain:
+        for cls in type(node).__mro__:
+            if cls.__module__.split(".")[0] == "textual" or cls is object:
+                continue
+            for name, method in cls.__dict__.items():
+                if name.startswith("key_") and callable(method):
+                    yield node, _key_of(name.removeprefix("key_")), method
+
+
+def _key_of(identifier: str) -> str:
+    """The key a handler's name stands for (Textual's ``_key_to_identifier`` undone):
+    ``ctrl_d`` is ctrl+d, ``upper_x`` is X, ``left_square_bracket`` stays one name."""
+    parts = identifier.split("_")
+    modifiers = []
+    while len(parts) > 1 and parts[0] in _MODIFIERS:
+        modifiers.append(parts.pop(0))
+    if len(parts) == 2 and parts[0] == "upper" and len(parts[1]) == 1:
+        parts = [parts[1].upper()]
+    return "+".join([*modifiers, "_".join(parts)])
 
 
 def _commands(app: Any, provided: Iterable[str]) -> list[str]:
