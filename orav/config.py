@@ -18,7 +18,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS
+from orav.codec.bounds import MAX_DEPTH, MAX_DIGITS, MAX_TOML_BYTES, size
 from orav.errors import InputError
 
 FILE = "orav.toml"
@@ -246,8 +246,9 @@ def _line_of(text: str, key: str, tables: bool = False) -> int:
 
 
 def _read(path: Path) -> bytes:
-    """At most 1 MB of a regular file (a config file is small); a folder, a FIFO, a device
-    or a link that leads nowhere is an InputError, never a wait or a pass-over."""
+    """A regular file of at most MAX_TOML_BYTES (a config file is small); a larger one, a
+    folder, a FIFO, a device or a link that leads nowhere is an InputError, never a wait, a
+    pass-over or half a file read."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
@@ -257,6 +258,11 @@ def _read(path: Path) -> bytes:
         raise InputError("not a regular file (a folder, a FIFO or a device)", str(path))
     with os.fdopen(descriptor, "rb") as file:
         try:
-            return file.read(1 << 20)
+            text = file.read(MAX_TOML_BYTES + 1)
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", str(path)) from None
+    if len(text) > MAX_TOML_BYTES:
+        raise InputError(
+            f"more than {size(MAX_TOML_BYTES)}: too large for a config file", str(path)
+        )
+    return text

@@ -9,6 +9,7 @@ command, which must exit 2 naming each file with a line, within seconds and ~200
 from __future__ import annotations
 
 import asyncio
+import itertools
 import subprocess
 import time
 from pathlib import Path
@@ -272,3 +273,58 @@ def test_whatever_a_user_agent_does_is_a_decision_or_its_located_failure(answer,
     assert isinstance(decision, Decision)
     assert len(decision.reasoning) <= MAX_TEXT_CHARACTERS + 10
     assert len(decision.element_label or "") <= MAX_TEXT_CHARACTERS + 10
+
+
+# --- an idb companion's accessibility dump, and a secret typed in generated pieces ----------
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**70), 10**70), st.floats(), st.text(max_size=8)
+)
+_NODES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["AXLabel", "AXUniqueId", "role", "frame", "children", "x", "hidden"]),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=40,
+)
+
+
+@FUZZ
+@given(_NODES, st.integers(0, 200))
+def test_any_accessibility_dump_is_elements_or_a_malformed_dump(node, nesting: int):
+    import json
+
+    from orav.drivers.accessibility import AccessibilityError, parse_elements
+
+    text = json.dumps(node, allow_nan=True)
+    text = '{"children": [' * nesting + text + "]}" * nesting  # as deep as a companion likes
+    try:
+        elements = parse_elements(text)
+    except AccessibilityError:
+        return
+    assert isinstance(elements, tuple)
+
+
+@FUZZ
+@given(st.text(min_size=1, max_size=30).filter(str.strip), st.data())
+def test_no_piece_of_a_secret_typed_is_shown_or_stored(secret: str, data):
+    from orav.model import TypeText
+    from orav.secrets import MIN_SECRET_LENGTH, Scrubber
+
+    scrubber = Scrubber(named={secret: "{{CODE}}"})
+    if len(secret) < MIN_SECRET_LENGTH:
+        pieces = [secret]  # too short to find inside text: known whole
+    else:
+        cuts = sorted(data.draw(st.sets(st.integers(1, len(secret) - 1), max_size=4)))
+        bounds = [0, *cuts, len(secret)]
+        pieces = [secret[a:b] for a, b in itertools.pairwise(bounds)]
+        pieces = [p[::-1] if data.draw(st.booleans()) else p for p in pieces]
+    for piece in pieces:
+        assert scrubber.shown(TypeText(piece)).secure, piece
+        stored = scrubber.data({"kind": "type_text", "text": piece})["text"]
+        assert stored != piece or not piece.strip("•"), stored

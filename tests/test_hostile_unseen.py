@@ -417,3 +417,30 @@ def test_a_secret_in_the_app_s_own_exception_is_scrubbed_everywhere(tmp_path: Pa
     assert done.returncode == 1, done.stderr  # the app crashed: its exception is the reason
     assert "refused the key" in everything  # the crash report is there, the secret is not
     assert TOKEN not in everything, [line for line in everything.splitlines() if TOKEN in line]
+
+
+# --- config --------------------------------------------------------------------------------
+
+
+def test_a_10_mb_config_is_refused_by_its_size_not_read_in_part(tmp_path: Path):
+    # It was read up to 1 MB and parsed: 'Unterminated string' for a string that ends; a
+    # [tool.orav] past the first MB would have been passed over in silence.
+    (tmp_path / "orav.toml").write_text('recordings = "' + "Ø" * 5_000_000 + '"\n')
+    done = orav("record", "absent.yaml", cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    config = tmp_path / "orav.toml"
+    assert done.stderr.splitlines() == [
+        f"orav: error: {config}: more than 1 MB: too large for a config file"
+    ]
+
+
+def test_a_config_s_workers_run_one_scenario_once(tmp_path: Path):
+    # The config's workers reached the worker's own command line: a job in a worker ran a suite
+    # of workers of its own, each another, until the 300 s bound (76 processes in 5 minutes).
+    (tmp_path / "orav.toml").write_text("workers = 3\n")
+    (tmp_path / "a.yaml").write_text(
+        "name: a\napp: com.orav.demo\ngoal: g\nscript:\n  - action: {kind: done, success: true}\n"
+    )
+    done = orav("record", "a.yaml", "--out", "a.cassette", cwd=tmp_path)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert json.loads((tmp_path / "a.report.json").read_text())["status"] == "passed"

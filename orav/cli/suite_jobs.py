@@ -135,6 +135,7 @@ def worker_argv(
         command = ["record", str(job.path), "--out", str(job.out)]
         command += ["--device", device, "--agent", agent_spec, "--seed", str(seed), "-q"]
         command += ["--record-mode", mode if attempt == 1 else "all", "--retries", "0"]
+        command += ["--workers", "1"]  # the job is one run: a config's workers are the suite's
         command += ["--base-url", base_url] if base_url else []
         for option in agent_options:
             command += ["--agent-option", option]

@@ -11,6 +11,7 @@ from __future__ import annotations
 # ~50 KB/s, reads only what libyaml's events do not decide, and locates errors).
 MAX_YAML_BYTES = 512 * 1024
 MAX_JSON_BYTES = 64 * 1024 * 1024  # one JSON document: a cassette line, a blob, a model answer
+MAX_TOML_BYTES = 1024 * 1024  # a config file: orav.toml, pyproject.toml
 MAX_DEPTH = 64  # nested mappings and lists
 MAX_NODES = 200_000  # values in a YAML document once its aliases are expanded
 MAX_DIGITS = 64  # of one number: Python refuses ints past 4,300 digits, and none need 64
