@@ -168,6 +168,12 @@ def test_the_evidence_points_at_an_element_by_ref_label_or_point(fields, at) -> 
     assert parse_judgement(answer, refs=refs).at == at
 
 
+def test_a_point_past_any_number_is_no_place() -> None:
+    answer = "{'holds': True, 'evidence': 'x', 'element': [1e999, 5]}"  # a literal reads inf
+    judged = parse_judgement(answer, refs=encode_tree(HOME)[1])
+    assert judged.passed and judged.at is None
+
+
 # --- never a false pass ------------------------------------------------------------------------
 
 _YES = {"yes", "true", "1"}

@@ -13,6 +13,7 @@ the same options.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 from typing import Any, Self
@@ -107,7 +108,7 @@ def _evidence(value: Any) -> str:
 
 
 def _point(value: Any) -> tuple[float, float] | None:
-    """A point written as ``[x, y]``, ``{"x": x, "y": y}`` or ``"(x, y)"``."""
+    """A point written as ``[x, y]``, ``{"x": x, "y": y}`` or ``"(x, y)"``, finite."""
     if isinstance(value, dict):
         value = [value.get("x"), value.get("y")]
     if isinstance(value, str):
@@ -117,7 +118,8 @@ def _point(value: Any) -> tuple[float, float] | None:
         return None
     if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
         return None
-    return float(value[0]), float(value[1])
+    x, y = float(value[0]), float(value[1])
+    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
 
 
 def _pointed(data: dict[str, Any], refs: dict[str, Element]) -> Frame | None:
