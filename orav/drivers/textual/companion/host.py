@@ -25,8 +25,10 @@ from .actions import candidates, click_at, click_element, scroll, typed_keys
 from .facts import Pair, composed, scan
 from .session import Refused, Session, describe_exception, no_arguments
 
-# Refreshes a look may wait for a newly pushed screen to be composed.
-LOOK_PAUSES = 5
+# Refreshes a look may wait for a newly pushed screen to be composed (its Footer filled: a
+# look before that misses the screen's keys). It ends as soon as the screen is: the bound is
+# for a Footer that never fills, as the launch's COMPOSE_PAUSES.
+LOOK_PAUSES = 20
 
 # What each call is, in the words of a refusal.
 _WHAT = {
