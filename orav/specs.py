@@ -9,6 +9,7 @@ client only when asked for it.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -175,13 +176,26 @@ async def open_device(
             timeout=timeout,
             disposable=world is not None and world.disposable,
         ) as d:
-            yield d
+            try:
+                yield d
+            finally:
+                await _end_app(d, scenario.app, timeout)
     else:
         raise InputError(
             f"unknown device {spec!r}; expected 'sim', 'sim:APP.yaml', 'idb:HOST:PORT', "
             f"'textual:package.module:AppClass' or '{FORM}'",
             "--device",
         )
+
+
+async def _end_app(device: Device, bundle_id: str, timeout: float) -> None:
+    """End the app a run left running on a companion that outlives it (as a Textual app's
+    processes are reaped), after the cassette is closed: no recorded call. One that will
+    not end within ``timeout`` is left: the run is over either way."""
+    with contextlib.suppress(Exception):
+        async with Deadline(timeout):
+            if await device.is_running(bundle_id):
+                await device.terminate(bundle_id)
 
 
 def answers(spec: str, timeout: float = 5.0) -> str:

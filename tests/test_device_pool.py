@@ -126,3 +126,22 @@ def test_workers_default_to_what_the_machine_or_the_pool_can_run():
     )
     assert default_workers(["idb:a:1"], 100) == (1, "one device, idb:a:1")
     assert default_workers(["class:mine:Device"], 100)[0] == 1
+
+
+async def test_the_app_a_run_launched_on_an_idb_companion_is_ended_with_the_run(tmp_path: Path):
+    """The app under test is ended when its run ends, as a Textual app's processes are reaped:
+    a companion that outlives the run holds no app of it running."""
+    from orav.drivers.idb import IdbDevice
+
+    process, address = companion()
+    try:
+        done = orav("record", EXAMPLES["login"], "--device", address, "--out", tmp_path / "l")
+        assert done.returncode == 0, done.stderr
+        device = await IdbDevice.open(address.removeprefix("idb:"), bundle_id="", timeout=30)
+        try:
+            assert not await device.is_running("com.orav.demo")
+        finally:
+            await device.close()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
