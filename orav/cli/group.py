@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import click
@@ -42,12 +42,20 @@ def _interruptible() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, _interrupt) for signum in SIGNALS}
+    with _handled_by(_interrupt):
+        yield
+
+
+@contextlib.contextmanager
+def _handled_by(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """``handler`` takes SIGINT and SIGTERM while the block runs; the handlers before are put
+    back after."""
+    previous = {signum: signal.signal(signum, handler) for signum in SIGNALS}
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for signum, before in previous.items():
+            signal.signal(signum, before)
 
 
 @contextlib.contextmanager
@@ -64,12 +72,8 @@ def held() -> Iterator[None]:
             _interrupt(signum, frame)
         came.append(signum)
 
-    previous = {signum: signal.signal(signum, hold) for signum in SIGNALS}
-    try:
+    with _handled_by(hold):
         yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
     if came:
         _interrupt(came[0], None)
 
