@@ -91,11 +91,18 @@ def _record(folder: Path, app: str, driver: str) -> subprocess.Popen:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("driver", ["textual-in-process", "textual"])
-@pytest.mark.parametrize("app", ["Hush", "Swap", "Roam", "Trap", "Linger"])
+# Each app on each driver, but the companion's Hush: an app that closes its own process's
+# stderr there is that app's crash (the test after this one).
+REACHING = [
+    (app, driver)
+    for driver in ("textual-in-process", "textual")
+    for app in ("Hush", "Swap", "Roam", "Trap", "Linger")
+    if (app, driver) != ("Hush", "textual")
+]
+
+
+@pytest.mark.parametrize(("app", "driver"), REACHING)
 def test_an_app_that_reaches_for_the_process_leaves_orav_whole(tmp_path: Path, app, driver):
-    if driver == "textual" and app == "Hush":
-        pytest.skip("the companion's app that closes its own stderr is a crash: test below")
     run = _record(tmp_path, app, driver)
     stdout, stderr = run.communicate(timeout=120)  # Linger once held orav forever
     assert run.returncode == 0, (stdout, stderr)  # Trap's alarm once killed it after the run
