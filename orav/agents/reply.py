@@ -240,9 +240,11 @@ def _literal(text: str, starts: list[int], key: str) -> dict[str, Any] | None:
     """The answer written as a Python literal (single quotes, None, True), read as a literal
     (never run), when it holds ``key``."""
     end = text.rfind("}")
-    for found in list(re.finditer(r"\{", text[:end]))[:MAX_CANDIDATES]:
+    for start in starts:
+        if start >= end:
+            break
         try:
-            data = _unwrap(ast.literal_eval(text[found.start() : end + 1]), key)
+            data = _unwrap(ast.literal_eval(text[start : end + 1]), key)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
         if isinstance(data, dict) and key in data and depth(data) <= MAX_DEPTH:
@@ -264,7 +266,8 @@ def _in_tool_call(index: int, call: ToolCall, key: str) -> dict[str, Any]:
     data = _unwrap(arguments, key)
     if not isinstance(data, dict):
         raise InvalidAnswer(f"{where}: expected an object, got {type(data).__name__}")
-    if "action" not in data and call.name and call.name not in ("decide", "orav_decision"):
+    named = call.name and call.name not in ("decide", "orav_decision")
+    if key == "action" and key not in data and named:
         data = {"action": call.name, **data}  # the function named the action (``tap(...)``)
     return data
 
