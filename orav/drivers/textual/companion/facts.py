@@ -177,7 +177,7 @@ def _bindings(app: Any) -> dict[int, list[str]]:
         traits = found.setdefault(id(node), [])
         if f"binding:{key}" not in traits:
             traits.append(f"binding:{key}")
-        if "exit" in getattr(getattr(method, "__code__", None), "co_names", ()):
+        if _calls_exit(method):
             traits.append(f"quits:{key}")
     return found
 
@@ -242,7 +242,12 @@ def _quits(app: Any, node: Any, action: str) -> bool:
     if method is App.action_quit or (call == "quit" and isinstance(target, App)):
         return True
     own = method is not None and method.__module__.split(".")[0] != "textual"
-    return own and "exit" in getattr(getattr(method, "__code__", None), "co_names", ())
+    return own and _calls_exit(method)
+
+
+def _calls_exit(method: Any) -> bool:
+    """Whether a method's own code calls ``exit`` (``self.exit()``, ``sys.exit()``)."""
+    return "exit" in getattr(getattr(method, "__code__", None), "co_names", ())
 
 
 def _own_binding(node: Any, key: str) -> bool:
