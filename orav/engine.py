@@ -227,6 +227,7 @@ class _Run:
         self.reconsidering = reconsiders(self.agent)  # an agent's capability holds for its run
         self.deed: Deed | None = None  # the last step's, when it was one
         self._named: tuple[Observation | None, str] = (None, "")  # the last screen named
+        self._aimed: tuple[Action, Observation, Action] | None = None  # the last action aimed
         self._swallowed: tuple[str, str] | None = None  # the last input a modal took, and it
         self._quiet: Observation | None = None  # the last settled look, while no input followed
         self._ticking: frozenset[Place] = frozenset()  # where values were seen ticking
@@ -407,7 +408,17 @@ class _Run:
         """The earlier steps that took ``action`` on this very screen, nothing new since."""
         if isinstance(action, (Done, Recover)):
             return []
-        return self.tally.repeats(look_key(self.seen), show_action(resolve(action, self.seen)))
+        return self.tally.repeats(look_key(self.seen), show_action(self.aimed(action)))
+
+    def aimed(self, action: Action) -> Action:
+        """``action`` resolved on the screen seen (``orav.perceive.resolve``), once a step:
+        reasoning asks it (are the agent's steps repeating?) and acting takes it."""
+        known = self._aimed
+        if known is not None and known[0] is action and known[1] is self.seen:
+            return known[2]
+        resolved = resolve(action, self.seen)
+        self._aimed = (action, self.seen, resolved)
+        return resolved
 
     def not_proven(self) -> None:
         """The agent's done was not proven and it reconsiders: the done is a step whose result
@@ -446,7 +457,7 @@ class _Run:
         reads the screen as it is now, not as it was when the agent began to decide."""
         if isinstance(self.decided.action, Assert):
             self.observation = self._quiet = await self.look()
-        action = resolve(self.decided.action, self.seen)
+        action = self.aimed(self.decided.action)
         self.result = result = await self.perform(action)
         self.decision = evolve(self.decided, action=action)
         found = self.interruption
@@ -524,7 +535,8 @@ class _Run:
         if isinstance(action, Tap) and action.vision:
             self.note_vision(action, changed)
         shown, state = show_action(decision.action), look_key(before)
-        repeats = self.repeated(decision.action)
+        done = isinstance(decision.action, (Done, Recover))
+        repeats = [] if done else self.tally.repeats(state, shown)  # ``repeated``, asked once
         self.history.append(
             Step(
                 index=self.step,
