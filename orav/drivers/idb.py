@@ -94,6 +94,7 @@ _CLIENT_ERRORS = (
 # gRPC statuses that mean the companion itself is gone, not that it refused the request.
 _GONE = {Status.UNAVAILABLE, Status.CANCELLED}
 
+_TREES_KEPT = 4  # dumps whose elements a look reuses: the screens a run goes back and forth between
 _FLAT = AccessibilityInfoOptions(nested=False)
 _log = logging.getLogger(__name__)
 
@@ -142,9 +143,10 @@ class IdbDevice:
         self.timeout = timeout
         self.max_wait = max_wait
         self._quiescence = True  # until the companion answers that it has no such stream
-        # The last dump and its elements: an unchanged screen answers the same text, which is
-        # not read again (its elements are frozen, so the tuple is shared).
-        self._tree: tuple[str | bytes, tuple[Element, ...]] = ("", ())
+        # The last dumps and their elements, newest first: an unchanged screen, or one the run
+        # comes back to, answers the same text, which is not read again (its elements are
+        # frozen, so the tuple is shared, and what perception read off it holds).
+        self._trees: tuple[tuple[str | bytes, tuple[Element, ...]], ...] = ()
 
     @classmethod
     async def open(
@@ -419,10 +421,12 @@ class IdbDevice:
 
     async def _elements(self) -> tuple[Element, ...]:
         info = await self._rpc("accessibility_info", self._client.accessibility_info(None, _FLAT))
-        text, elements = self._tree
-        if info.json != text:
-            elements = parse_elements(info.json)
-            self._tree = (info.json, elements)
+        trees = self._trees
+        for text, elements in trees:
+            if info.json == text:
+                return elements
+        elements = parse_elements(info.json)
+        self._trees = ((info.json, elements), *trees[: _TREES_KEPT - 1])
         return elements
 
     # --- observe -----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from attrs import field, frozen
 
 from orav.model import Element, Frame, Observation, Screenshot
 from orav.perceive.identity import TICKS, steady_label
+from orav.perceive.per_tree import per_tree
 from orav.perceive.roles import PROGRESS_ROLES, is_text_field
 
 if TYPE_CHECKING:
@@ -192,21 +193,12 @@ def _mask(shape: tuple[int, int], points_per_cell: float, elements: Iterable[Ele
     return mask
 
 
-# The last two trees signed, by identity, newest first: a step signs its ``before`` and its
-# ``after`` in turn, several times each (measuring the change, the screen's look key), and its
-# ``after`` is the next step's ``before`` (a tuple of frozen elements, so a signature holds).
-_LAST: tuple[tuple[object, tuple], ...] = ()
-
-
+@per_tree
 def _signed(elements: tuple[Element, ...]) -> tuple:
-    global _LAST
-    last = _LAST  # one read: another thread may replace it
-    for tree, signature in last:
-        if tree is elements:
-            return signature
-    signature = tree_signature(elements)
-    _LAST = ((elements, signature), *last[:1])
-    return signature
+    """``tree_signature``, once per tree: a step signs its ``before`` and its ``after`` in
+    turn, several times each (measuring the change, the screen's look key), and its ``after``
+    is the next step's ``before``."""
+    return tree_signature(elements)
 
 
 def look_key(observation: Observation) -> tuple:

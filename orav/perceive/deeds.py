@@ -34,7 +34,8 @@ from orav.model import (
     WorldChanges,
 )
 from orav.model.deed import DeedKind
-from orav.perceive.occlusion import modal_elements, overlay
+from orav.perceive.occlusion import first_overlay, modal_elements
+from orav.perceive.per_tree import per_tree
 from orav.perceive.roles import BUTTON_ROLES, is_text_field, text_of
 from orav.perceive.targets import target_element
 from orav.perceive.words import declining, finds
@@ -98,7 +99,12 @@ def confirmation(observation: Observation) -> Confirmation | None:
     ("Saved. OK"); a dialog with fields is a form; a dialog of buttons alone asks nothing: it
     is a menu, each of its choices judged on its own. Its cancel answer is its declining
     one (``orav.perceive.words.declining``)."""
-    group = _asking(observation)
+    return _confirmation(observation.elements)
+
+
+@per_tree
+def _confirmation(elements: tuple[Element, ...]) -> Confirmation | None:
+    group = _asking(elements)
     if not group or any(is_text_field(e) for e in group):
         return None
     buttons, question = _buttons(group), _question(group)
@@ -112,26 +118,12 @@ def confirmation(observation: Observation) -> Confirmation | None:
     )
 
 
-class _Asking:
+def _asking(elements: tuple[Element, ...]) -> tuple[Element, ...]:
     """What may ask a question on a screen: the modal (the dialog first), else the overlay
-    over a control (``orav.perceive.occlusion.overlay``). Asked once per control of one
-    observation: the last one's answer is kept, by identity (hashing a screen of a hundred
-    elements for each of its controls cost more than the look)."""
-
-    def __init__(self) -> None:
-        self._seen: Observation | None = None
-        self._group: tuple[Element, ...] = ()
-
-    def __call__(self, observation: Observation) -> tuple[Element, ...]:
-        if observation is not self._seen:
-            modal = modal_elements(observation.elements)
-            cover = None if modal else overlay(observation)
-            self._group = modal or (cover.elements if cover is not None else ())
-            self._seen = observation
-        return self._group
-
-
-_asking = _Asking()
+    over a control (``orav.perceive.occlusion.overlay``)."""
+    modal = modal_elements(elements)
+    cover = None if modal else first_overlay(elements)
+    return modal or (cover.elements if cover is not None else ())
 
 
 def _buttons(group: tuple[Element, ...]) -> list[Element]:

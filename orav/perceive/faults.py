@@ -45,6 +45,7 @@ from orav.perceive.occlusion import (
     modal_elements,
     on_top,
 )
+from orav.perceive.per_tree import per_tree
 from orav.perceive.roles import (
     ALLOW_LABELS,
     BUTTON_ROLES,
@@ -333,6 +334,7 @@ def _covers(detection: Detection, point) -> bool:
 # --- detectors ------------------------------------------------------------------------------
 
 
+@per_tree
 def _permission(elements: tuple[Element, ...]) -> Detection | None:
     buttons = [(label_key(e), e) for e in elements if e.role in BUTTON_ROLES]
     allow = [b for key, b in buttons if key in _ALLOW_KEYS]
@@ -348,6 +350,7 @@ def _alert(elements: tuple[Element, ...]) -> Detection | None:
     return Detection("alert", modal, text_of(modal[0]) or "an alert") if modal else None
 
 
+@per_tree
 def _login(elements: tuple[Element, ...]) -> Detection | None:
     user, password, submit = login_fields(elements)
     if user is None or password is None:
@@ -359,19 +362,28 @@ def _login(elements: tuple[Element, ...]) -> Detection | None:
 def _network(elements: tuple[Element, ...], before: tuple[Element, ...] | None) -> Detection | None:
     """An error banner or a Retry control that was not on the screen before (a hint that the
     app is offline is no error; with a Retry control beside it, it is)."""
-    retry = find_button(elements, RETRY_LABELS)
-    banner = next((e for e in elements if _is_error_banner(e, retry is not None)), None)
+    retry = _retry(elements)
+    banner = _banner(elements, retry is not None)
     if retry is None and banner is None:
         return None
-    if before is not None:
-        was = find_button(before, RETRY_LABELS) is not None or any(
-            _is_error_banner(e, retry is not None) for e in before
-        )
-        if was:
-            return None  # it was there before the last action: the screen's own content
+    if before is not None and (
+        _retry(before) is not None or _banner(before, retry is not None) is not None
+    ):
+        return None  # it was there before the last action: the screen's own content
     evidence = tuple(e for e in (banner, retry) if e is not None)
     note = (text_of(banner) or "a network error") if banner else "a Retry button"
     return Detection("network", evidence, note)
+
+
+@per_tree
+def _retry(elements: tuple[Element, ...]) -> Element | None:
+    return find_button(elements, RETRY_LABELS)
+
+
+@per_tree
+def _banner(elements: tuple[Element, ...], retry: bool) -> Element | None:
+    """The first error banner (with a Retry control beside it, an offline hint too)."""
+    return next((e for e in elements if _is_error_banner(e, retry)), None)
 
 
 def _is_error_banner(element: Element, retry: bool) -> bool:
@@ -381,6 +393,7 @@ def _is_error_banner(element: Element, retry: bool) -> bool:
     return bool(_NETWORK_ERROR.search(text) or (retry and _OFFLINE.search(text)))
 
 
+@per_tree
 def _loading(elements: tuple[Element, ...]) -> Detection | None:
     spinners = tuple(
         e

@@ -25,6 +25,7 @@ from typing import Literal
 from attrs import frozen
 
 from orav.model import Element, Frame, Observation, Point
+from orav.perceive.per_tree import per_tree
 from orav.perceive.roles import (
     KEY_ROLES,
     KEYBOARD_ROLES,
@@ -75,34 +76,23 @@ def clearable(cover: Cover) -> bool:
     return cover.kind == "keyboard" or dismissible(cover.buttons)
 
 
-# The last two trees asked about and their modals, newest first: a step asks it of its
-# ``before`` and its ``after`` in turn, several times each (the faults, its target's cover, the
-# deeds, the remedies), each a walk of every element.
-_LAST: tuple[tuple[object, tuple[Element, ...]], ...] = ()
-
-
+@per_tree
 def modal_elements(elements: tuple[Element, ...]) -> tuple[Element, ...]:
     """The first alert or modal and what belongs to it: the elements after it in pre-order
     inside its frame (the whole rest of the tree when it has no frame, as a terminal modal)."""
-    global _LAST
-    last = _LAST  # one read: another thread may replace it
-    for tree, known in last:
-        if tree is elements:
-            return known
     index = next((i for i, e in enumerate(elements) if is_alert(e)), None)
-    modal: tuple[Element, ...] = ()
-    if index is not None:
-        frame = elements[index].frame
-        inside = tuple(
-            e
-            for e in elements[index + 1 :]
-            if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
-        )
-        modal = (elements[index], *inside)
-    _LAST = ((elements, modal), *last[:1])
-    return modal
+    if index is None:
+        return ()
+    frame = elements[index].frame
+    inside = tuple(
+        e
+        for e in elements[index + 1 :]
+        if frame.is_empty or e.frame.is_empty or frame.contains(e.frame.center)
+    )
+    return (elements[index], *inside)
 
 
+@per_tree
 def keyboard_keys(elements: tuple[Element, ...]) -> tuple[Element, ...]:
     """The keyboard element, or its keys when the tree has no keyboard container."""
     board = tuple(e for e in elements if e.role in KEYBOARD_ROLES)
@@ -111,7 +101,12 @@ def keyboard_keys(elements: tuple[Element, ...]) -> tuple[Element, ...]:
 
 def keyboard_frame(observation: Observation) -> Frame | None:
     """Where the on-screen keyboard is, or None when it is hidden."""
-    frames = [k.frame for k in keyboard_keys(observation.elements) if not k.frame.is_empty]
+    return _keyboard_frame(observation.elements)
+
+
+@per_tree
+def _keyboard_frame(elements: tuple[Element, ...]) -> Frame | None:
+    frames = [k.frame for k in keyboard_keys(elements) if not k.frame.is_empty]
     if not frames:
         return None
     left = min(f.x for f in frames)
@@ -148,7 +143,12 @@ def overlay(observation: Observation) -> Cover | None:
     outermost element first), or None: what a person meets before the control, and must
     answer or wait out to reach it. The keyboard is none (``keyboard_frame``), nor is a
     modal (``modal_elements``: it covers everything not its own)."""
-    elements = observation.elements
+    return first_overlay(observation.elements)
+
+
+@per_tree
+def first_overlay(elements: tuple[Element, ...]) -> Cover | None:
+    """``overlay`` of a tree."""
     for index, element in enumerate(elements):
         if not element.interactive or element.frame.is_empty or is_keyboard(element):
             continue
