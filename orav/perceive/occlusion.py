@@ -164,6 +164,12 @@ def open_point(observation: Observation, element: Element) -> Point | None:
     grid over it; None when it is covered wholly (or has no size)."""
     if element.frame.is_empty:
         return None
+    return _open_point(observation.elements, element)
+
+
+@per_tree
+def _open_point(elements: tuple[Element, ...], element: Element) -> Point | None:
+    observation = Observation(elements=elements)
     for point in _spots(element.frame):
         if cover_at(observation, element, point) is None:
             return point

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 
 from orav.model import Element, Observation
 from orav.perceive.identity import stable_id, steady, steady_label
+from orav.perceive.per_tree import per_tree
 from orav.perceive.roles import (
     TAPPABLE_ROLES,
     TAPPABLE_TRAITS,
@@ -154,6 +155,12 @@ def _shape(observation: Observation) -> set[str]:
 def screen_name(observation: Observation) -> str:
     """A readable name: the navigation title or the dialog's, a Textual screen's title (its
     Header), its tab, else the first header, else the first short label, else the id."""
+    return _screen_name(observation.elements, observation.app)
+
+
+@per_tree
+def _screen_name(tree: tuple[Element, ...], app: str | None) -> str:
+    observation = Observation(elements=tree, app=app)  # a name reads nothing else of a look
     elements = app_elements(observation)
     window = _textual_window(elements)
     if window is not None:

@@ -19,6 +19,7 @@ from orav.model import Action, Element, Observation, Point, Swipe, Tap, Target, 
 from orav.model.observation import locate
 from orav.perceive.identity import element_key, steady
 from orav.perceive.occlusion import modal_elements, open_point, reachable
+from orav.perceive.per_tree import per_tree
 
 
 def target_element(observation: Observation, target: Target | None) -> Element | None:
@@ -30,17 +31,21 @@ def target_element(observation: Observation, target: Target | None) -> Element |
     tap can reach comes before one covered (by a banner, a toast, the keyboard). A control
     covered is still meant before plain text: the engine reports the cover, and never taps it.
     A label with a ticking value in it (a clock, a percentage) that no longer shows means the
-    one element whose label is the same but for that value (``orav.perceive.identity``)."""
+    one element whose label is the same but for that value (``orav.perceive.identity``).
+    Asked once per tree and target (``orav.perceive.per_tree``): a step asks it while
+    reasoning (its cover), acting (where to tap) and judging the deed."""
     if target is None or (target.label is None and target.id is None):
         return None
-    found = locate(observation.elements, target.label, target.id)
+    return _meant(observation.elements, target)
+
+
+@per_tree
+def _meant(elements: tuple[Element, ...], target: Target) -> Element | None:
+    observation = Observation(elements=elements)
+    found = locate(elements, target.label, target.id)
     if found is None:
         return _ticked_on(observation, target)
-    matches = [
-        e
-        for e in observation.elements
-        if e.matches(target.label, target.id) and not e.frame.is_empty
-    ]
+    matches = [e for e in elements if e.matches(target.label, target.id) and not e.frame.is_empty]
     return found if len(matches) == 1 else _first(observation, matches)
 
 
