@@ -11,7 +11,11 @@ Three figures, CPU time (``time.process_time``), median of ROUNDS, in one sittin
 2. **The run machine alone, two events a step**: ``RunMachine`` (the async engine, as the
    engine drives it) through STEPS steps by a model whose phases only send the next event
    with the engine's arguments, with a transition listener as the engine's.
-3. **A golden's floor**: a ``RunMachine`` built with the engine's model and listener (per run,
+3. **The run machine alone, caches cold**: as 2, with 16 MB of memory written between two
+   events (what a live step does there: the simulator draws and encodes a screenshot, the
+   gRPC stack copies it, the driver reads the tree), so the library's code and data are no
+   longer in the CPU's caches when the next event comes: its cost in a live run.
+4. **A golden's floor**: a ``RunMachine`` built with the engine's model and listener (per run,
    as every replay builds one) and driven through start, install, launch, prepare, a look,
    and 2–6 steps (the demo goldens' lengths): what no change to orav can remove from a
    golden while its run is driven by this machine.
@@ -155,12 +159,15 @@ def library_figures(rounds: int) -> dict[str, float]:
 
 
 class _Phases:
-    """The engine's phases with nothing in them: each sends the event that ends it."""
+    """The engine's phases with nothing in them: each sends the event that ends it; with
+    ``cold``, each first writes 16 MB of memory (not counted), as a live step's device work
+    does between two events."""
 
-    def __init__(self, steps: int) -> None:
+    def __init__(self, steps: int, cold: bool = False) -> None:
         self.machine = RunMachine(
             self, max_steps=steps, timeout_seconds=1e9, listeners=[_Listener()]
         )
+        self.cold = _Cold() if cold else None
 
     async def on_enter_installing(self) -> None:
         await self.machine.send("installed")
@@ -175,9 +182,13 @@ class _Phases:
         await self.machine.send("observed", fault=None, elapsed=0.0)
 
     async def on_enter_reasoning(self) -> None:
+        if self.cold is not None:
+            self.cold()
         await self.machine.send("decided", fault=None, done=False, repeats=0)
 
     async def on_enter_acting(self) -> None:
+        if self.cold is not None:
+            self.cold()
         await self.machine.send("acted", fault=None, elapsed=0.0, changed=True)
 
     # The engine's other phases, so that building the machine resolves as many callbacks.
@@ -186,6 +197,23 @@ class _Phases:
 
     async def on_enter_goal_complete(self) -> None:
         raise AssertionError("no goal in the floor")
+
+
+class _Cold:
+    """Writes 16 MB (a cache line in each 64 bytes): what is in the CPU's caches is gone; its
+    own CPU time is kept apart, in ``seconds``."""
+
+    SIZE = 16 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self.memory = bytearray(self.SIZE)
+        self.zeros = bytes(self.SIZE // 64)
+        self.seconds = 0.0
+
+    def __call__(self) -> None:
+        start = time.process_time()
+        self.memory[::64] = self.zeros
+        self.seconds += time.process_time() - start
 
 
 class _Listener:
@@ -198,18 +226,25 @@ class _Listener:
         self.count += 1
 
 
-async def one_run(steps: int) -> tuple[float, float]:
-    """CPU seconds to build the machine, and to drive it ``steps`` steps to the step limit."""
+async def one_run(steps: int, cold: bool = False) -> tuple[float, float]:
+    """CPU seconds to build the machine, and to drive it ``steps`` steps to the step limit
+    (with ``cold``, the caches emptied before each event, that work not counted)."""
     start = time.process_time()
-    phases = _Phases(steps)
+    phases = _Phases(steps, cold)
     built = time.process_time()
     await phases.machine.activate_initial_state()
     await phases.machine.send("start")
-    ran = time.process_time()
+    ran = time.process_time() - (phases.cold.seconds if phases.cold is not None else 0.0)
     final = phases.machine.configuration_values
     if "step_limit" not in final or phases.machine.ledger.steps != steps:
         sys.exit(f"the machine did not take {steps} steps: {final}")
     return built - start, ran - built
+
+
+async def machine_per_step(steps: int, rounds: int, cold: bool = False) -> list[float]:
+    """CPU seconds a step of the run machine alone, one sample a round (after a warm-up)."""
+    await one_run(steps // 10, cold)
+    return [(await one_run(steps, cold))[1] / steps for _ in range(rounds)]
 
 
 async def main(steps: int, rounds: int) -> None:
@@ -219,14 +254,16 @@ async def main(steps: int, rounds: int) -> None:
         versus = f"   published {published:5.1f} µs: {here / published:4.1f}x" if published else ""
         print(f"  {name:52s} {here:7.1f} µs{versus}")
 
-    await one_run(steps)  # warm-up
-    samples = [(await one_run(steps))[1] for _ in range(rounds)]
-    per_step = statistics.median(samples) / steps
+    samples = await machine_per_step(steps, rounds)
+    per_step = statistics.median(samples)
     print(f"run machine alone, two events a step ({steps} steps, {rounds} rounds, CPU time)")
-    print(
-        f"  per step        median {per_step * 1e6:6.0f} µs   best {min(samples) / steps * 1e6:6.0f} µs"
-    )
+    print(f"  per step        median {per_step * 1e6:6.0f} µs   best {min(samples) * 1e6:6.0f} µs")
     print(f"  ceiling         {1 / per_step:7,.0f} steps/s (no orav code in the step)")
+    cold = await machine_per_step(steps // 2, rounds, cold=True)
+    print(
+        f"  caches cold     median {statistics.median(cold) * 1e6:6.0f} µs   best"
+        f" {min(cold) * 1e6:6.0f} µs (16 MB written before each event: a live step)"
+    )
 
     print("a golden's floor: the machine built and driven through a run of N steps")
     for n in (2, 4, 6):

@@ -23,17 +23,28 @@ The engine alone runs twice: with the simulator at scale 1 (390 x 844 screenshot
 cheapest simulated step) and at scale 3 (1170 x 2532, an iPhone's real pixel size, what a real
 idb_companion sends), so the share is given for both the cheapest step and a realistic one.
 
+Last, where the engine's own CPU goes on the step's path (the walk at scale 3, alone and
+recording): python-statemachine's part (its processing of the two events a step, their guards
+and the dispatch of every callback; building the machine, once a run), the phases' own work
+(orav's: perception, verification, bookkeeping, the recording wrappers and queueing), and the
+transition listener's; beside them the run machine alone, driven by phases that do nothing
+(``bench/engine_floor.py``), with the CPU's caches warm and cold, in the same process.
+
 Run: /work/venv/bin/python bench/engine_overhead.py [WALKS]
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import inspect
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -50,7 +61,8 @@ from orav.cassette import (
 )
 from orav.clock import SystemClock
 from orav.drivers.idb import IdbDevice
-from orav.engine import Engine
+from orav.engine import Engine, _Run, _Transitions
+from orav.machines.run import RunMachine
 from orav.model import (
     Action,
     ActionResult,
@@ -66,6 +78,9 @@ from orav.perceive.change import clear_rasters
 from orav.scenario_loader import example_scenarios, load_scenario
 from orav.sim import SimCompanion
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from engine_floor import machine_per_step
+
 TARGET = 0.05
 T = TypeVar("T")
 
@@ -79,19 +94,26 @@ class Meter:
     a snapshot at each decision. CPU time is what the figures rest on when the machine is
     shared: waiting for a core inflates wall times, not CPU times."""
 
-    def __init__(self) -> None:
+    def __init__(self, split: Split | None = None) -> None:
         self.spent = {kind: [0.0, 0.0] for kind in ("device", "agent", "sleep")}
         self.marks: list[tuple[list[float], dict[str, list[float]]]] = []
+        self.split = split
 
     async def time(self, kind: str, call: Awaitable[T]) -> T:
         start = [clock() for clock in CLOCKS]
+        if self.split is not None:
+            self.split.enter(kind)
         try:
             return await call
         finally:
+            if self.split is not None:
+                self.split.leave()
             for index, clock in enumerate(CLOCKS):
                 self.spent[kind][index] += clock() - start[index]
 
     def mark(self) -> None:
+        if self.split is not None:
+            self.split.mark()
         self.marks.append(
             ([clock() for clock in CLOCKS], {k: list(v) for k, v in self.spent.items()})
         )
@@ -104,6 +126,86 @@ class Meter:
             own = t1[clock] - t0[clock] - spent["device"] - spent["agent"] - spent["sleep"]
             out.append((own, spent["device"]))
         return out
+
+
+class Split:
+    """The run's thread's CPU by part, each part's own: what a part calls that is another part
+    is counted there. Parts: ``machine`` (all of ``Engine.run`` that is no other part),
+    ``phases`` (the ``on_enter_*`` callbacks), ``listener``, and the Meter's device, agent and
+    sleep calls."""
+
+    def __init__(self) -> None:
+        self.spent: Counter[str] = Counter()
+        self.stack = ["outside"]
+        self.last = time.thread_time()
+        self.first: Counter[str] | None = None  # at the first decision: steps count from there
+
+    def mark(self) -> None:
+        """A step boundary: the first one is where the steps' account starts."""
+        if self.first is None:
+            self.enter("mark")
+            self.leave()
+            self.first = Counter(self.spent)
+
+    def per_step(self, steps: int) -> dict[str, float]:
+        """Each part's CPU seconds a step, from the first decision on."""
+        spent = self.spent - (self.first or Counter())
+        return {part: seconds / steps for part, seconds in spent.items()}
+
+    def enter(self, part: str) -> None:
+        now = time.thread_time()
+        self.spent[self.stack[-1]] += now - self.last
+        self.last = now
+        self.stack.append(part)
+
+    def leave(self) -> None:
+        now = time.thread_time()
+        self.spent[self.stack.pop()] += now - self.last
+        self.last = now
+
+    def wrap(self, function: Callable[..., Any], part: str) -> Callable[..., Any]:
+        if inspect.iscoroutinefunction(function):
+
+            @functools.wraps(function)
+            async def timed(*args: Any, **kwargs: Any) -> Any:
+                self.enter(part)
+                try:
+                    return await function(*args, **kwargs)
+                finally:
+                    self.leave()
+
+            return timed
+
+        @functools.wraps(function)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.enter(part)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.leave()
+
+        return counted
+
+    @contextlib.contextmanager
+    def parts(self) -> Iterator[None]:
+        """The engine's run, phases and listener wrapped, for the ``with`` block."""
+        targets = [
+            (Engine, "run", "machine"),
+            (RunMachine, "send", "machine"),  # a phase's send: queued by the library
+            (_Transitions, "on_transition", "listener"),
+        ]
+        targets += [(_Run, name, "phases") for name in vars(_Run) if name.startswith("on_enter_")]
+        own = [(owner, name, vars(owner).get(name)) for owner, name, _ in targets]
+        for owner, name, part in targets:
+            setattr(owner, name, self.wrap(getattr(owner, name), part))
+        try:
+            yield
+        finally:
+            for owner, name, function in own:
+                if function is None:
+                    delattr(owner, name)  # inherited: the base class's again
+                else:
+                    setattr(owner, name, function)
 
 
 class TimedDevice:
@@ -166,10 +268,12 @@ class Result:
     disk: float = 0.0  # CPU time of the cassette's disk thread
 
 
-async def run(scenario: Scenario, record: bool, scale: int = 1) -> Result:
+async def run(
+    scenario: Scenario, record: bool, scale: int = 1, split: Split | None = None
+) -> Result:
     """One live run at the simulator's ``scale``; with ``record``, through the recording
-    wrappers into a temp cassette."""
-    meter = Meter()
+    wrappers into a temp cassette; with ``split``, the engine's CPU counted by part."""
+    meter = Meter(split)
     clear_rasters()
     async with (
         SimCompanion(faults=scenario.faults, scale=scale) as sim,
@@ -288,6 +392,35 @@ async def main(walks: int) -> None:
             f"  {label}: overhead {own / device:6.1%} (wall); in CPU time"
             f" {own_cpu / device_cpu:6.1%}{apart} (target ≤ {TARGET:.0%}: {verdict})"
         )
+    await where(walks)
+
+
+async def where(walks: int, rounds: int = 3) -> None:
+    """Where the engine's own CPU goes on the step's path: the walk at scale 3, alone and
+    recording, median of ``rounds``; the run machine alone, warm and cold, beside it."""
+    print("where the engine's own CPU goes on the step's path (walk, scale 3, per step):")
+    scenario = walking(walks)
+    for record in (False, True):
+        samples = []
+        for _ in range(rounds):
+            split = Split()
+            with split.parts():
+                result = await run(scenario, record, 3, split)
+            samples.append(split.per_step(len(result.cpu)))
+        part = {k: statistics.median(s.get(k, 0.0) for s in samples) * 1e6 for k in samples[0]}
+        own = part.get("machine", 0) + part.get("phases", 0) + part.get("listener", 0)
+        print(
+            f"  {'recording' if record else 'engine alone':<12}  engine {own:5.0f} µs:"
+            f" python-statemachine {part.get('machine', 0):5.0f} µs"
+            f" ({part.get('machine', 0) / own:4.0%}), phases {part.get('phases', 0):4.0f} µs,"
+            f" listener {part.get('listener', 0):3.0f} µs; device {part.get('device', 0):5.0f} µs"
+        )
+    warm = statistics.median(await machine_per_step(1000, rounds)) * 1e6
+    cold = statistics.median(await machine_per_step(500, rounds, cold=True)) * 1e6
+    print(
+        f"  the run machine alone (bench/engine_floor.py): {warm:4.0f} µs a step, caches warm;"
+        f" {cold:4.0f} µs, caches cold (as in a live step)"
+    )
 
 
 if __name__ == "__main__":
