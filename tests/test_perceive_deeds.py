@@ -226,3 +226,21 @@ def test_escape_while_a_question_asks_declines_whatever_its_binding_says() -> No
     assert action_deed(PressKey("escape"), asking) is None
     plain = Observation(elements=(Element("AXApplication", "App", frame=SCREEN, traits=traits),))
     assert key_deed("escape", plain).kind == "destructive"  # type: ignore[union-attr]
+
+
+@given(
+    invented(), invented(), invented(), st.sampled_from(["AXSwitch", "AXPopUpButton", "AXCheckBox"])
+)
+def test_a_dialog_that_sets_something_is_a_panel_not_a_question(
+    title: str, one: str, two: str, role: str
+) -> None:
+    """A modal with a title, a setting (its label beside it) and two buttons: a panel of
+    settings (meine's), not a confirmation; each button is judged on its own, so two in
+    words no list knows are no deed."""
+    setting = (Element("AXStaticText", f"{one} {two}", frame=Frame(60, 330, 200, 20)),)
+    setting += (Element(role, None, "setting", frame=Frame(260, 330, 60, 30)),)
+    first, second = button(one, 60), button(two, 200)
+    panel = screen(*alert(title.upper(), *setting, first, second))
+    assert confirmation(panel) is None
+    assert control_deed(first, panel) is None and control_deed(second, panel) is None
+    assert confirmation(screen(*alert(f"{title}?", first, second))) is not None  # no setting

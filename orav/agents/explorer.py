@@ -399,13 +399,16 @@ class ExplorerAgent:
         self, context: AgentContext, screen: ScreenNotes, waiting: list[ScreenNotes]
     ) -> Decision:
         """One step towards the screens ``waiting``: the known way, else back while going
-        back works, else the second round, else a fresh launch; done when none is left."""
+        back works (a stack may be deep, bounded by ``wander``; back from a screen gone back
+        from already, as a toast that says "you are home" is, leads nowhere new), else the
+        second round, else a fresh launch; done when none is left."""
         goals = {s.key for s in waiting}
         hop = self._map.route(screen, context.observation, goals)
         if hop is not None:
             return self._navigate(screen, context.observation, hop)
-        if not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}:  # while it works: a stack
-            self._backed.add(screen.key)  # may be deep (bounded by ``wander``)
+        backs = not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}
+        if backs and screen.key not in self._backed:
+            self._backed.add(screen.key)
             return self._go_back(context, screen)
         if not self._gestures:
             return self._second_round(context, screen)

@@ -4,11 +4,13 @@ One answer for the explorer (what it may try), the engine's ledger (what the age
 the remedies (what they may press), in this order of trust:
 
 1. **structure**: a confirmation on screen (an alert, action sheet or modal that asks a
-   question, whose answers are buttons, no text field, at least two of them) makes every
+   question, whose answers are buttons, at least two of them, and nothing to fill in or set
+   beside them) makes every
    answer but its cancel answer a deed: the affirmative answer is what the control that
    opened it was about. An answer that cannot be told from a cancel is a deed too; the
    cancel answer never is, whatever its words ("Don't Allow"). A modal of buttons alone asks
-   nothing: it is a menu, its choices judged as any control;
+   nothing: it is a menu; one with a switch or a picker is a panel of settings: their
+   choices are judged as any control;
 2. **effect**: a step after which the world reports files or app data changed or deleted
    (``WorldChanges``) was a destructive deed, whatever it said (``effect_deed``);
 3. **words**, the last resort, from one data file (``words.yaml``: stems in English, German,
@@ -36,7 +38,7 @@ from orav.model import (
 from orav.model.deed import DeedKind
 from orav.perceive.occlusion import first_overlay, modal_elements
 from orav.perceive.per_tree import per_tree
-from orav.perceive.roles import BUTTON_ROLES, is_text_field, text_of
+from orav.perceive.roles import BUTTON_ROLES, SETTING_ROLES, is_text_field, text_of
 from orav.perceive.targets import target_element
 from orav.perceive.words import declining, finds
 
@@ -95,17 +97,19 @@ def confirmation(observation: Observation) -> Confirmation | None:
     """The confirmation on screen, or None: an alert, action sheet or modal (the first, as
     ``orav.perceive.interruption`` finds it), else an overlay drawn over a control (a
     consent banner over a heart), that asks a question (a title or text that is not one of
-    its answers), with no text field and at least two buttons. One button only acknowledges
-    ("Saved. OK"); a dialog with fields is a form; a dialog of buttons alone asks nothing: it
-    is a menu, each of its choices judged on its own. Its cancel answer is its declining
-    one (``orav.perceive.words.declining``)."""
+    its answers), with at least two buttons and nothing else to fill in or set. One button
+    only acknowledges ("Saved. OK"); a dialog with fields is a form, one with a switch or a
+    picker a panel of settings (its texts are their labels, not a question); a dialog of
+    buttons alone asks nothing: it is a menu. The choices of a form, a panel or a menu are
+    each judged on its own. Its cancel answer is its declining one
+    (``orav.perceive.words.declining``)."""
     return _confirmation(observation.elements)
 
 
 @per_tree
 def _confirmation(elements: tuple[Element, ...]) -> Confirmation | None:
     group = _asking(elements)
-    if not group or any(is_text_field(e) for e in group):
+    if not group or any(is_text_field(e) or e.role in SETTING_ROLES for e in group):
         return None
     buttons, question = _buttons(group), _question(group)
     if len(buttons) < 2 or not question:

@@ -16,6 +16,19 @@ ALERT_ROLES = frozenset({"AXAlert", "AXDialog", "AXSheet"})
 ALERT_TRAITS = frozenset({"alert", "modal", "dialog"})
 BUTTON_ROLES = frozenset({"AXButton", "AXLink", "AXMenuItem"})
 TEXT_FIELD_ROLES = frozenset({"AXTextField", "AXSecureTextField", "AXSearchField", "AXTextView"})
+# Controls that set a value where they are (a switch, a picker): a dialog that holds one is a
+# panel of settings or a form, whatever else it shows, not a question.
+SETTING_ROLES = frozenset(
+    {
+        "AXSwitch",
+        "AXCheckBox",
+        "AXToggle",
+        "AXRadioButton",
+        "AXPopUpButton",
+        "AXSlider",
+        "AXSegmentedControl",
+    }
+)
 # Indicators of work in progress; one with a value (a determinate progress bar) is not a spinner.
 PROGRESS_ROLES = frozenset({"AXActivityIndicator", "AXProgressIndicator", "AXBusyIndicator"})
 KEYBOARD_ROLES = frozenset({"AXKeyboard"})

@@ -1,0 +1,49 @@
+"""A modal panel of settings is no question, and a back move that goes nowhere is not repeated
+(what meine 2.0.3 from PyPI showed): Leitstelle (tests/unseen_apps/), explored through the
+Textual companion in its disposable world."""
+
+from __future__ import annotations
+
+import itertools
+
+from explorer_runs import Noting
+
+from orav.model import PressKey, Scenario
+from orav.session import record
+
+
+async def test_a_panels_buttons_are_judged_each_on_its_own_and_escape_that_goes_nowhere_once(
+    tmp_path,
+):
+    """Leitstelle's options panel holds a switch, a picker and two buttons under a title. It
+    asks nothing: "Über uns" is no deed, so the way to the credits is walked again to try
+    their page key (its footer key). The log's keys left untried lie behind a deed (the log
+    emptied), a way not walked twice; escape on the desk, with no known way on, only shows a
+    toast: it is pressed there at most once in a row."""
+    explorer = Noting()
+    scenario = Scenario(
+        name="explore-leitstelle",
+        app="unseen_apps.leitstelle:Leitstelle@80x24",
+        goal="explore",
+        max_steps=40,
+        timeout_seconds=240,
+    )
+    run = await record(
+        scenario,
+        tmp_path / "x.cassette",
+        device="textual:unseen_apps.leitstelle:Leitstelle@80x24",
+        agent=explorer,
+    )
+    screens = {s.name: s for s in explorer.coverage().screens}
+    assert "Mitwirkende" in screens, set(screens)
+    assert "'Nächste Seite'" in screens["Mitwirkende"].tried, screens["Mitwirkende"].tried
+    ledger = run.report.side_effects
+    assert ledger is not None
+    assert not [d for d in ledger.deeds if "ueber" in d.action], ledger.deeds
+    assert "Mitwirkende" not in explorer.coverage().summary, explorer.coverage().summary
+    blind = [
+        d.reasoning if isinstance(d.action, PressKey) and "no known way on" in d.reasoning else ""
+        for d in explorer.decisions
+    ]
+    assert "Nothing left to try on 'Pult' and no known way on: going back (escape)." in blind
+    assert not [a for a, b in itertools.pairwise(blind) if a and a == b], blind

@@ -1,0 +1,104 @@
+"""Leitstelle: a dispatch desk whose options are a modal panel, as meine's settings are: a
+switch, a picker and two buttons under a title, no question asked. One button empties the
+desk's log (a file in the app's data folder: a deed by its effect) and shows it, with keys
+of its own, the first of which goes back; the other opens the credits, which have a page of
+their own behind ``n``. Escape on the desk goes nowhere: the desk says so in a toast. The
+words and keys are this app's own: orav's code knows none of them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Label, Select, Static, Switch
+
+
+def _log() -> Path:
+    home = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return home / "leitstelle" / "protokoll.txt"
+
+
+class Mitwirkende(Screen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "weiter", "Nächste Seite"),
+        Binding("escape", "app.pop_screen"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("Mitwirkende\n\nFunk: Ada, Bert", id="seite")
+        yield Footer()
+
+    def action_weiter(self) -> None:
+        self.query_one("#seite", Static).update("Mitwirkende\n\nSeite 2: Carla, Dieter")
+
+
+class Protokoll(Screen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "app.pop_screen", "Zum Pult"),
+        Binding("z", "zaehlen", "Zeilen zählen"),
+        Binding("r", "umkehren", "Umkehren"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("Protokoll\n\n(leer)", id="zeilen")
+        yield Footer()
+
+    def action_zaehlen(self) -> None:
+        self.query_one("#zeilen", Static).update("Protokoll\n\n0 Zeilen")
+
+    def action_umkehren(self) -> None:
+        self.query_one("#zeilen", Static).update("Protokoll\n\n(leer, umgekehrt)")
+
+
+class Optionen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tafel"):
+            yield Label("OPTIONEN")
+            yield Label("Nachtmodus")
+            yield Switch(id="nacht")
+            yield Label("Farbschema")
+            yield Select([("Bernstein", "b"), ("Moos", "m")], value="b", id="schema")
+            yield Button("Protokoll kürzen", id="kuerzen")
+            yield Button("Über uns", id="ueber")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "kuerzen":
+            _log().write_text("")
+            self.app.push_screen(Protokoll())
+        else:
+            self.app.push_screen(Mitwirkende())
+
+
+class Pult(Screen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "optionen", "Optionen"),
+        Binding("escape", "daheim"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("Leitstelle\n\n3 Einsätze offen")
+        yield Footer()
+
+    def action_optionen(self) -> None:
+        self.app.push_screen(Optionen())
+
+    def action_daheim(self) -> None:
+        self.notify("Schon am Pult")
+
+
+class Leitstelle(App):
+    TITLE = "Leitstelle"
+
+    def on_mount(self) -> None:
+        log = _log()
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("07:00 Dienstbeginn\n07:12 Einsatz 1\n")
+        self.push_screen(Pult())
