@@ -22,7 +22,7 @@ import io
 import math
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from attrs import field, frozen
 
@@ -198,7 +198,22 @@ def _signed(elements: tuple[Element, ...]) -> tuple:
     """``tree_signature``, once per tree: a step signs its ``before`` and its ``after`` in
     turn, several times each (measuring the change, the screen's look key), and its ``after``
     is the next step's ``before``."""
-    return tree_signature(elements)
+    return _Signature(tree_signature(elements))
+
+
+class _Signature(tuple):
+    """A tree's signature that hashes once: the run's tally keys its screens by it several
+    times a step (``look_key``), and a tuple hashes every field of every element each time."""
+
+    _hash: int
+
+    def __new__(cls, fields: Iterable) -> Self:
+        signature = super().__new__(cls, fields)
+        signature._hash = tuple.__hash__(signature)
+        return signature
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 def look_key(observation: Observation) -> tuple:

@@ -17,8 +17,9 @@ from typing import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Trees remembered per question: a step's before and after, and the screens it came from.
-KEPT = 4
+# Answers remembered per question: a step's before and after, and the screens it came from,
+# each asked of a target or two (a list and the detail pages it opens: eight, not four).
+KEPT = 8
 
 
 def per_tree(question: F) -> F:
