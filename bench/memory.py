@@ -12,10 +12,11 @@ from the kernel when it exits (``os.wait4``'s ``ru_maxrss``):
 
 Targets: 10,000 steps under 300 MB; ``orav report`` over 1,000 runs under 100 MB.
 
-``--trace`` runs the one command given in-process under tracemalloc instead and prints which
-lines hold the most memory at its end (who holds what), e.g.
-``python bench/memory.py --trace run 1000``; ``--split`` the same without tracemalloc (the
-peak RSS before the report and at the end, undisturbed).
+``--trace`` runs the one command given in-process under tracemalloc instead and prints what
+grew from a third of the steps to the last (who keeps what as the run goes on: by line of
+allocation and by type of object) and which lines hold the most at the end, e.g.
+``python bench/memory.py --trace explore 600``; ``--split`` the same without tracemalloc (the
+RSS at every tenth of the steps, the peak before the report and at the end, undisturbed).
 
 Run: .venv/bin/python bench/memory.py [run|explore|report] [N ...]
 """
@@ -152,14 +153,24 @@ def measure(kind: str, n: int) -> None:
 
 
 def trace(kind: str, n: int, traced: bool = True) -> None:
-    """Run one figure's command in this process under tracemalloc; print who holds what at
-    the report's start, and the peak RSS before the report and at the end."""
+    """Run one figure's command in this process; print the peak RSS before the report and at
+    the end. ``traced``: under tracemalloc, with what grew from step ~n/3 to step ~n (the
+    engine's settles counted as steps) by line of allocation and by type of object kept, and
+    which lines hold the most at step ~n; else (undisturbed) the RSS at every tenth of the steps."""
+    import gc
     import resource
     import tracemalloc
+    from collections import Counter
 
     from click.testing import CliRunner
 
+    from orav import engine
     from orav.cli import cli
+    from orav.report import html
+
+    def kinds() -> Counter[str]:
+        gc.collect()
+        return Counter(type(o).__name__ for o in gc.get_objects())
 
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
@@ -169,19 +180,24 @@ def trace(kind: str, n: int, traced: bool = True) -> None:
         if traced:
             tracemalloc.start(8)
         rss: list[float] = []
-        snapshots: list[tracemalloc.Snapshot] = []
-        from orav.report import html
-
-        write = html.write_html
+        snapshots: list[tuple[tracemalloc.Snapshot, Counter[str]]] = []
+        write, settle, settles = html.write_html, engine.settle, [0]
 
         def held(*args: object, **kwargs: object) -> object:  # the report's start: the run's end
             if not rss:
                 rss.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-                if traced:
-                    snapshots.append(tracemalloc.take_snapshot())
             return write(*args, **kwargs)
 
+        async def counted(*args: object, **kwargs: object) -> object:  # about once a step
+            settles[0] += 1
+            if traced and settles[0] in (n // 3, n):
+                snapshots.append((tracemalloc.take_snapshot(), kinds()))
+            if not traced and settles[0] % max(1, n // 10) == 0:
+                print(f"step ~{settles[0]}: RSS now {_rss_now():.0f} MB", file=sys.__stderr__)
+            return await settle(*args, **kwargs)
+
         html.write_html = held  # type: ignore[assignment]
+        engine.settle = counted  # type: ignore[assignment]
         result = CliRunner().invoke(cli, argv, catch_exceptions=False)
         current, peak = tracemalloc.get_traced_memory()
         end = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -189,12 +205,26 @@ def trace(kind: str, n: int, traced: bool = True) -> None:
             f"exit {result.exit_code}; traced now {current / 1e6:.1f} MB, peak {peak / 1e6:.1f} MB"
         )
         print(f"peak RSS before the report {rss[0] if rss else 0:.0f} MB, at the end {end:.0f} MB")
-        for name, snapshot in (("before the report", snapshots[0] if snapshots else None),):
-            if snapshot is None:
-                continue
-            print(f"-- {name}: top lines")
-            for stat in snapshot.statistics("lineno")[:15]:
-                print(f"  {stat.size / 1e6:7.1f} MB {stat.count:8d}  {stat.traceback}")
+        if len(snapshots) < 2:
+            return
+        (early, before), (late, after) = snapshots
+        print(f"-- at step ~{n}: top lines")
+        for stat in late.statistics("lineno")[:15]:
+            print(f"  {stat.size / 1e6:7.1f} MB {stat.count:8d}  {stat.traceback}")
+        print(f"-- grown from step ~{n // 3} to step ~{n}: objects kept, by type")
+        grown = Counter({name: count - before[name] for name, count in after.items()})
+        print("  " + ", ".join(f"{name} {count:+d}" for name, count in grown.most_common(20)))
+        print(f"-- grown from step ~{n // 3} to step ~{n}: top tracebacks")
+        for diff in late.compare_to(early, "traceback")[:12]:
+            print(f"  {diff.size_diff / 1e6:+7.2f} MB {diff.count_diff:+8d}")
+            for line in diff.traceback.format()[-8:]:
+                print(f"      {line}")
+
+
+def _rss_now() -> float:
+    """This process's resident set now, in MB (Linux)."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
 
 
 def main() -> None:

@@ -9,6 +9,8 @@ short (``Engine.unfinished``).
 
 from __future__ import annotations
 
+import hashlib
+
 from attrs import define, field
 
 from orav.device import CrashReport
@@ -78,24 +80,30 @@ class Tally:
     # the criteria the last done left unmet, with what was found instead
     unmet: list[tuple[Assert, str]] = field(factory=list)
     held: list[Assert] | None = None  # the criteria that held before the first action
-    # Going round in circles: the screen states of this attempt, the steps that took each
-    # action on each state, the last step that reached a state new to the attempt.
-    states: set[tuple] = field(factory=set)
-    taken: dict[tuple[tuple, str], list[int]] = field(factory=dict)
+    # Going round in circles: the screen states of this attempt (each by its digest: a run
+    # that sees a new screen every step keeps 16 bytes a step, not the screen's tree), the
+    # steps since the last new state that took each action on each state, the last step that
+    # reached a state new to the attempt.
+    states: set[bytes] = field(factory=set)
+    taken: dict[tuple[bytes, str], list[int]] = field(factory=dict)
     fresh: int = 0
 
     def repeats(self, state: tuple, action: str) -> list[int]:
         """The earlier steps that took ``action`` on this screen ``state`` with no state new
         to the attempt reached since (the step that reached the last new one included)."""
-        return [k for k in self.taken.get((state, action), ()) if k >= self.fresh]
+        return self.taken.get((_digest(state), action), [])
 
     def took(self, step: int, state: tuple, action: str, after: tuple) -> None:
-        """Step ``step`` took ``action`` on ``state`` and the app settled on ``after``."""
-        self.states.add(state)
-        self.taken.setdefault((state, action), []).append(step)
-        if after not in self.states:
-            self.states.add(after)
+        """Step ``step`` took ``action`` on ``state`` and the app settled on ``after``. A
+        state new to the attempt makes every step before this one no repeat any more: they
+        are let go."""
+        key, reached = _digest(state), _digest(after)
+        self.states.add(key)
+        self.taken.setdefault((key, action), []).append(step)
+        if reached not in self.states:
+            self.states.add(reached)
             self.fresh = step
+            self.taken = {(key, action): [step]}
 
     def new_attempt(self) -> None:
         """The goal starts over (the app was relaunched): no state is known any more."""
@@ -285,6 +293,12 @@ class Tally:
             warning = f"every success criterion already held before the first action ({held}): "
             return (warning + "a pass proves nothing the run did",)
         return (f"already held before the first action, so it proves nothing alone: {held}",)
+
+
+def _digest(state: tuple) -> bytes:
+    """A screen state (``orav.perceive.look_key``: strings, numbers, truth values and None) by
+    16 bytes of its hash: the same in every process, so a replay finds the same repeats."""
+    return hashlib.blake2b(repr(state).encode(), digest_size=16).digest()
 
 
 def _net(before: Change | None, after: Change) -> Change | None:
