@@ -10,6 +10,7 @@ short (``Engine.unfinished``).
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 from attrs import define, field
 
@@ -295,6 +296,7 @@ class Tally:
         return (f"already held before the first action, so it proves nothing alone: {held}",)
 
 
+@lru_cache(maxsize=8)  # a step digests its before and after, and its after is the next's before
 def _digest(state: tuple) -> bytes:
     """A screen state (``orav.perceive.look_key``: strings, numbers, truth values and None) by
     16 bytes of its hash: the same in every process, so a replay finds the same repeats."""
