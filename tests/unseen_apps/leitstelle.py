@@ -2,7 +2,8 @@
 switch, a picker and two buttons under a title, no question asked. One button empties the
 desk's log (a file in the app's data folder: a deed by its effect) and shows it, with keys
 of its own, the first of which goes back; the other opens the credits, which have a page of
-their own behind ``n``. Escape on the desk goes nowhere: the desk says so in a toast. The
+their own behind ``n``; F4 shows notes, a modal page of text that takes no focus and
+binds no key. Escape on the desk goes nowhere: the desk says so in a toast. The
 words and keys are this app's own: orav's code knows none of them.
 """
 
@@ -77,9 +78,21 @@ class Optionen(ModalScreen[None]):
             self.app.push_screen(Mitwirkende())
 
 
+class Hinweise(ModalScreen[None]):
+    """A page of text over the desk, as meine's About Me is: nothing on it takes focus and it
+    binds no key; a click closes it."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("Hinweise\n\nFunkdisziplin wahren.\nKanal 4 ist Reserve.")
+
+    def on_click(self) -> None:
+        self.dismiss()
+
+
 class Pult(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "optionen", "Optionen"),
+        Binding("f4", "hinweise", "Hinweise"),
         Binding("escape", "daheim"),
     ]
 
@@ -89,6 +102,9 @@ class Pult(Screen):
 
     def action_optionen(self) -> None:
         self.app.push_screen(Optionen())
+
+    def action_hinweise(self) -> None:
+        self.app.push_screen(Hinweise())
 
     def action_daheim(self) -> None:
         self.notify("Schon am Pult")

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from orav.agents.explore.controls import PALETTE_KEY, is_back, list_of, ref
 from orav.model import Observation, Point, PressKey, Swipe
-from orav.perceive.faults import screen_size
+from orav.perceive.faults import blocks, interruption, screen_size
 from orav.perceive.legend import Listed, read_legend
 from orav.perceive.roles import is_alert
 from orav.perceive.screens import app_elements, is_control, is_footer_key
@@ -74,7 +74,7 @@ def _terminal_moves(observation: Observation, disposable: bool) -> dict[str, Mov
     """A terminal app's moves: the app's, the screen's and the focused widget's bindings no
     footer key shows, blind
     probes where the tree shows no control (a key no structure names does what nothing says:
-    only in a world orav throws away), the arrow keys, escape."""
+    only in a world orav throws away), the arrow keys, escape; on a modal, those it takes."""
     never = never_pressed(observation)
     moves: dict[str, Move] = {}
     # the app's and the screen's own bindings, and the focused widget's: its keys act now
@@ -91,6 +91,11 @@ def _terminal_moves(observation: Observation, disposable: bool) -> dict[str, Mov
     for key in ARROWS:
         moves.setdefault(f"(key {key})", PressKey(key))
     moves[ESCAPE] = PressKey("escape")
+    # A modal that takes no key (nothing in it has focus, it binds none) has escape only: the
+    # run takes any other key as aimed under it and clears the modal first (``blocks``).
+    modal = interruption(observation)
+    if modal is not None:
+        moves = {n: m for n, m in moves.items() if not blocks(modal, observation, m)}
     return moves
 
 
