@@ -56,3 +56,25 @@ async def test_a_panels_buttons_are_judged_each_on_its_own_and_escape_that_goes_
     ]
     assert "Nothing left to try on 'Pult' and no known way on: going back (escape)." in blind
     assert not [a for a, b in itertools.pairwise(blind) if a and a == b], blind
+
+
+async def test_escape_is_no_way_back_where_it_ends_the_app(tmp_path):
+    """Kompass's bearing screen binds escape (with f10, in one binding) to the app's quit: the
+    explorer never presses escape there, not even to go back; on its map page escape goes
+    back and is tried. The app is never ended, so no crash is recovered from."""
+    explorer = Noting()
+    app = "unseen_apps.kompass:Kompass@80x24"
+    scenario = Scenario(
+        name="explore-kompass", app=app, goal="explore", max_steps=20, timeout_seconds=240
+    )
+    run = await record(scenario, tmp_path / "k.cassette", device=f"textual:{app}", agent=explorer)
+    assert not run.report.errors, run.report.errors
+    on_bearing = [
+        d.action.key
+        for d in explorer.decisions
+        if isinstance(d.action, PressKey) and "'Peilung'" in d.reasoning
+    ]
+    assert "escape" not in on_bearing and "f10" not in on_bearing, explorer.decisions
+    screens = {s.name: s for s in explorer.coverage().screens}
+    assert "(escape)" in screens["Karte"].tried, screens["Karte"].tried
+    assert explorer.coverage().finished, explorer.coverage().summary

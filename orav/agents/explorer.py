@@ -39,7 +39,13 @@ from orav.agents.explore.controls import (
     tap_of,
 )
 from orav.agents.explore.graph import ScreenMap
-from orav.agents.explore.moves import BACK_GESTURE, ESCAPE, app_chrome, back_move
+from orav.agents.explore.moves import (
+    BACK_GESTURE,
+    ESCAPE,
+    app_chrome,
+    back_move,
+    quits_on_escape,
+)
 from orav.agents.explore.screens import ScreenNotes
 from orav.model import (
     Credentials,
@@ -407,6 +413,7 @@ class ExplorerAgent:
         if hop is not None:
             return self._navigate(screen, context.observation, hop)
         backs = not set(screen.no_effect) & {BACK_GESTURE, ESCAPE}
+        backs = backs and not quits_on_escape(context.observation)
         if backs and screen.key not in self._backed:
             self._backed.add(screen.key)
             return self._go_back(context, screen)

@@ -74,7 +74,8 @@ def _terminal_moves(observation: Observation, disposable: bool) -> dict[str, Mov
     """A terminal app's moves: the app's, the screen's and the focused widget's bindings no
     footer key shows, blind
     probes where the tree shows no control (a key no structure names does what nothing says:
-    only in a world orav throws away), the arrow keys, escape; on a modal, those it takes."""
+    only in a world orav throws away), the arrow keys, escape (unless it ends the app); on a
+    modal, those it takes."""
     never = never_pressed(observation)
     moves: dict[str, Move] = {}
     # the app's and the screen's own bindings, and the focused widget's: its keys act now
@@ -90,7 +91,8 @@ def _terminal_moves(observation: Observation, disposable: bool) -> dict[str, Mov
             moves.setdefault(f"(key {key})", PressKey(key))
     for key in ARROWS:
         moves.setdefault(f"(key {key})", PressKey(key))
-    moves[ESCAPE] = PressKey("escape")
+    if not quits_on_escape(observation):
+        moves[ESCAPE] = PressKey("escape")
     # A modal that takes no key (nothing in it has focus, it binds none) has escape only: the
     # run takes any other key as aimed under it and clears the modal first (``blocks``).
     modal = interruption(observation)
@@ -132,6 +134,12 @@ def quit_keys(observation: Observation) -> frozenset[str]:
         for t in e.traits
         if t.startswith("quits:")
     )
+
+
+def quits_on_escape(observation: Observation) -> bool:
+    """Whether escape ends the app here (complexitty's main screen): then a terminal screen
+    has no back move."""
+    return "escape" in quit_keys(observation)
 
 
 def _bound(observation: Observation) -> frozenset[str]:
