@@ -348,3 +348,17 @@ async def test_both_drivers_record_the_same_cassette(tmp_path: Path, monkeypatch
         there = await record(scenario, tmp_path / "far.cassette", device=far, agent=agent())
     assert here.report.status == there.report.status == "passed"
     assert facts(here.cassette) == facts(there.cassette)
+
+
+async def test_a_colour_past_a_channels_range_is_drawn_at_its_bound(monkeypatch):
+    """Farbrad paints with red 288 and green 300 (complexitty's rainbow does): both drivers
+    draw it at the channel's bound, as a terminal does, where the companion's answer was
+    refused as misshapen and the run aborted."""
+    monkeypatch.syspath_prepend(str(HERE))
+    from unseen_apps.farbrad import Farbrad
+
+    far = RemoteTextualDevice("unseen_apps.farbrad:Farbrad", Path(sys.executable), cwd=HERE)
+    async with far, TextualDevice(Farbrad) as near:
+        seen = [await device.launch() or await device.observe() for device in (far, near)]
+    assert "Regenbogen" in seen[0].text
+    assert seen[0].screenshot == seen[1].screenshot

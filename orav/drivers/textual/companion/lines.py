@@ -33,7 +33,11 @@ def rows(strips: list[Any]) -> list[Row]:
 
 
 def _rgb(colour: Any, foreground: bool = True) -> int:
-    red, green, blue = colour.get_truecolor(foreground=foreground)
+    """The colour as 0xRRGGBB; a channel past its range (an app's ``Color(288, 3, 3)``, which
+    Textual and Rich pass on as it is) at its bound, as a terminal shows it."""
+    red, green, blue = (
+        min(max(int(channel), 0), 0xFF) for channel in colour.get_truecolor(foreground=foreground)
+    )
     return (red << 16) | (green << 8) | blue
 
 
