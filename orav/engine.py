@@ -559,7 +559,7 @@ class _Run:
     def judge_deed(self, action: Action, before: Observation) -> Deed | None:
         """The step just taken as a deed, in the ledger (``orav.perceive.deeds.step_deed``:
         what it was on the screen it was decided on, what it changed in the app's world)."""
-        verdict = step_deed(action, before, self.effect)
+        verdict = step_deed(action, before, self.tally.was_there(self.effect))
         if verdict is None:
             return None
         step = self.history[-1].index

@@ -144,6 +144,17 @@ class Tally:
             if net is not None:
                 self.files[change.path] = FileChange(change.path, net)
 
+    def was_there(self, changes: WorldChanges) -> WorldChanges:
+        """Of a step's ``changes``, folded in already, those to what was there before the run
+        (changed or deleted on the whole): a file the run itself created harms nobody when it
+        is changed or deleted again (an app that writes its settings as it goes)."""
+        kept = tuple(
+            c
+            for c in changes.files
+            if (net := self.files.get(c.path)) is not None and net.change != "created"
+        )
+        return changes if len(kept) == len(changes.files) else WorldChanges(kept)
+
     def side_effects(self) -> SideEffects | None:
         """The ledger; None when the world is not orav's own and nothing is known to have
         happened in it (a device that cannot tell, a run without deeds)."""

@@ -12,19 +12,23 @@ from explorer_runs import Noting
 from orav.model import PressKey, Scenario
 from orav.session import record
 
+LOG = "07:00 Dienstbeginn\n07:12 Einsatz 1\n"
+
 
 async def test_a_panels_buttons_are_judged_each_on_its_own_and_escape_that_goes_nowhere_once(
-    tmp_path,
+    tmp_path, monkeypatch
 ):
     """Leitstelle's options panel holds a switch, a picker and two buttons under a title. It
     asks nothing: "Über uns" is no deed, so the way to the credits is walked again to try
-    their page key (its footer key). The log's keys left untried lie behind a deed (the log
-    emptied), a way not walked twice; escape on the desk, with no known way on, only shows a
+    their page key (its footer key). The log's keys left untried lie behind a deed (the log,
+    which was there before the run, emptied), a way not walked twice; escape on the desk, with no known way on, only shows a
     toast: it is pressed there at most once in a row. The notes the desk's F4 opens are a
     modal page of text that takes no focus and binds no key: any key but escape would be
     aimed at the desk under it (the run closes the page first), so escape alone is tried
     there, and the run goes on (before, each key tried there was recovered from until the
     run aborted)."""
+    monkeypatch.chdir(tmp_path)  # the working folder the sandbox copies: the desk's log
+    (tmp_path / "protokoll.txt").write_text(LOG)
     explorer = Noting()
     scenario = Scenario(
         name="explore-leitstelle",
@@ -49,6 +53,10 @@ async def test_a_panels_buttons_are_judged_each_on_its_own_and_escape_that_goes_
     ledger = run.report.side_effects
     assert ledger is not None
     assert not [d for d in ledger.deeds if "ueber" in d.action], ledger.deeds
+    # the switch's setting, saved to a file the app made in this run, harmed nothing there was
+    assert not [d for d in ledger.deeds if "nacht" in d.action], ledger.deeds
+    assert [d for d in ledger.deeds if "kuerzen" in d.action], ledger.deeds  # the log was
+    assert (tmp_path / "protokoll.txt").read_text() == LOG, "the user's log changed"
     assert "Mitwirkende" not in explorer.coverage().summary, explorer.coverage().summary
     blind = [
         d.reasoning if isinstance(d.action, PressKey) and "no known way on" in d.reasoning else ""

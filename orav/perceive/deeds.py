@@ -12,7 +12,9 @@ the remedies (what they may press), in this order of trust:
    nothing: it is a menu; one with a switch or a picker is a panel of settings: their
    choices are judged as any control;
 2. **effect**: a step after which the world reports files or app data changed or deleted
-   (``WorldChanges``) was a destructive deed, whatever it said (``effect_deed``);
+   (``WorldChanges``) that were there before the run (the engine's tally tells: an app's
+   settings file it wrote in this run is nobody's) was a destructive deed, whatever it said
+   (``effect_deed``);
 3. **words**, the last resort, from one data file (``words.yaml``: stems in English, German,
    French and Spanish) read in a control's label, its id and its key binding's description.
    A row of a list is not judged by its words: it most often opens a page named so.

@@ -1,6 +1,7 @@
 """Leitstelle: a dispatch desk whose options are a modal panel, as meine's settings are: a
-switch, a picker and two buttons under a title, no question asked. One button empties the
-desk's log (a file in the app's data folder: a deed by its effect) and shows it, with keys
+switch (saved at once to the app's settings file), a picker and two buttons under a title, no
+question asked. One button empties the
+desk's log (a file in the working folder, the user's: a deed by its effect) and shows it, with keys
 of its own, the first of which goes back; the other opens the credits, which have a page of
 their own behind ``n``; F4 shows notes, a modal page of text that takes no focus and
 binds no key. Escape on the desk goes nowhere: the desk says so in a toast. The
@@ -9,7 +10,6 @@ words and keys are this app's own: orav's code knows none of them.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,10 +19,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Label, Select, Static, Switch
 
-
-def _log() -> Path:
-    home = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return home / "leitstelle" / "protokoll.txt"
+LOG = Path("protokoll.txt")  # the desk's log, in the working folder: the user's
 
 
 class Mitwirkende(Screen):
@@ -70,9 +67,14 @@ class Optionen(ModalScreen[None]):
             yield Button("Protokoll kürzen", id="kuerzen")
             yield Button("Über uns", id="ueber")
 
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        folder = Path.home() / ".config" / "leitstelle"  # the app's own, written as it goes
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "einstellungen.txt").write_text(f"nacht={event.value}\n")
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "kuerzen":
-            _log().write_text("")
+            LOG.write_text("")
             self.app.push_screen(Protokoll())
         else:
             self.app.push_screen(Mitwirkende())
@@ -114,7 +116,4 @@ class Leitstelle(App):
     TITLE = "Leitstelle"
 
     def on_mount(self) -> None:
-        log = _log()
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text("07:00 Dienstbeginn\n07:12 Einsatz 1\n")
         self.push_screen(Pult())
