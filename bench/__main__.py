@@ -22,12 +22,14 @@ SCRIPT_TIMEOUT_SECONDS = 300
 # agent_zoo.py runs the LLM agent 99 times against the zoo (a few slow answers among them);
 # agent_bench.py runs orav bench for six agents, five runs of each task.
 # goldens_many.py replays 1,000 goldens in one pytest run (~25 s of CPU), after three of one.
+# golden_instructions.py replays 44 goldens under valgrind (~50x slower than Python alone).
 LONGER = {
     "recovery.py": 900,
     "explorer_monkey.py": 600,
     "agent_zoo.py": 900,
     "agent_bench.py": 900,
     "goldens_many.py": 600,
+    "golden_instructions.py": 600,
 }
 
 
