@@ -57,14 +57,66 @@ class Counting:
         return Decision(Tap(target=Target(id="add")), reasoning="one more")
 '''
 
+# A Textual app of words no code knows: a pot whose count goes up on a button (a new screen
+# every step) and a page pushed on a key and popped on escape (screens made and let go).
+KETTLE = '''
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Label
+
+
+class Rezept(Screen):
+    BINDINGS = [("escape", "app.pop_screen", "Zurueck")]
+
+    def compose(self) -> ComposeResult:
+        yield Label("Wasser, Blaetter, Geduld", id="zutaten")
+        yield Footer()
+
+
+class Kettle(App):
+    BINDINGS = [("r", "push_screen('rezept')", "Rezept")]
+    SCREENS = {"rezept": Rezept}
+
+    def compose(self) -> ComposeResult:
+        yield Label("Tassen: 0", id="tassen")
+        yield Button("Aufgiessen", id="aufgiessen")
+        yield Footer()
+
+    def on_button_pressed(self) -> None:
+        label = self.query_one("#tassen", Label)
+        label.update(f"Tassen: {int(str(label.content).split()[-1]) + 1}")
+'''
+
+POURING = '''
+from orav import AgentContext, Decision, Done, PressKey, Tap, Target
+
+
+class Pouring:
+    """Pours until step ``total``; every tenth step opens the recipe, the next closes it."""
+
+    name = "pouring"
+
+    def __init__(self, total: str) -> None:
+        self.total = int(total)
+
+    async def decide(self, context: AgentContext) -> Decision:
+        if context.step > self.total:
+            return Decision(Done(success=True), reasoning="poured")
+        if context.step % 10 == 9:
+            return Decision(PressKey("r"), reasoning="the recipe")
+        if context.step % 10 == 0:
+            return Decision(PressKey("escape"), reasoning="back to the pot")
+        return Decision(Tap(target=Target(id="aufgiessen")), reasoning="one more cup")
+'''
+
 SCENARIO = """name: count
-app: com.example.tally
+app: {app}
 goal: Count up.
 max_steps: {steps}
 timeout_seconds: 86400
 settle_seconds: 0
 success_criteria:
-  - {{target: {{id: total}}, condition: visible}}
+  - {{target: {{id: {shown}}}, condition: visible}}
 """
 
 
@@ -77,7 +129,7 @@ def command(kind: str, n: int, folder: Path) -> list[str]:
     if kind == "run":
         (folder / "counting.py").write_text(COUNTING)
         scenario = folder / "count.yaml"
-        scenario.write_text(SCENARIO.format(steps=n + 1))
+        scenario.write_text(SCENARIO.format(steps=n + 1, app="com.example.tally", shown="total"))
         tally = ROOT / "docs" / "examples" / "tally" / "app.yaml"
         return [
             *orav(),
@@ -89,6 +141,23 @@ def command(kind: str, n: int, folder: Path) -> list[str]:
             AGENT.format(n=n),
             "--out",
             str(folder / "count.cassette"),
+            "-q",
+        ]
+    if kind == "textual":
+        (folder / "kettle.py").write_text(KETTLE)
+        (folder / "pouring.py").write_text(POURING)
+        scenario = folder / "pour.yaml"
+        scenario.write_text(SCENARIO.format(steps=n + 1, app="kettle", shown="tassen"))
+        return [
+            *orav(),
+            "record",
+            str(scenario),
+            "--device",
+            "textual-in-process:kettle:Kettle",
+            "--agent",
+            f"class:pouring:Pouring?total={n}",
+            "--out",
+            str(folder / "pour.cassette"),
             "-q",
         ]
     if kind == "explore":
@@ -191,7 +260,8 @@ def trace(kind: str, n: int, traced: bool = True) -> None:
         async def counted(*args: object, **kwargs: object) -> object:  # about once a step
             settles[0] += 1
             if traced and settles[0] in (n // 3, n):
-                snapshots.append((tracemalloc.take_snapshot(), kinds()))
+                counted_kinds = kinds()  # garbage collected first: what is kept
+                snapshots.append((tracemalloc.take_snapshot(), counted_kinds))
             if not traced and settles[0] % max(1, n // 10) == 0:
                 print(f"step ~{settles[0]}: RSS now {_rss_now():.0f} MB", file=sys.__stderr__)
             return await settle(*args, **kwargs)
@@ -232,7 +302,7 @@ def main() -> None:
     if args[:1] in (["--trace"], ["--split"]):
         trace(args[1], int(args[2]), traced=args[0] == "--trace")
         return
-    kinds = [a for a in args if not a.isdigit()] or ["run", "explore", "report"]
+    kinds = [a for a in args if not a.isdigit()] or ["run", "explore", "textual", "report"]
     sizes = [int(a) for a in args if a.isdigit()]
     for kind in kinds:
         for n in sizes or (RUNS if kind == "report" else STEPS):

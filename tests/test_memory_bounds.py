@@ -7,7 +7,20 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orav.model import Scenario
+from orav.agents import AgentContext
+from orav.agents.prompt import build_messages
+from orav.model import (
+    ActionResult,
+    Decision,
+    Element,
+    Frame,
+    Observation,
+    Scenario,
+    Step,
+    Tap,
+    Target,
+    Verification,
+)
 from orav.tally import Tally
 
 SCENARIO = Scenario(name="long", app="app", goal="go on", max_steps=10_000)
@@ -72,3 +85,39 @@ def test_a_run_that_sees_a_new_screen_every_step_keeps_one_step_for_repeats() ->
     tally.took(10_001, screen(10_000), "back", screen(5))
     tally.took(10_002, screen(5), "tap #add", screen(6))
     assert tally.repeats(screen(5), "tap #add") == [10_002]
+
+
+def long_history(steps: int) -> tuple[Step, ...]:
+    """``steps`` steps over screens whose names no code knows, one in seven failed, a plan
+    written once near the start."""
+    history = []
+    for index in range(1, steps + 1):
+        decision = Decision(
+            Tap(target=Target(id=f"kachel{index % 11}")),
+            f"Kachel {index % 11} auf Seite {index % 37} probieren",
+            expected_outcome="eine andere Seite",
+            plan=("Seiten ablaufen", "Kacheln zaehlen") if index == 3 else None,
+        )
+        result = ActionResult(ok=index % 7 != 0, error=None if index % 7 else "verfehlt")
+        history.append(Step(index, f"Seite {index % 37}", decision, result, Verification(True)))
+    return tuple(history)
+
+
+def test_the_model_is_sent_as_much_after_5000_steps_as_after_50() -> None:
+    """What the LLM agent sends the model is one user turn of the recent steps and counts:
+    after 5,000 steps it is as long as after 50, but for the digits of larger numbers (no
+    conversation that grows with the run)."""
+    observation = Observation(
+        elements=(Element(role="AXButton", label="Weiter", frame=Frame(20, 700, 350, 44)),),
+        app="app",
+    )
+
+    def sent(steps: int) -> str:
+        context = AgentContext(SCENARIO, observation, steps + 1, long_history(steps))
+        messages, _ = build_messages(context)
+        assert len(messages) == 2  # the system prompt and one user turn
+        return messages[1]["content"]
+
+    early, late = sent(50), sent(5_000)
+    assert "Seiten ablaufen" in early and "Seiten ablaufen" in late  # the plan is kept
+    assert len(late) <= len(early) + 200
