@@ -59,7 +59,7 @@ class Counting:
 
 # A Textual app of words no code knows: a pot whose count goes up on a button (a new screen
 # every step) and a page pushed on a key and popped on escape (screens made and let go).
-KETTLE = '''
+KETTLE = """
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label
@@ -85,7 +85,7 @@ class Kettle(App):
     def on_button_pressed(self) -> None:
         label = self.query_one("#tassen", Label)
         label.update(f"Tassen: {int(str(label.content).split()[-1]) + 1}")
-'''
+"""
 
 POURING = '''
 from orav import AgentContext, Decision, Done, PressKey, Tap, Target
