@@ -82,12 +82,10 @@ class Tally:
     unmet: list[tuple[Assert, str]] = field(factory=list)
     held: list[Assert] | None = None  # the criteria that held before the first action
     # Going round in circles: the screen states of this attempt (each by its digest: a run
-    # that sees a new screen every step keeps 16 bytes a step, not the screen's tree), the
-    # steps since the last new state that took each action on each state, the last step that
-    # reached a state new to the attempt.
+    # that sees a new screen every step keeps 16 bytes a step, not the screen's tree), and the
+    # steps since the last new state that took each action on each state.
     states: set[bytes] = field(factory=set)
     taken: dict[tuple[bytes, str], list[int]] = field(factory=dict)
-    fresh: int = 0
 
     def repeats(self, state: tuple, action: str) -> list[int]:
         """The earlier steps that took ``action`` on this screen ``state`` with no state new
@@ -103,14 +101,12 @@ class Tally:
         self.taken.setdefault((key, action), []).append(step)
         if reached not in self.states:
             self.states.add(reached)
-            self.fresh = step
             self.taken = {(key, action): [step]}
 
     def new_attempt(self) -> None:
         """The goal starts over (the app was relaunched): no state is known any more."""
         self.states.clear()
         self.taken.clear()
-        self.fresh = 0
 
     def first_look(self, observation: Observation) -> None:
         """The first screen reasoned on, before any action: a success criterion that holds
